@@ -1,0 +1,57 @@
+"""The bench harness (bench/) built against one library. Every library gets the
+identical harness source and the identical flags below (fairness); only the four
+BENCH_LIB_* cache variables differ."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from testbed import paths
+from testbed.toolchain import buildcache, cmake, keys
+from testbed.toolchain.progress import Progress
+
+BENCH_FLAGS = ["-DCMAKE_BUILD_TYPE=Release"]
+MARKER = ".testbed-bench.json"
+
+
+def missing_reason() -> str | None:
+    if not (paths.BENCH_SRC_DIR / "CMakeLists.txt").is_file():
+        return f"{paths.BENCH_SRC_DIR}/CMakeLists.txt does not exist yet, so no bench binaries"
+    return None
+
+
+def bench_key(info: dict) -> str:
+    return keys.build_key(kind="bench", source=keys.tree_hash(paths.BENCH_SRC_DIR), library=info["name"],
+                          library_build_id=info["build_id"], flags=BENCH_FLAGS, tools=keys.toolchain_id())
+
+
+def bench_dir(info: dict) -> Path:
+    return buildcache.keyed_dir(paths.BENCH_BUILD_DIR / info["name"], bench_key(info))
+
+
+def is_built(info: dict) -> bool:
+    return (bench_dir(info) / MARKER).is_file()
+
+
+def lib_flags(prefix: Path, info: dict) -> list[str]:
+    return [f"-DBENCH_LIB_PREFIX={prefix}", f"-DBENCH_LIB_LINK_NAME={info['link_name']}",
+            f"-DBENCH_LIB_NAME={info['name']}", f"-DBENCH_LIB_BUILD_ID={info['build_id']}"]
+
+
+def ensure(prefix: Path, info: dict, progress: Progress) -> Path:
+    key = bench_key(info)
+
+    def build(work: Path) -> None:
+        progress.step(f"building bench/ against {info['name']} ({info['build_id']})")
+        log = work / "testbed-build.log"
+        cmake.configure(paths.BENCH_SRC_DIR, work, [*BENCH_FLAGS, *lib_flags(prefix, info)], progress,
+                        title=f"bench[{info['name']}]", log=log)
+        cmake.build(work, progress, title=f"bench[{info['name']}]", log=log)
+        binaries = sorted(p.name for p in work.glob("bench_*") if p.is_file())
+        if not binaries:
+            raise RuntimeError(f"bench build against {info['name']} produced no bench_* binaries in {work}")
+        (work / MARKER).write_text(json.dumps({"library": info["name"], "library_build_id": info["build_id"],
+                                               "bench_key": key, "flags": BENCH_FLAGS,
+                                               "binaries": binaries}, indent=1) + "\n")
+
+    return buildcache.cached(paths.BENCH_BUILD_DIR / info["name"], key, MARKER, build)

@@ -1,0 +1,42 @@
+"""Configure, build and install a CMake project the same way for every library."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from testbed.toolchain import keys
+from testbed.toolchain.progress import Progress
+
+
+def generator() -> list[str]:
+    return ["-G", "Ninja"] if keys.have("ninja") else ["-G", "Unix Makefiles"]
+
+
+def configure(src: Path, build: Path, flags: list[str], progress: Progress, *, title: str,
+              env: dict | None = None, log: Path | None = None) -> None:
+    cmd = ["cmake", "-S", str(src), "-B", str(build), *generator(),
+           f"-DCMAKE_C_COMPILER={keys.c_compiler()}", f"-DCMAKE_CXX_COMPILER={keys.cxx_compiler()}",
+           *flags]
+    progress.run(cmd, cwd=build.parent, env=env, log=log or build.parent / "build.log",
+                 title=f"{title}: configure")
+
+
+def build(build_dir: Path, progress: Progress, *, title: str, install: bool = False,
+          log: Path | None = None) -> None:
+    log = log or build_dir.parent / "build.log"
+    progress.run(["cmake", "--build", str(build_dir), "-j", keys.JOBS], cwd=build_dir, log=log,
+                 title=f"{title}: build")
+    if install:
+        progress.run(["cmake", "--install", str(build_dir)], cwd=build_dir, log=log,
+                     title=f"{title}: install")
+
+
+def cache_value(build_dir: Path, name: str) -> str | None:
+    """Read one entry of CMakeCache.txt (NAME:TYPE=value)."""
+    cache = build_dir / "CMakeCache.txt"
+    if not cache.is_file():
+        return None
+    for line in cache.read_text(errors="replace").splitlines():
+        head, sep, value = line.partition("=")
+        if sep and head.split(":", 1)[0] == name:
+            return value
+    return None

@@ -1,0 +1,73 @@
+"""Build keys: a build is reused only if everything that shapes its output is the
+same: source hash, flags, compiler (and the recipe version, bumped when a recipe
+changes in a way the other inputs do not show)."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from testbed.toolchain.nar import nar_hash
+
+RECIPE_VERSION = 1
+JOBS = os.environ.get("TESTBED_JOBS", "2")  # the machine is 2 cores, shared
+
+
+def build_key(**parts) -> str:
+    """sha256 hex over a canonical JSON of the parts; its first 16 hex are the build id."""
+    parts = {"recipe": RECIPE_VERSION, **parts}
+    blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _first_line(cmd: list[str]) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=30).stdout
+    except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        return f"unavailable ({cmd[0]}: {exc})"
+    return out.splitlines()[0].strip() if out else "unknown"
+
+
+@functools.cache
+def cxx_compiler() -> str:
+    return os.environ.get("CXX") or "c++"
+
+
+@functools.cache
+def c_compiler() -> str:
+    return os.environ.get("CC") or "cc"
+
+
+@functools.cache
+def compiler_id() -> str:
+    """`c++ --version` first line: the `compiler` field of testbed-lib.json."""
+    return _first_line([cxx_compiler(), "--version"])
+
+
+@functools.cache
+def toolchain_id() -> dict:
+    """Everything about the tools that goes into a key (C and C++ compiler, CMake)."""
+    return {"cxx": compiler_id(), "cc": _first_line([c_compiler(), "--version"]),
+            "cmake": _first_line(["cmake", "--version"])}
+
+
+# Working-tree folders that are outputs, not sources.
+_SKIP_NAMES = {".git", "__pycache__", ".cache", ".vscode", ".idea"}
+
+
+def _skip_output(path: Path) -> bool:
+    name = path.name
+    return name in _SKIP_NAMES or name.startswith("build") or name.endswith((".pyc", ".swp", "~"))
+
+
+def tree_hash(path: Path) -> str:
+    """NAR hash of a working tree (zlink/, bench/) without build folders or editor junk."""
+    return nar_hash(path, _skip_output)
+
+
+def have(tool: str) -> bool:
+    return shutil.which(tool) is not None
