@@ -11,8 +11,9 @@ namespace zlink::testing {
 struct fake_msg {
     std::string body;
     bool more_flag = false;
-    bool more() const { return more_flag; }
-    void copy_to(fake_msg &o) const { o = *this; }
+    bool has_more() const { return more_flag; }
+    int init() { *this = fake_msg{}; return 0; }
+    int copy(fake_msg &src) { *this = src; return 0; }
 };
 
 // HWM counts whole messages, like CORE's pipe: the first frame of a message is
@@ -32,7 +33,7 @@ struct fake_pipe {
         if (closed) return false;
         if (!in_message && hwm != 0 && messages >= hwm) return false;
         if (!in_message) ++messages;
-        in_message = m.more();
+        in_message = m.has_more();
         frames.push_back(m);
         m.body.clear();  // consumed
         return true;
@@ -51,7 +52,7 @@ struct fake_pipe {
         m = frames.front();
         frames.pop_front();
         --flushed_frames;
-        if (!m.more()) --messages;
+        if (!m.has_more()) --messages;
         return true;
     }
     bool check_read() const { return flushed_frames > 0; }

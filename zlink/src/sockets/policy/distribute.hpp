@@ -7,7 +7,8 @@
 // Pipe contract: as load_balance (write/flush/rollback), plus
 //   bool check_hwm()   room for one more message, without deactivating
 //                      (XPUB_NODROP asks this before it sends).
-// Msg contract: bool more(); copy_to(Msg&) makes a cheap copy (refcounted body).
+// Msg contract (msg_t): has_more(); init() then copy(src) makes a cheap copy
+// sharing the body (refcounted), so fan-out never copies payload bytes.
 //
 // The pipes vector is split into zones so match/deactivate are O(1) swaps:
 //   [0, matching)   pipes the current message goes to
@@ -78,11 +79,12 @@ public:
     // Writes m (consumed via drop when nobody takes it) to the matching pipes.
     template <class Msg, class Drop>
     void send_to_matching(Msg &m, Drop &&drop) {
-        const bool frame_more = m.more();
+        const bool frame_more = m.has_more();
         // Copies for all but the last recipient, which takes m itself.
         for (std::size_t i = 0; i + 1 < matching_;) {
             Msg copy;
-            m.copy_to(copy);
+            copy.init();
+            copy.copy(m);
             if (write(i, copy)) ++i;
             else drop(copy);  // pipe left the zone; slot i now holds another
         }
@@ -120,7 +122,7 @@ private:
     template <class Msg>
     bool write(std::size_t i, Msg &m) {
         Pipe *p = pipes_[i];
-        const bool frame_more = m.more();
+        const bool frame_more = m.has_more();
         if (!p->write(m)) {
             // Full: out of every zone until activated(). Only possible at the
             // first frame (HWM counts messages), so nothing to roll back.

@@ -61,7 +61,7 @@ public:
             Pipe *p = pipes_[current_];
             if (p->read(m)) {
                 if (from != nullptr) *from = p;
-                more_ = m.more();
+                more_ = m.has_more();
                 reading_ = p;
                 if (!more_) {
                     last_in_ = p;

@@ -61,14 +61,14 @@ public:
     template <class Msg, class Drop>
     send_result send(Msg &m, Drop &&drop, Pipe **to = nullptr) {
         if (dropping_) {
-            more_ = m.more();
+            more_ = m.has_more();
             dropping_ = more_;
             drop(m);
             return send_result::sent;
         }
         while (active_ > 0) {
             Pipe *p = pipes_[current_];
-            const bool frame_more = m.more();
+            const bool frame_more = m.has_more();
             if (p->write(m)) {
                 if (to != nullptr) *to = p;
                 more_ = frame_more;
