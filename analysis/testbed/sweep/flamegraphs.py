@@ -1,0 +1,52 @@
+"""Flamegraphs for the cells selected by [[perf.record]]: one extra, unmeasured run per
+library under `perf record`, rendered to SVG, and an index putting the libraries of
+one configuration side by side."""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from testbed.sweep import execute, perf as perfmod
+from testbed.sweep.config import Experiment
+from testbed.sweep.plan import Cell
+
+DIR_NAME = "flamegraphs"
+
+
+def record(cell: Cell, lib, exp: Experiment, run_dir: Path) -> dict:
+    stem = f"{cell.group}-{cell.library}".replace("/", "_")
+    argv = execute.bench_argv(lib.bench_binary(cell.pattern), cell, exp)
+    if exp.pin:
+        argv = ["taskset", "-c", exp.pin] + argv
+    info = perfmod.record_flamegraph(argv, execute.cell_env(cell.params), run_dir / DIR_NAME, stem,
+                                     exp.timeout_s)
+    return {"group": cell.group, "cell_id": cell.cell_id, "library": cell.library,
+            "pattern": cell.pattern, "transport": cell.transport, "msg_size": cell.msg_size,
+            "config": cell.config, **info}
+
+
+def write_index(run_dir: Path, entries: list[dict]) -> Path:
+    """index.html: one row per configuration, one column per library."""
+    libs = list(dict.fromkeys(e["library"] for e in entries))
+    groups: dict[str, dict] = {}
+    for e in entries:
+        groups.setdefault(e["group"], {})[e["library"]] = e
+    rows = []
+    for group, by_lib in groups.items():
+        first = next(iter(by_lib.values()))
+        title = html.escape(f"{first['pattern']} {first['transport']} {first['msg_size']} B {first['config']}")
+        cells = []
+        for lib in libs:
+            e = by_lib.get(lib)
+            if e and e.get("svg"):
+                cells.append(f'<td><object data="{html.escape(e["svg"])}" type="image/svg+xml" width="100%"></object></td>')
+            else:
+                cells.append(f"<td>{html.escape((e or {}).get('error', 'not recorded'))}</td>")
+        rows.append(f"<tr><th colspan={len(libs)}>{title}</th></tr><tr>{''.join(cells)}</tr>")
+    head = "".join(f"<th>{html.escape(lib)}</th>" for lib in libs)
+    page = ("<!doctype html><meta charset=utf-8><title>flamegraphs</title>"
+            f"<table style='width:100%;table-layout:fixed'><tr>{head}</tr>{''.join(rows)}</table>\n")
+    out = run_dir / DIR_NAME / "index.html"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(page)
+    return out

@@ -1,0 +1,96 @@
+"""results.jsonl: append-only, one JSON object per finished cell attempt.
+
+Each line is flushed and fsynced before the next cell starts, so a power cut or
+kill -9 loses at most the cell that was running. A torn last line (the process died
+mid-write) is moved aside on resume, never silently dropped.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+RESULTS_NAME = "results.jsonl"
+TORN_NAME = "torn-lines.txt"
+
+
+def read_records(path: Path) -> tuple[list[dict], str]:
+    """All complete records, plus the text of a torn tail ("" if none). A line that
+    is not valid JSON in the middle of the file is a real corruption: it raises."""
+    if not path.exists():
+        return [], ""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # after the last newline: b"" when the file ends cleanly
+    records = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{n}: corrupt result line ({exc})") from None
+    torn = tail.decode("utf-8", "replace")
+    if torn.strip():
+        try:  # a complete object without its newline is a finished record
+            records.append(json.loads(torn))
+            torn = ""
+        except json.JSONDecodeError:
+            pass
+    return records, torn if torn.strip() else ""
+
+
+def repair(path: Path) -> str:
+    """Cut a torn last line off `path` (saving it in torn-lines.txt); return it."""
+    records, torn = read_records(path)
+    data = path.read_bytes() if path.exists() else b""
+    if torn:
+        keep = data[: data.rfind(b"\n") + 1]
+        with open(path.parent / TORN_NAME, "a") as f:
+            f.write(torn + "\n")
+        _rewrite(path, keep)
+    elif data and not data.endswith(b"\n"):
+        _rewrite(path, data + b"\n")  # complete last record lacking its newline
+    return torn
+
+
+def _rewrite(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class ResultStore:
+    def __init__(self, run_dir: Path):
+        self.path = run_dir / RESULTS_NAME
+        self._f = open(self.path, "a", encoding="utf-8")
+
+    def append(self, record: dict) -> None:
+        self._f.write(json.dumps(record, sort_keys=False) + "\n")
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def done_keys(records: list[dict]) -> set[tuple[str, int]]:
+    return {(r["cell_id"], r["repetition"]) for r in records}
+
+
+def write_json_atomic(path: Path, obj: dict) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=2, sort_keys=False)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
