@@ -12,10 +12,11 @@ def generator() -> list[str]:
 
 
 def configure(src: Path, build: Path, flags: list[str], progress: Progress, *, title: str,
-              env: dict | None = None, log: Path | None = None) -> None:
+              env: dict | None = None, log: Path | None = None,
+              compilers: tuple[str, str] | None = None) -> None:
+    cc, cxx = compilers or (keys.c_compiler(), keys.cxx_compiler())
     cmd = ["cmake", "-S", str(src), "-B", str(build), *generator(),
-           f"-DCMAKE_C_COMPILER={keys.c_compiler()}", f"-DCMAKE_CXX_COMPILER={keys.cxx_compiler()}",
-           *flags]
+           f"-DCMAKE_C_COMPILER={cc}", f"-DCMAKE_CXX_COMPILER={cxx}", *flags]
     progress.run(cmd, cwd=build.parent, env=env, log=log or build.parent / "build.log",
                  title=f"{title}: configure")
 

@@ -1,8 +1,8 @@
 """zlink as a registered library (Release, tests off), plus the test, sanitizer and
 fuzz builds that `./testbed test` uses. zlink's own CMake decides how it builds; the
-toolchain only passes these cache variables (documented in docs/data-formats.md §6):
+toolchain only passes these cache variables (zlink/CMakeLists.txt declares them):
 
-  BUILD_TESTING=ON|OFF                 CTest's standard switch for zlink's tests
+  ZLINK_BUILD_TESTS=ON|OFF             zlink's GoogleTest suites (ctest)
   ZLINK_INTEROP_LIBZMQ_PREFIX=<dir>    the libzmq-4.3.5 prefix for interop tests
   ZLINK_BUILD_FUZZERS=ON               build fuzz/ targets (clang, -fsanitize=fuzzer)
 """
@@ -15,7 +15,8 @@ from testbed.toolchain import cmake, keys
 from testbed.toolchain.capabilities import CapabilityError, zmq_has
 from testbed.toolchain.progress import Progress
 
-RELEASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_LIBDIR=lib", "-DBUILD_TESTING=OFF"]
+RELEASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_LIBDIR=lib", "-DZLINK_BUILD_TESTS=OFF",
+                 "-DZLINK_BUILD_FUZZERS=OFF"]
 SANITIZE = "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 ZLINK_TREES = paths.BUILD_DIR / "zlink"
 
@@ -65,20 +66,22 @@ class ZlinkLibrary:
         return info
 
 
-def configure_and_build(kind: str, flags: list[str], progress: Progress, env: dict | None = None) -> Path:
+def configure_and_build(kind: str, flags: list[str], progress: Progress, env: dict | None = None,
+                        compilers: tuple[str, str] | None = None) -> Path:
     """An incremental (not keyed) zlink build in build/zlink/<kind>/, for tests: the
     build tool itself decides what is stale, so re-running is cheap."""
     build_dir = ZLINK_TREES / kind
     build_dir.mkdir(parents=True, exist_ok=True)
     log = ZLINK_TREES / f"{kind}.log"
     log.unlink(missing_ok=True)
-    cmake.configure(source_dir(), build_dir, flags, progress, title=f"zlink ({kind})", env=env, log=log)
+    cmake.configure(source_dir(), build_dir, flags, progress, title=f"zlink ({kind})", env=env, log=log,
+                    compilers=compilers)
     cmake.build(build_dir, progress, title=f"zlink ({kind})", log=log)
     return build_dir
 
 
 def test_flags(libzmq_prefix: Path | None) -> list[str]:
-    flags = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DBUILD_TESTING=ON"]
+    flags = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=ON", "-DZLINK_BUILD_FUZZERS=OFF"]
     if libzmq_prefix is not None:
         flags.append(f"-DZLINK_INTEROP_LIBZMQ_PREFIX={libzmq_prefix}")
     return flags
@@ -89,10 +92,12 @@ def sanitize_flags(libzmq_prefix: Path | None) -> list[str]:
             f"-DCMAKE_EXE_LINKER_FLAGS={SANITIZE}", f"-DCMAKE_SHARED_LINKER_FLAGS={SANITIZE}"]
 
 
+FUZZ_COMPILERS = ("clang", "clang++")
+
+
 def fuzz_flags() -> list[str]:
     # zlink's CMake adds -fsanitize=fuzzer to the fuzz targets; the rest of the
     # library gets the fuzzer's coverage instrumentation and ASan/UBSan.
     instrument = "-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
-    return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DBUILD_TESTING=OFF", "-DZLINK_BUILD_FUZZERS=ON",
-            "-DCMAKE_C_COMPILER=clang", "-DCMAKE_CXX_COMPILER=clang++",
+    return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=OFF", "-DZLINK_BUILD_FUZZERS=ON",
             f"-DCMAKE_C_FLAGS={instrument}", f"-DCMAKE_CXX_FLAGS={instrument}"]

@@ -1,0 +1,133 @@
+"""Running one test suite (ctest, pytest, a libFuzzer target) and reading its counts
+from the runner's own summary line, so `./testbed test` can add them up."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from testbed import paths
+
+
+@dataclass
+class SuiteResult:
+    name: str
+    passed: int = 0
+    failed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        extra = f" ({'; '.join(self.notes)})" if self.notes else ""
+        return f"{self.name}: {self.passed} passed, {self.failed} failed{extra}"
+
+
+def _stream(cmd: list[str], cwd: Path, env: dict | None = None, timeout: float | None = None) -> tuple[int, list[str]]:
+    """Run with output shown live (it is test output people want to read) and kept."""
+    lines: list[str] = []
+    proc = subprocess.Popen(cmd, cwd=cwd, env=dict(os.environ, **(env or {})), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, errors="replace")
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            lines.append(line.rstrip("\n"))
+        code = proc.wait(timeout=timeout)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    sys.stdout.flush()
+    return code, lines
+
+
+_CTEST = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
+
+
+def parse_ctest(lines: list[str]) -> tuple[int, int] | None:
+    for line in reversed(lines):
+        if match := _CTEST.search(line):
+            failed, total = int(match.group(2)), int(match.group(3))
+            return total - failed, failed
+    return None
+
+
+def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = None) -> SuiteResult:
+    result = SuiteResult(name)
+    cmd = ["ctest", "--test-dir", str(build_dir), "--output-on-failure", "-j", os.environ.get("TESTBED_JOBS", "2"),
+           "--timeout", "600"]
+    if regex:
+        cmd += ["-R", regex]
+    code, lines = _stream(cmd, build_dir, env)
+    counts = parse_ctest(lines)
+    if counts is None:
+        # "No tests were found" or a crash of ctest itself: never a pass.
+        result.failed = 1
+        result.notes.append(f"ctest ran no test (exit {code})")
+        return result
+    result.passed, result.failed = counts
+    if code != 0 and result.failed == 0:
+        result.failed = 1
+        result.notes.append(f"ctest exited {code}")
+    return result
+
+
+_PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
+
+
+def parse_pytest(lines: list[str]) -> dict[str, int]:
+    """Counts from pytest's closing line, e.g. '== 3 failed, 40 passed, 1 skipped in 2.1s =='."""
+    for line in reversed(lines):
+        if " in " in line and (counts := _PYTEST_COUNT.findall(line)):
+            out: dict[str, int] = {}
+            for number, word in counts:
+                key = "error" if word.startswith("error") else word
+                out[key] = out.get(key, 0) + int(number)
+            return out
+    return {}
+
+
+def run_pytest(expr: str | None, extra: list[str] | None = None) -> SuiteResult:
+    result = SuiteResult("pytest")
+    cmd = [sys.executable, "-m", "pytest", "tests", "-q", *(extra or [])]
+    if expr:
+        cmd += ["-k", expr]
+    code, lines = _stream(cmd, paths.REPO_ROOT / "analysis")
+    counts = parse_pytest(lines)
+    result.passed = counts.get("passed", 0) + counts.get("xfailed", 0)
+    result.failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("xpassed", 0)
+    if counts.get("skipped"):
+        result.notes.append(f"{counts['skipped']} skipped")
+    if code == 5:
+        # pytest's "no tests collected": a test command that tested nothing failed.
+        result.failed += 1
+        result.notes.append("pytest collected no test" + (f" for -k {expr!r}" if expr else ""))
+    elif code != 0 and result.failed == 0:
+        result.failed = 1
+        result.notes.append(f"pytest exited {code}")
+    return result
+
+
+_FUZZ_DONE = re.compile(r"Done (\d+) runs in (\d+) second")
+
+
+def run_fuzzer(binary: Path, seconds: int, corpus: Path, seeds: Path | None) -> tuple[bool, str]:
+    """One libFuzzer target for `seconds`; returns (ok, note with the execution count)."""
+    corpus.mkdir(parents=True, exist_ok=True)
+    cmd = [str(binary), f"-max_total_time={seconds}", "-print_final_stats=1", str(corpus)]
+    if seeds is not None and seeds.is_dir():
+        cmd.append(str(seeds))  # read-only extra corpus dir: new inputs go to the first one
+    proc = subprocess.run(cmd, cwd=corpus.parent, capture_output=True, text=True, errors="replace",
+                          timeout=seconds + 300, stdin=subprocess.DEVNULL)
+    output = proc.stdout + proc.stderr
+    runs = _FUZZ_DONE.search(output)
+    executions = runs.group(1) if runs else "unknown"
+    if proc.returncode != 0:
+        tail = "\n".join(output.splitlines()[-30:])
+        print(tail, flush=True)
+        return False, f"{binary.name}: exit {proc.returncode} after {executions} executions"
+    if not runs:
+        return False, f"{binary.name}: no 'Done N runs' line from libFuzzer"
+    return True, f"{binary.name}: {executions} executions in {runs.group(2)} s"

@@ -1,0 +1,118 @@
+"""Host tools the testbed relies on, and installing the missing ones on Debian/Ubuntu.
+
+Each requirement is probed by what it provides (a command, a header, a runtime
+library), not by package name, so tools that came some other way count as present.
+Only when running as root on Debian/Ubuntu are missing ones installed (one
+`apt-get update`, then one `apt-get install --no-install-recommends`); anywhere else
+the exact missing packages are named and nothing is changed.
+
+To add a requirement: one Requirement line below (others' needs welcome).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from testbed.toolchain.progress import Progress
+
+
+def _cmd(*tools: str) -> Callable[[], bool]:
+    return lambda: all(shutil.which(tool) for tool in tools)
+
+
+def _file(*candidates: str) -> Callable[[], bool]:
+    return lambda: any(Path(c).exists() for c in candidates)
+
+
+def _fuzzer_runtime() -> bool:
+    if not shutil.which("clang"):
+        return False
+    out = subprocess.run(["clang", "-print-file-name=libclang_rt.fuzzer-x86_64.a"],
+                         capture_output=True, text=True).stdout.strip()
+    return os.path.isabs(out) and Path(out).exists()
+
+
+@dataclass(frozen=True)
+class Requirement:
+    package: str                 # Debian package name
+    why: str
+    present: Callable[[], bool]
+    ubuntu: str | None = None    # package name on Ubuntu when it differs
+
+
+REQUIREMENTS: list[Requirement] = [
+    Requirement("build-essential", "C/C++ compiler and make", _cmd("cc", "c++", "make")),
+    Requirement("cmake", "builds libzmq, zlink and bench", _cmd("cmake")),
+    Requirement("ninja-build", "CMake generator", _cmd("ninja")),
+    Requirement("pkg-config", "libzmq's CMake finds libsodium with it", _cmd("pkg-config")),
+    Requirement("cargo", "fetches the pinned libzmq/libsodium crates", _cmd("cargo")),
+    Requirement("libasio-dev", "zlink's IO layer (standalone Asio)", _file("/usr/include/asio.hpp")),
+    Requirement("libgtest-dev", "zlink's unit tests", _file("/usr/include/gtest/gtest.h")),
+    Requirement("linux-perf", "perf stat around benchmark cells", _cmd("perf"), ubuntu="linux-tools-generic"),
+    Requirement("hyperfine", "command timing", _cmd("hyperfine")),
+    Requirement("iperf3", "host TCP ceiling", _cmd("iperf3")),
+    Requirement("clang", "libFuzzer builds of zlink", _cmd("clang", "clang++")),
+    Requirement("libclang-rt-14-dev", "libFuzzer runtime for clang", _fuzzer_runtime),
+    Requirement("valgrind", "callgrind instruction counts", _cmd("valgrind")),
+    Requirement("nix-bin", "the Nix path (flake checks)", _cmd("nix")),
+    Requirement("jq", "JSON in shell scripts", _cmd("jq")),
+]
+
+
+def _os_release() -> dict[str, str]:
+    try:
+        text = Path("/etc/os-release").read_text()
+    except OSError:
+        return {}
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
+    return {key: value.strip().strip('"') for key, value in pairs}
+
+
+def distro() -> str:
+    info = _os_release()
+    ids = {info.get("ID", "")} | set(info.get("ID_LIKE", "").split())
+    if "ubuntu" in ids:
+        return "ubuntu"
+    return "debian" if "debian" in ids else info.get("ID", "unknown")
+
+
+def package_name(req: Requirement, dist: str) -> str:
+    return req.ubuntu if dist == "ubuntu" and req.ubuntu else req.package
+
+
+def missing() -> list[Requirement]:
+    return [req for req in REQUIREMENTS if not req.present()]
+
+
+def ensure(progress: Progress, install: bool = True) -> list[Requirement]:
+    """Install what is missing where possible; return what is still missing."""
+    lacking = missing()
+    if not lacking:
+        progress.say(f"    all {len(REQUIREMENTS)} host requirements present")
+        return []
+    dist = distro()
+    names = [package_name(req, dist) for req in lacking]
+    can_install = install and os.geteuid() == 0 and dist in ("debian", "ubuntu") and shutil.which("apt-get")
+    if not can_install:
+        why = ("--no-install given" if not install else "not root" if os.geteuid() != 0
+               else f"not Debian/Ubuntu ({dist})")
+        for req, name in zip(lacking, names):
+            progress.say(f"    MISSING {name}: {req.why}")
+        progress.say(f"    not installing ({why}); as root on Debian/Ubuntu run: "
+                     f"apt-get install --no-install-recommends {' '.join(names)}")
+        return lacking
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / "testbed-apt.log"
+    progress.say(f"    installing: {' '.join(names)}")
+    progress.run(["apt-get", "update"], cwd=Path("/"), log=log, env=env, title="apt-get update")
+    # --no-install-recommends: libasio-dev's recommends alone would pull in all of Boost.
+    progress.run(["apt-get", "install", "-y", "--no-install-recommends", *names], cwd=Path("/"), log=log,
+                 env=env, title="apt-get install")
+    still = missing()
+    for req in still:
+        progress.say(f"    STILL MISSING after install: {package_name(req, dist)} ({req.why})")
+    return still

@@ -1,0 +1,150 @@
+"""`./testbed test`: build what the tests need (setup's build logic; apt only if
+something is missing), run zlink's ctest and the analysis pytest suite (optionally
+zlink under ASan/UBSan and its libFuzzer targets), and close with one line
+`N passed, N failed` over all suites. Exit status is non-zero on any failure."""
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import time
+from pathlib import Path
+
+from testbed import paths
+from testbed.toolchain import libraries, system, zlink_build
+from testbed.toolchain.build_all import build_everything
+from testbed.toolchain.progress import CommandFailed, Progress
+from testbed.toolchain.suites import SuiteResult, run_ctest, run_fuzzer, run_pytest
+
+SUITES = ("zlink", "pytest")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--only", action="append", choices=SUITES,
+                        help="run only this suite (repeatable); zlink includes --sanitize/--fuzz-seconds")
+    parser.add_argument("-k", dest="expr", metavar="EXPR", help="pytest -k expression")
+    parser.add_argument("-R", "--ctest-regex", metavar="REGEX", help="ctest -R regex for zlink's tests")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="also build zlink with -fsanitize=address,undefined and run its ctest")
+    parser.add_argument("--fuzz-seconds", type=int, default=0, metavar="N",
+                        help="build zlink's fuzz targets (clang, libFuzzer) and run each for N seconds")
+
+
+def _builds(progress: Progress, selected: set[str]) -> SuiteResult:
+    """The zlink suite alone needs only the interop baseline; pytest may use anything."""
+    result = SuiteResult("build")
+    if "pytest" in selected:
+        outcomes = build_everything(progress)
+    else:
+        outcomes = build_everything(progress, ["libzmq-4.3.5"], bench=False)
+    for outcome in outcomes:
+        if outcome.detail.startswith("skipped:"):
+            result.notes.append(f"{outcome.name} {outcome.detail}")
+        elif outcome.ok:
+            result.passed += 1
+        else:
+            result.failed += 1
+            result.notes.append(f"{outcome.name} failed")
+    return result
+
+
+def _interop_prefix() -> Path | None:
+    try:
+        return libraries.find_built("libzmq-4.3.5", bench=False).prefix
+    except libraries.LibraryUnavailable:
+        return None
+
+
+def _zlink_ctest(kind: str, label: str, flags: list[str], regex: str | None, progress: Progress,
+                 env: dict | None = None) -> SuiteResult:
+    try:
+        build_dir = zlink_build.configure_and_build(kind, flags, progress)
+    except CommandFailed as exc:
+        progress.say(str(exc))
+        return SuiteResult(label, failed=1, notes=[f"zlink {kind} build failed"])
+    progress.step(f"{label}")
+    return run_ctest(label, build_dir, regex, env)
+
+
+def _fuzz_targets(build_dir: Path) -> list[Path]:
+    found = []
+    for path in sorted(build_dir.rglob("fuzz_*")):
+        if path.is_file() and path.stat().st_mode & stat.S_IXUSR and path.suffix == "":
+            found.append(path)
+    return found
+
+
+def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
+    result = SuiteResult("zlink fuzz")
+    fuzz_src = zlink_build.source_dir() / "fuzz"
+    if not (fuzz_src / "CMakeLists.txt").is_file():
+        progress.say(f"    no fuzzing: {fuzz_src}/CMakeLists.txt does not exist")
+        result.notes.append("zlink/fuzz has no CMakeLists.txt, not run")
+        return result
+    try:
+        build_dir = zlink_build.configure_and_build("fuzz", zlink_build.fuzz_flags(), progress,
+                                                    compilers=zlink_build.FUZZ_COMPILERS)
+    except CommandFailed as exc:
+        progress.say(str(exc))
+        result.failed = 1
+        result.notes.append("zlink fuzz build failed")
+        return result
+    targets = _fuzz_targets(build_dir)
+    if not targets:
+        result.failed = 1
+        result.notes.append(f"no fuzz_* executables in {build_dir}")
+        return result
+    for target in targets:
+        progress.step(f"fuzzing {target.name} for {seconds} s")
+        ok, note = run_fuzzer(target, seconds, zlink_build.ZLINK_TREES / "fuzz-corpus" / target.name,
+                              fuzz_src / "corpus" / target.name)
+        progress.say(f"    {note}")
+        result.notes.append(note)
+        if ok:
+            result.passed += 1
+        else:
+            result.failed += 1
+    return result
+
+
+def _zlink_suites(args: argparse.Namespace, progress: Progress) -> list[SuiteResult]:
+    reason = zlink_build.missing_reason()
+    if reason:
+        progress.say(f"zlink: {reason}; zlink tests NOT run (continuing with the rest)")
+        return [SuiteResult("zlink", notes=[f"not run: {reason}"])]
+    prefix = _interop_prefix()
+    results = [_zlink_ctest("test", "zlink ctest", zlink_build.test_flags(prefix), args.ctest_regex, progress)]
+    if args.sanitize:
+        env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
+               "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
+        results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)", zlink_build.sanitize_flags(prefix),
+                                    args.ctest_regex, progress, env))
+    if args.fuzz_seconds > 0:
+        results.append(_fuzz(args.fuzz_seconds, progress))
+    return results
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.fuzz_seconds < 0:
+        print("testbed test: --fuzz-seconds must be >= 0")
+        return 2
+    started = time.monotonic()
+    progress = Progress()
+    selected = set(args.only or SUITES)
+    if system.missing():
+        progress.step("host tools (something is missing)")
+        system.ensure(progress)
+    progress.step("builds")
+    results = [_builds(progress, selected)]
+    if "zlink" in selected:
+        results += _zlink_suites(args, progress)
+    if "pytest" in selected:
+        progress.step("pytest (analysis/tests)")
+        results.append(run_pytest(args.expr))
+    print(f"\n--- testbed test summary ({time.monotonic() - started:.0f} s) ---")
+    for result in results:
+        print(result.line())
+    passed = sum(r.passed for r in results)
+    failed = sum(r.failed for r in results)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
