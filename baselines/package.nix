@@ -21,7 +21,7 @@ let
   nixOnlyFlags = [ "-DCMAKE_POLICY_VERSION_MINIMUM=3.5" ];
 in
 stdenv.mkDerivation (finalAttrs: {
-  pname = name;
+  pname = if flavour.curve then "libzmq" else "libzmq-nocurve";
   inherit (pin) version;
 
   src = fetchFromGitHub {
@@ -68,6 +68,7 @@ stdenv.mkDerivation (finalAttrs: {
 
   passthru = {
     inherit (flavour) curve;
+    testbedName = name;
     linkName = "zmq";
   };
 

@@ -1,0 +1,70 @@
+{
+  description = "zlink testbed: zlink against libzmq 4.3.5, built and benchmarked reproducibly";
+
+  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
+
+  # Only wiring: every package expression lives beside what it builds or under nix/.
+  outputs =
+    { self, nixpkgs }:
+    let
+      inherit (nixpkgs) lib;
+      systems = [
+        "x86_64-linux"
+        "aarch64-linux"
+      ];
+      # The libzmq pin is read from the file the non-Nix path reads too.
+      pins = builtins.fromTOML (builtins.readFile ./baselines/pins.toml);
+
+      perSystem =
+        system:
+        let
+          pkgs = nixpkgs.legacyPackages.${system};
+          # callPackage adds override functions to any attribute set it returns;
+          # an attribute set of apps or checks must hold nothing else.
+          callSet = path: args: removeAttrs (pkgs.callPackage path args) [ "override" "overrideDerivation" ];
+          baseline = name: pkgs.callPackage ./baselines/package.nix { inherit pins name; };
+          flavours = lib.genAttrs (builtins.attrNames pins.flavours) baseline;
+          # Registered library name -> prefix; the names are the testbed's own.
+          libraries = flavours // {
+            zlink = pkgs.callPackage ./zlink/package.nix { };
+          };
+          benches = builtins.mapAttrs (
+            _: library: pkgs.callPackage ./bench/package.nix { inherit library; }
+          ) libraries;
+          testbed = pkgs.callPackage ./nix/testbed.nix { };
+          prebuilt = pkgs.callPackage ./nix/prebuilt.nix { inherit libraries benches; };
+          byCurve = curve: lib.findFirst (l: l.passthru.curve == curve) null (builtins.attrValues flavours);
+        in
+        {
+          packages = {
+            inherit (libraries) zlink;
+            inherit testbed;
+            libzmq-baseline = byCurve true;
+            libzmq-baseline-nocurve = byCurve false;
+            bench = pkgs.callPackage ./nix/bench-all.nix { inherit benches; };
+            default = testbed;
+          };
+          apps = callSet ./nix/apps.nix {
+            inherit testbed prebuilt;
+            experimentsDir = ./experiments;
+          };
+          devShells.default = pkgs.callPackage ./nix/devshell.nix { inherit testbed; };
+          checks = callSet ./nix/checks.nix {
+            inherit testbed;
+            inherit (libraries) zlink;
+            baseline = byCurve true;
+            nixFiles = ./.;
+          };
+          formatter = pkgs.nixfmt;
+        };
+
+      each = attr: lib.genAttrs systems (system: (perSystem system).${attr});
+    in
+    {
+      packages = each "packages";
+      apps = each "apps";
+      devShells = each "devShells";
+      checks = each "checks";
+      formatter = each "formatter";
+    };
+}

@@ -1,0 +1,63 @@
+# `nix flake check`: zlink's test suite, the analysis tests, notebook execution,
+# reports that regenerate unchanged, and Nix formatting.
+{
+  lib,
+  runCommand,
+  nixfmt,
+  zlink,
+  testbed,
+  baseline,
+  nixFiles,
+}:
+
+let
+  inherit (testbed) env root;
+  # The checks run the Python code on a writable copy of the sources.
+  pythonCheck =
+    name: script:
+    runCommand name { nativeBuildInputs = [ env ]; } ''
+      cp -r --no-preserve=mode ${root} work
+      cd work
+      export HOME=$TMPDIR MPLCONFIGDIR=$TMPDIR/mpl TESTBED_ROOT=$PWD TESTBED_PYTHON=${env}/bin/python
+      export PYTHONPATH=$PWD/analysis
+      ${script}
+      touch $out
+    '';
+in
+{
+  zlink-tests = zlink.override {
+    doCheck = true;
+    interopLibzmq = baseline;
+  };
+
+  analysis-tests = pythonCheck "analysis-tests" ''
+    cd analysis && python -m pytest -q -p no:cacheprovider
+  '';
+
+  notebooks = pythonCheck "notebooks" ''
+    python - <<'PY'
+    import pathlib, sys, nbformat
+    from nbclient import NotebookClient
+    books = sorted(pathlib.Path("notebooks").glob("*.ipynb"))
+    if not books:
+        sys.exit("notebooks: no notebooks/*.ipynb to execute")
+    for book in books:
+        nb = nbformat.read(book, as_version=4)
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(book.parent)}}).execute()
+        print(f"executed {book}")
+    PY
+  '';
+
+  reports-unchanged = pythonCheck "reports-unchanged" ''
+    bash ./testbed regenerate --check
+  '';
+
+  formatting = runCommand "nix-formatting" { nativeBuildInputs = [ nixfmt ]; } ''
+    cd ${lib.fileset.toSource {
+      root = nixFiles;
+      fileset = lib.fileset.fileFilter (file: file.hasExt "nix") nixFiles;
+    }}
+    find . -name '*.nix' -print0 | xargs -0 nixfmt --check
+    touch $out
+  '';
+}

@@ -1,0 +1,83 @@
+# Generic builder of the offline stub: the phases of nixpkgs' stdenv (unpack, patch,
+# configure, build, check, install, installCheck) and its cmake/ninja conventions,
+# run with the HOST's tools. It proves the flake's phases and wiring, not hermeticity.
+set -eo pipefail
+export PATH=/usr/local/bin:/usr/bin:/bin
+export CC=cc CXX=c++ NIX_BUILD_CORES=${NIX_BUILD_CORES:-2}
+export HOME=/homeless-shelter SOURCE_DATE_EPOCH=315532800
+cmakeFlagsArray=()
+usesCmake=""
+for p in $nativeBuildInputs $buildInputs; do
+  if [ -d "$p/bin" ]; then PATH="$p/bin:$PATH"; fi
+  if [ -d "$p/include" ] || [ -d "$p/lib" ]; then
+    CMAKE_PREFIX_PATH="${CMAKE_PREFIX_PATH:+$CMAKE_PREFIX_PATH;}$p"
+  fi
+  if [ -f "$p/nix-support/setup-hook" ]; then source "$p/nix-support/setup-hook"; fi
+done
+export CMAKE_PREFIX_PATH
+
+runHook() { local hook="$1"; if [ -n "${!hook:-}" ]; then eval "${!hook}"; fi; }
+
+substituteInPlace() {
+  local file="$1"; shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --replace|--replace-fail) python3 -c 'import sys;p,a,b=sys.argv[1:];s=open(p).read();assert a in s,f"{a!r} not in {p}";open(p,"w").write(s.replace(a,b))' "$file" "$2" "$3"; shift 3 ;;
+      *) echo "substituteInPlace: unsupported $1" >&2; return 1 ;;
+    esac
+  done
+}
+
+defaultUnpackPhase() {
+  runHook preUnpack
+  cp -r --no-preserve=mode "$src" source
+  chmod -R u+w source
+  cd source
+  runHook postUnpack
+}
+defaultPatchPhase() { runHook prePatch; runHook postPatch; }
+defaultConfigurePhase() {
+  runHook preConfigure
+  if [ -n "$usesCmake" ]; then
+    local gen=(); if [ -n "$usesNinja" ]; then gen=(-G Ninja); fi
+    # shellcheck disable=SC2086 # cmakeFlags is a space-separated list, as in nixpkgs
+    cmake -S . -B build "${gen[@]}" -DCMAKE_INSTALL_PREFIX="$out" -DCMAKE_BUILD_TYPE=Release \
+      $cmakeFlags "${cmakeFlagsArray[@]}"
+    cd build
+  fi
+  runHook postConfigure
+}
+defaultBuildPhase() {
+  runHook preBuild
+  if [ -n "$usesCmake" ]; then cmake --build . -j "$NIX_BUILD_CORES"; fi
+  runHook postBuild
+}
+defaultCheckPhase() {
+  runHook preCheck
+  if [ -n "$usesCmake" ]; then ctest --output-on-failure -j "$NIX_BUILD_CORES"; fi
+  runHook postCheck
+}
+defaultInstallPhase() {
+  runHook preInstall
+  if [ -n "$usesCmake" ]; then cmake --install .; fi
+  runHook postInstall
+}
+defaultInstallCheckPhase() { runHook preInstallCheck; runHook postInstallCheck; }
+
+runPhase() {
+  local name="$1"
+  echo "@ $name" >&2
+  if [ -n "${!name:-}" ]; then eval "${!name}"; else "default${name^}"; fi
+}
+
+if [ -n "${buildCommand:-}" ]; then
+  eval "$buildCommand"
+  exit 0
+fi
+if [ -n "${src:-}" ]; then runPhase unpackPhase; fi
+runPhase patchPhase
+runPhase configurePhase
+runPhase buildPhase
+if [ -n "${doCheck:-}" ]; then runPhase checkPhase; fi
+runPhase installPhase
+if [ -n "${doInstallCheck:-}" ]; then runPhase installCheckPhase; fi

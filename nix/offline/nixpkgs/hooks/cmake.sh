@@ -1,0 +1,1 @@
+usesCmake=1

@@ -1,0 +1,1 @@
+usesNinja=1
