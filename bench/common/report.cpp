@@ -1,0 +1,182 @@
+#include "report.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include <zmq.h>
+
+#include "clock.hpp"
+#include "json_writer.hpp"
+#include "process.hpp"
+
+#ifndef BENCH_LIB_NAME
+#error "BENCH_LIB_NAME must be defined by the build (bench/CMakeLists.txt)"
+#endif
+
+extern char** environ;
+
+namespace bench {
+
+namespace {
+
+RunInfo g_info;
+VerifyState g_verify;
+
+std::string library_version() {
+    int major = 0, minor = 0, patch = 0;
+    zmq_version(&major, &minor, &patch);
+    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+// The shared object that actually provides zmq_version: proves which library ran.
+std::string loaded_from() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&zmq_version), &info) && info.dli_fname) {
+        char real[4096];
+        if (realpath(info.dli_fname, real)) return real;
+        return info.dli_fname;
+    }
+    return "";
+}
+
+// Environment variables that may change a library's or the harness's behaviour.
+std::vector<std::pair<std::string, std::string>> relevant_env() {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (char** e = environ; e && *e; ++e) {
+        std::string kv = *e;
+        if (kv.rfind("ZMQ_ASIO_", 0) != 0 && kv.rfind("BENCH_", 0) != 0) continue;
+        const auto eq = kv.find('=');
+        out.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size) {
+    const double rate = t.receiver_seconds > 0 ? static_cast<double>(t.count) / t.receiver_seconds : 0.0;
+    const double bytes = rate * static_cast<double>(size);
+    w.begin_object("throughput")
+        .value("count", t.count)
+        .value("warmup", t.warmup)
+        .value("receiver_seconds", t.receiver_seconds)
+        .value("sender_seconds", t.sender_seconds)
+        .value("msgs_per_sec", rate)
+        .value("bytes_per_sec", bytes)
+        .value("mb_per_sec", bytes / 1e6)
+        .value("sender_msgs_per_sec",
+               t.sender_seconds > 0 ? static_cast<double>(t.count) / t.sender_seconds : 0.0)
+        .value("mb_unit", "1e6 bytes")
+        .end_object();
+}
+
+const char* compiler_id() {
+#if defined(__clang__)
+    return "clang " __VERSION__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#else
+    return "unknown";
+#endif
+}
+
+}  // namespace
+
+void set_run_info(const RunInfo& info) { g_info = info; }
+VerifyState& verify_state() { return g_verify; }
+
+std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat) {
+    const Options& o = g_info.opts;
+    JsonWriter w;
+    w.begin_object();
+    w.value("schema", "testbed.bench/1");
+    w.begin_object("library")
+        .value("name", BENCH_LIB_NAME)
+        .value("version", library_version())
+        .value("build_id", BENCH_LIB_BUILD_ID)
+        .value("link_name", BENCH_LIB_LINK_NAME)
+        .value("loaded_from", loaded_from())
+        .end_object();
+    w.value("pattern", g_info.pattern).value("transport", to_string(o.transport));
+    w.value("msg_size", static_cast<std::uint64_t>(o.size));
+    if (thr) write_throughput(w, *thr, o.size);
+    else w.null("throughput");
+    if (lat) {
+        w.begin_object("latency");
+        write_latency_fields(w, lat->rtt_half_us);
+        w.value("warmup", lat->warmup).value("unit", "us").value("measure", "rtt/2").end_object();
+    } else {
+        w.null("latency");
+    }
+    w.begin_object("verify")
+        .value("ok", g_verify.ok)
+        .value("received", g_verify.received)
+        .value("expected", g_verify.expected)
+        .value("lat_received", g_verify.lat_received)
+        .value("lat_expected", g_verify.lat_expected)
+        .value("method", g_verify.method);
+    if (!g_verify.error.empty()) w.value("error", g_verify.error);
+    w.end_object();
+    w.begin_object("settings")
+        .value("hwm", o.hwm)
+        .value("io_threads", o.io_threads)
+        .value("linger", o.linger)
+        .value("sndbuf", o.sndbuf)
+        .value("rcvbuf", o.rcvbuf)
+        .value("timeout_ms", o.timeout_ms)
+        .value("mode", to_string(o.mode))
+        .value("clock", kClockName)
+        .value("process_model", "one process, sender and receiver threads, one context")
+        .value("topology", g_info.topology)
+        .value("cxx_flags", BENCH_CXX_FLAGS)
+        .value("compiler", compiler_id())
+        .end_object();
+    w.begin_object("env");
+    for (const auto& [k, v] : relevant_env()) w.value(k, v);
+    w.end_object();
+    w.end_object();
+    return w.str();
+}
+
+std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat) {
+    const Options& o = g_info.opts;
+    char buf[512];
+    std::string s = program_name() + " [" + BENCH_LIB_NAME + " " + library_version() + "] " + g_info.pattern +
+                    " " + to_string(o.transport) + " " + std::to_string(o.size) + " B:";
+    if (thr) {
+        const double rate = static_cast<double>(thr->count) / thr->receiver_seconds;
+        std::snprintf(buf, sizeof buf, " thr %.3f M msg/s, %.1f MB/s (MB = 1e6 B), sender %.3f M msg/s;",
+                      rate / 1e6, rate * static_cast<double>(o.size) / 1e6,
+                      static_cast<double>(thr->count) / thr->sender_seconds / 1e6);
+        s += buf;
+    }
+    if (lat) {
+        const auto& l = lat->rtt_half_us;
+        std::snprintf(buf, sizeof buf, " lat RTT/2 p50 %.2f us, p99 %.2f us, max %.2f us;", l.p50, l.p99, l.max);
+        s += buf;
+    }
+    s += g_verify.ok ? " verify ok" : " VERIFY FAILED";
+    return s;
+}
+
+void exit_verify(const std::string& error) {
+    static std::mutex m;
+    m.lock();  // never unlocked: the process ends here
+    g_verify.ok = false;
+    g_verify.error = error;
+    const std::string json = render_json(std::nullopt, std::nullopt);
+    std::fprintf(stdout, "%s\n", json.c_str());
+    std::fprintf(stderr, "%s: verification failed: %s\n", program_name().c_str(), error.c_str());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    cleanup_paths();
+    ::_exit(kExitVerify);
+}
+
+}  // namespace bench

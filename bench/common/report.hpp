@@ -1,0 +1,50 @@
+// The result: exactly one JSON line on stdout (docs/data-formats.md section 3) and
+// one readable line on stderr.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "options.hpp"
+#include "stats.hpp"
+
+namespace bench {
+
+struct ThroughputResult {
+    std::uint64_t count = 0, warmup = 0;
+    double receiver_seconds = 0, sender_seconds = 0;
+};
+
+struct LatencyResult {
+    std::uint64_t warmup = 0;
+    LatencySummary rtt_half_us;
+};
+
+struct VerifyState {
+    bool ok = true;
+    std::uint64_t received = 0, expected = 0;  // measured throughput messages
+    std::uint64_t lat_received = 0, lat_expected = 0;
+    std::string method;
+    std::string error;
+};
+
+struct RunInfo {
+    const char* pattern = "";
+    std::string topology;
+    Options opts;
+};
+
+// Set once options are known, so that a verification failure in any thread can
+// still report what ran.
+void set_run_info(const RunInfo& info);
+// The live verification state (updated by the runner as messages arrive).
+VerifyState& verify_state();
+
+std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat);
+std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat);
+
+// Prints the JSON (verify.ok = false, with the error) and exits with status 4.
+[[noreturn]] void exit_verify(const std::string& error);
+
+}  // namespace bench

@@ -1,0 +1,217 @@
+#include "zmq_end.hpp"
+
+#include <cerrno>
+#include <thread>
+#include <unistd.h>
+
+#include "clock.hpp"
+#include "process.hpp"
+#include "raw_socket.hpp"
+#include "report.hpp"
+
+namespace bench {
+
+void exit_zmq_error(const char* what) {
+    exit_error(std::string(what) + ": " + zmq_strerror(zmq_errno()));
+}
+
+void set_int_option(void* s, int option, int value, const char* name) {
+    if (zmq_setsockopt(s, option, &value, sizeof value) != 0)
+        exit_error(std::string("the library refused ") + name + "=" + std::to_string(value) + ": " +
+                   zmq_strerror(zmq_errno()));
+}
+
+void set_bytes_option(void* s, int option, std::string_view value, const char* name) {
+    if (zmq_setsockopt(s, option, value.data(), value.size()) != 0)
+        exit_error(std::string("the library refused ") + name + ": " + zmq_strerror(zmq_errno()));
+}
+
+void* make_socket(void* ctx, int type, const Options& o) {
+    void* s = zmq_socket(ctx, type);
+    if (!s) exit_zmq_error("zmq_socket");
+    set_int_option(s, ZMQ_LINGER, o.linger, "ZMQ_LINGER");
+    set_int_option(s, ZMQ_SNDHWM, o.hwm, "ZMQ_SNDHWM");
+    set_int_option(s, ZMQ_RCVHWM, o.hwm, "ZMQ_RCVHWM");
+    set_int_option(s, ZMQ_SNDTIMEO, o.timeout_ms, "ZMQ_SNDTIMEO");
+    set_int_option(s, ZMQ_RCVTIMEO, o.timeout_ms, "ZMQ_RCVTIMEO");
+    if (o.sndbuf != -1) set_int_option(s, ZMQ_SNDBUF, o.sndbuf, "ZMQ_SNDBUF");
+    if (o.rcvbuf != -1) set_int_option(s, ZMQ_RCVBUF, o.rcvbuf, "ZMQ_RCVBUF");
+    return s;
+}
+
+std::string bind_fresh(void* s, Transport t) {
+    static int counter = 0;
+    std::string endpoint;
+    switch (t) {
+        case Transport::tcp: endpoint = "tcp://127.0.0.1:*"; break;
+        case Transport::ipc: endpoint = "ipc://" + unique_tmp_path("ipc"); break;
+        case Transport::inproc:
+            endpoint = "inproc://bench-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+            break;
+    }
+    if (zmq_bind(s, endpoint.c_str()) != 0) exit_zmq_error(("zmq_bind " + endpoint).c_str());
+    if (t != Transport::tcp) return endpoint;
+    char buf[256];
+    std::size_t len = sizeof buf;
+    if (zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, buf, &len) != 0) exit_zmq_error("ZMQ_LAST_ENDPOINT");
+    return std::string(buf, len > 0 && buf[len - 1] == '\0' ? len - 1 : len);
+}
+
+void connect_to(void* s, const std::string& endpoint) {
+    if (zmq_connect(s, endpoint.c_str()) != 0) exit_zmq_error(("zmq_connect " + endpoint).c_str());
+}
+
+void close_socket(void*& s) {
+    if (s && zmq_close(s) != 0) exit_zmq_error("zmq_close");
+    s = nullptr;
+}
+
+ZmqEnd::ZmqEnd(ZmqEndSpec spec) : spec_(std::move(spec)) {
+    zmq_msg_init(&id_);
+    zmq_msg_init(&msg_);
+}
+
+ZmqEnd::~ZmqEnd() {
+    zmq_msg_close(&id_);
+    zmq_msg_close(&msg_);
+}
+
+static void send_or_die(void* s, const void* data, std::size_t n, int flags) {
+    while (zmq_send(s, data, n, flags) < 0) {
+        if (zmq_errno() == EINTR) continue;
+        if (zmq_errno() == EAGAIN) exit_timeout("send blocked longer than --timeout-ms (peer stalled?)");
+        exit_zmq_error("zmq_send");
+    }
+}
+
+void ZmqEnd::send(const std::uint8_t* data, std::size_t n) {
+    if (spec_.send_routing_id) {
+        const std::string& id = spec_.peer_id.empty() ? learned_id_ : spec_.peer_id;
+        send_or_die(spec_.send_socket, id.data(), id.size(), ZMQ_SNDMORE);
+    }
+    send_or_die(spec_.send_socket, data, n, 0);
+}
+
+void ZmqEnd::recv_frame(zmq_msg_t* m) {
+    for (;;) {
+        const int flags = spec_.poll ? ZMQ_DONTWAIT : 0;
+        if (zmq_msg_recv(m, spec_.recv_socket, flags) >= 0) return;
+        const int err = zmq_errno();
+        if (err == EINTR) continue;
+        if (err != EAGAIN) exit_zmq_error("zmq_msg_recv");
+        if (!spec_.poll) exit_timeout("nothing received for --timeout-ms (peer missing or stalled)");
+        zmq_pollitem_t item{spec_.recv_socket, 0, ZMQ_POLLIN, 0};
+        const int n = zmq_poll(&item, 1, spec_.timeout_ms);
+        if (n == 0) exit_timeout("zmq_poll saw nothing for --timeout-ms (peer missing or stalled)");
+        if (n < 0 && zmq_errno() != EINTR) exit_zmq_error("zmq_poll");
+    }
+}
+
+void ZmqEnd::check_no_more_frames() {
+    if (zmq_msg_more(&msg_)) exit_verify("a message arrived with an unexpected extra frame");
+}
+
+View ZmqEnd::recv() {
+    for (;;) {
+        if (spec_.recv_routing_id) {
+            recv_frame(&id_);
+            if (!zmq_msg_more(&id_)) exit_verify("a ROUTER message arrived without a body frame");
+        }
+        recv_frame(&msg_);
+        check_no_more_frames();
+        const std::size_t n = zmq_msg_size(&msg_);
+        // Handshake leftovers can only precede the first data message.
+        if (!data_seen_ && n == spec_.sync_len) continue;
+        data_seen_ = true;
+        return View{static_cast<const std::uint8_t*>(zmq_msg_data(&msg_)), n};
+    }
+}
+
+void ZmqEnd::send_back() {
+    for (;;) {
+        if (spec_.send_routing_id) {
+            // The routing id of the message being answered (ROUTER) or the fixed peer.
+            if (spec_.recv_routing_id) {
+                if (zmq_msg_send(&id_, spec_.send_socket, ZMQ_SNDMORE) < 0) break;
+            } else {
+                const std::string& id = spec_.peer_id.empty() ? learned_id_ : spec_.peer_id;
+                send_or_die(spec_.send_socket, id.data(), id.size(), ZMQ_SNDMORE);
+            }
+        }
+        // Zero-copy echo: the received message object is sent as is.
+        if (zmq_msg_send(&msg_, spec_.send_socket, 0) < 0) break;
+        return;
+    }
+    if (zmq_errno() == EAGAIN) exit_timeout("echo send blocked longer than --timeout-ms");
+    exit_zmq_error("zmq_msg_send (echo)");
+}
+
+bool ZmqEnd::try_send_sync() {
+    std::string sync(spec_.sync_len, 's');
+    if (spec_.send_routing_id) {
+        const std::string& id = spec_.peer_id.empty() ? learned_id_ : spec_.peer_id;
+        if (id.empty()) return false;  // ROUTER that has not heard from its peer yet
+        if (zmq_send(spec_.send_socket, id.data(), id.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+            if (zmq_errno() == EHOSTUNREACH || zmq_errno() == EAGAIN) return false;
+            exit_zmq_error("zmq_send (handshake routing id)");
+        }
+    }
+    if (zmq_send(spec_.send_socket, sync.data(), sync.size(), ZMQ_DONTWAIT) < 0) {
+        if (zmq_errno() == EAGAIN) return false;
+        exit_zmq_error("zmq_send (handshake)");
+    }
+    return true;
+}
+
+bool ZmqEnd::try_recv_sync(int wait_ms) {
+    zmq_pollitem_t item{spec_.recv_socket, 0, ZMQ_POLLIN, 0};
+    const int n = zmq_poll(&item, 1, wait_ms);
+    if (n < 0 && zmq_errno() != EINTR) exit_zmq_error("zmq_poll (handshake)");
+    if (n <= 0) return false;
+    if (spec_.recv_routing_id) {
+        if (zmq_msg_recv(&id_, spec_.recv_socket, ZMQ_DONTWAIT) < 0) return false;
+        learned_id_.assign(static_cast<const char*>(zmq_msg_data(&id_)), zmq_msg_size(&id_));
+    }
+    if (zmq_msg_recv(&msg_, spec_.recv_socket, ZMQ_DONTWAIT) < 0) exit_zmq_error("zmq_msg_recv (handshake)");
+    check_no_more_frames();
+    if (zmq_msg_size(&msg_) != spec_.sync_len) exit_verify("a data message arrived during the handshake");
+    return true;
+}
+
+static void one_direction(ZmqEnd& from, ZmqEnd& to, int timeout_ms, const char* name) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+        if (Clock::now() > deadline)
+            exit_timeout(std::string("handshake ") + name + " got no answer within --timeout-ms (no peer?)");
+        // Repeated because PUB drops and ROUTER refuses until the peer is known.
+        const bool sent = from.try_send_sync();
+        if (to.try_recv_sync(sent ? 5 : 1)) return;
+        if (!sent) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+void establish_zmq(ZmqEnd& a, ZmqEnd& b, int timeout_ms) {
+    one_direction(a, b, timeout_ms, "a->b");
+    one_direction(b, a, timeout_ms, "b->a");
+}
+
+Channel make_zmq_channel(ZmqEndSpec a, ZmqEndSpec b, std::vector<void*> sockets, std::string topology,
+                         const Options& o) {
+    for (ZmqEndSpec* s : {&a, &b}) {
+        s->timeout_ms = o.timeout_ms;
+        s->sync_len = sync_len_for(o.size);
+    }
+    auto end_a = std::make_unique<ZmqEnd>(std::move(a));
+    auto end_b = std::make_unique<ZmqEnd>(std::move(b));
+    Channel ch;
+    ch.establish = [pa = end_a.get(), pb = end_b.get(), t = o.timeout_ms] { establish_zmq(*pa, *pb, t); };
+    ch.close = [sockets]() mutable {
+        for (void*& s : sockets) close_socket(s);
+    };
+    ch.a = std::move(end_a);
+    ch.b = std::move(end_b);
+    ch.topology = std::move(topology);
+    return ch;
+}
+
+}  // namespace bench
