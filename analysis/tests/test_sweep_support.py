@@ -123,7 +123,7 @@ def env_for(listing: Path, **extra: str) -> dict:
     return env
 
 
-def testbed(args: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
+def run_testbed(args: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "testbed.cli", *args], env=env, capture_output=True,
                           text=True, cwd=ANALYSIS, **kw)
 

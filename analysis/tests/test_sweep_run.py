@@ -1,0 +1,191 @@
+"""`./testbed run` end to end with fake bench scripts (no real library needed)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from test_sweep_support import (ANALYSIS, env_for, make_prebuilt, only_run_dir, read_results, run_testbed,
+                                write_experiment)
+
+
+def keys(records):
+    return [(r["cell_id"], r["repetition"]) for r in records]
+
+
+def test_full_run_records_every_cell_with_perf_and_a_complete_manifest(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--seed", "5"], env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    recs = read_results(run_dir)
+    assert len(recs) == 32 and len(set(keys(recs))) == 32
+    assert all(r["status"] == "ok" and r["schema"] == "testbed.cell/1" for r in recs)
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["status"] == "complete" and m["shuffle_seed"] == 5 and m["cell_count"] == 16
+    for key in ("run_id", "git", "host", "libraries", "perf", "tool_versions", "pinning"):
+        assert m[key] is not None, key
+    assert m["host"]["load_before"] is not None and m["host"]["load_after"] is not None
+    assert {lib["build_id"] for lib in m["libraries"]} == {"6c69627a6d712d34", "7a6c696e6b000000"}
+    if m["perf"]["available"]:
+        assert all(r["perf"]["available"] and "task-clock" in r["perf"]["events"] for r in recs)
+    # the cell's env reached the benchmark; "unset" means not set at all
+    for r in recs:
+        env = r["result"]["env"]
+        if r["config"] == "baseline":
+            assert "ZMQ_ASIO_IN_BATCH_SIZE" not in env
+        else:
+            assert env["ZMQ_ASIO_IN_BATCH_SIZE"] == "16384" == env["ZMQ_ASIO_OUT_BATCH_SIZE"]
+
+
+def test_crash_hang_and_garbage_fail_their_cells_only(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {"64": "garbage"},
+                                       "zlink": {"64": "crash", "1024": "hang"}})
+    text = (write_experiment(tmp_path, timeout=2).read_text()
+            .replace('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR"]')
+            .replace("repetitions = 2", "repetitions = 1"))
+    exp = write_experiment(tmp_path, text)
+    t0 = time.monotonic()
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing), timeout=120)
+    assert time.monotonic() - t0 < 60
+    assert proc.returncode == 1, proc.stderr
+    recs = {(r["library"], r["msg_size"], r["config"]): r for r in read_results(only_run_dir(tmp_path / "out"))}
+    assert len(recs) == 8
+    for cfg in ("baseline", "16 KiB"):
+        garbage = recs[("libzmq-4.3.5", 64, cfg)]
+        assert garbage["status"] == "failed" and "malformed" in garbage["failure"] and garbage["result"] is None
+        crash = recs[("zlink", 64, cfg)]
+        assert crash["status"] == "failed" and crash["exit_code"] == -signal.SIGABRT
+        assert "crashing on purpose" in crash["stderr_tail"]
+        hang = recs[("zlink", 1024, cfg)]
+        assert hang["status"] == "timeout" and hang["exit_code"] is None
+        assert "hanging on purpose" in hang["stderr_tail"]
+        assert recs[("libzmq-4.3.5", 1024, cfg)]["status"] == "ok"
+    assert "6 failed" in proc.stderr  # the summary lists failures
+
+
+def test_kill_9_then_resume_gives_every_cell_once(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    out = tmp_path / "out"
+    env = env_for(listing, FAKE_BENCH_SLEEP="0.15")
+    proc = subprocess.Popen([sys.executable, "-m", "testbed.cli", "run", str(exp), "--out", str(out)],
+                            env=env, cwd=ANALYSIS, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    results = None
+    while time.monotonic() < deadline:
+        found = list(out.glob("*/*/results.jsonl"))
+        if found and len(found[0].read_text().splitlines()) >= 5:
+            results = found[0]
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert results is not None, "the run never produced results"
+    before = read_results(results.parent)
+    assert 5 <= len(before) < 32
+    with open(results, "a") as f:  # what a kill in the middle of a write leaves behind
+        f.write('{"schema": "testbed.cell/1", "cell_id": "torn')
+    m = json.loads((results.parent / "manifest.json").read_text())
+    assert m["status"] == "running"  # killed: nobody could mark it
+    resumed = run_testbed(["run", str(exp), "--out", str(out), "--resume", str(results.parent)], env_for(listing))
+    assert resumed.returncode == 0, resumed.stderr
+    after = read_results(results.parent)
+    assert len(after) == 32 and len(set(keys(after))) == 32
+    assert keys(after)[: len(before)] == keys(before)  # finished cells kept, not redone
+    assert json.loads((results.parent / "manifest.json").read_text())["status"] == "complete"
+    assert "torn" in (results.parent / "torn-lines.txt").read_text()
+
+
+def test_ctrl_c_leaves_a_resumable_run_and_prints_the_command(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "testbed.cli", "run", str(exp), "--out", str(out)],
+                            env=env_for(listing, FAKE_BENCH_SLEEP="0.15"), cwd=ANALYSIS,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = list(out.glob("*/*/results.jsonl"))
+        if found and len(found[0].read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    run_dir = only_run_dir(out)
+    assert f"--resume {run_dir}" in err
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
+    resumed = run_testbed(["run", str(exp), "--out", str(out), "--resume", str(run_dir)], env_for(listing))
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(set(keys(read_results(run_dir)))) == len(read_results(run_dir)) == 32
+
+
+def test_two_shards_merged_equal_one_unsharded_run(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    env = env_for(listing)
+    full = run_testbed(["run", str(exp), "--out", str(tmp_path / "full")], env)
+    assert full.returncode == 0, full.stderr
+    for i in (1, 2):
+        shard = run_testbed(["run", str(exp), "--out", str(tmp_path / "shards"), "--shard", f"{i}/2"], env)
+        assert shard.returncode == 0, shard.stderr
+    shard_dirs = sorted(p.parent for p in (tmp_path / "shards").glob("*/*/manifest.json"))
+    assert len(shard_dirs) == 2
+    sizes = [len(read_results(d)) for d in shard_dirs]
+    assert all(0 < n < 32 for n in sizes)
+    merged = run_testbed(["merge", *map(str, shard_dirs), "--out", str(tmp_path / "merged")], env)
+    assert merged.returncode == 0, merged.stderr
+    merged_dir = only_run_dir(tmp_path / "merged")
+    assert Counter(keys(read_results(merged_dir))) == Counter(keys(read_results(only_run_dir(tmp_path / "full"))))
+    assert json.loads((merged_dir / "manifest.json").read_text())["status"] == "complete"
+    # merging a shard with itself, or with another experiment's run, is refused
+    again = run_testbed(["merge", str(shard_dirs[0]), str(shard_dirs[0]), "--out", str(tmp_path / "x")], env)
+    assert again.returncode == 2
+    other = write_experiment(tmp_path / "o", exp.read_text().replace("repetitions = 2", "repetitions = 3"))
+    run3 = run_testbed(["run", str(other), "--out", str(tmp_path / "o3"), "--shard", "2/2"], env)
+    assert run3.returncode == 0, run3.stderr
+    mixed = run_testbed(["merge", str(shard_dirs[0]), str(only_run_dir(tmp_path / "o3")), "--out",
+                     str(tmp_path / "x")], env)
+    assert mixed.returncode == 2 and "differs" in mixed.stderr
+
+
+def test_missing_library_is_warned_recorded_and_summarised(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}})  # zlink not built
+    exp = write_experiment(tmp_path)
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    assert "zlink" in proc.stderr and "MISSING" in proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert [x["name"] for x in m["missing_libraries"]] == ["zlink"]
+    assert m["summary"]["missing_libraries"] == ["zlink"] and m["summary"]["not_run_missing_library"] == 16
+    assert m["status"] == "incomplete"
+    assert {r["library"] for r in read_results(run_dir)} == {"libzmq-4.3.5"}
+
+
+def test_dry_run_prints_plan_and_estimate_without_running(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    proc = run_testbed(["run", str(exp), "--dry-run", "--shard", "1/2", "--out", str(tmp_path / "out")],
+                   env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    assert "cells: 8; repetitions: 2; runs: 16" in proc.stdout and "estimated duration" in proc.stdout
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_experiment_exits_2_with_one_line(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}})
+    exp = write_experiment(tmp_path)
+    exp.write_text(exp.read_text().replace('transports = ["tcp"]', 'transports = ["tcp", "udp"]'))
+    proc = run_testbed(["run", str(exp), "--dry-run"], env_for(listing))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "workload.transports" in lines[0] and "udp" in lines[0]
