@@ -189,3 +189,28 @@ def test_bad_experiment_exits_2_with_one_line(tmp_path):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "workload.transports" in lines[0] and "udp" in lines[0]
+
+
+def test_resume_refuses_a_changed_library_build(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    out = tmp_path / "out"
+    proc = run_testbed(["run", str(exp), "--out", str(out), "--profile", "quick"], env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(out)
+    info_file = tmp_path / "zlink" / "prefix" / "testbed-lib.json"
+    info = json.loads(info_file.read_text())
+    info_file.write_text(json.dumps({**info, "build_id": "ffffffffffffffff"}))
+    again = run_testbed(["run", str(exp), "--out", str(out), "--resume", str(run_dir)], env_for(listing))
+    assert again.returncode == 2 and "ffffffffffffffff" in again.stderr and "never mix" in again.stderr
+
+
+def test_dry_run_estimate_uses_earlier_measurements(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    out = tmp_path / "out"
+    before = run_testbed(["run", str(exp), "--dry-run", "--out", str(out)], env_for(listing))
+    assert "0 of 16 cells timed from earlier runs" in before.stdout
+    assert run_testbed(["run", str(exp), "--out", str(out), "--profile", "quick"], env_for(listing)).returncode == 0
+    after = run_testbed(["run", str(exp), "--dry-run", "--out", str(out)], env_for(listing))
+    assert "16 of 16 cells timed from earlier runs" in after.stdout, after.stdout

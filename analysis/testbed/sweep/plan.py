@@ -148,7 +148,20 @@ BYTES_PER_S = {"tcp": 1.4e9, "ipc": 1.6e9, "inproc": 4.0e9}
 RTT_BASE_S = {"tcp": 90e-6, "ipc": 70e-6, "inproc": 50e-6}
 
 
-def estimate_cell_seconds(cell: Cell, exp: Experiment, hyperfine_runs: int = 10) -> float:
+def history_key(pattern, transport, msg_size, io_threads, count, lat_count, kind) -> tuple:
+    return (pattern, transport, int(msg_size), int(io_threads), int(count), int(lat_count), kind)
+
+
+def cell_history_key(cell: Cell) -> tuple:
+    return history_key(cell.pattern, cell.transport, cell.msg_size, cell.io_threads, cell.count,
+                       cell.lat_count, cell.kind)
+
+
+def estimate_cell_seconds(cell: Cell, exp: Experiment, hyperfine_runs: int = 10,
+                          history: dict | None = None) -> float:
+    """Measured median wall time of the same work in an earlier run if known, else the model."""
+    if history and cell_history_key(cell) in history:
+        return history[cell_history_key(cell)]
     t = cell.transport
     per_msg = PER_MESSAGE_S[t] + cell.msg_size / BYTES_PER_S[t]
     thr = 0.0 if exp.mode == "lat" else (cell.count + exp.warmup) * per_msg

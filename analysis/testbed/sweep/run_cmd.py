@@ -90,7 +90,7 @@ def _main(args: argparse.Namespace) -> int:
     if not cells:
         return fail(f"{exp.path}: the sweep expands to no cells (check [[sweep.exclude]] and --shard)")
     if args.dry_run:
-        return dry_run(exp, cells, shard, seed)
+        return dry_run(exp, cells, shard, seed, runner.load_history(out_root))
 
     lib_names = [e.name for e in exp.libraries]
     found, missing = libsmod.resolve(lib_names, build=not args.no_build)
@@ -104,7 +104,8 @@ def _main(args: argparse.Namespace) -> int:
         runner.warn(f"perf unavailable: {perf.reason}; cells run without counters")
     elif perf.unsupported:
         runner.warn(f"perf events not countable on this host (skipped): {', '.join(perf.unsupported)}")
-    estimate = runner.wall_estimate([c for c in cells if c.library_name in found], exp)
+    estimate = runner.wall_estimate([c for c in cells if c.library_name in found], exp,
+                                    runner.load_history(out_root))
     if manifest is None:
         run_id = runner.new_run_id(shard)
         run_dir = out_root / exp.name / run_id
@@ -113,6 +114,12 @@ def _main(args: argparse.Namespace) -> int:
         manifest = runner.initial_manifest(exp, run_id, shard, seed, cells, found, missing, perf,
                                            estimate, sys.argv)
     else:
+        for lib in manifest["libraries"]:
+            now_id = found[lib["name"]].info.get("build_id") if lib["name"] in found else None
+            if lib.get("available") and now_id and lib.get("build_id") != now_id:
+                return fail(f"{lib['label']} is now build {now_id}, but this run started with build "
+                            f"{lib.get('build_id')}; results of two builds never mix in one run "
+                            "(start a new run)")
         # Libraries may have become available (e.g. zlink built) or gone since.
         manifest["libraries"] = runner.library_table(exp, found, missing)
         manifest["missing_libraries"] = [{"label": e.label, "name": e.name, "reason": missing[e.name]}
@@ -150,7 +157,7 @@ def fmt_duration(seconds: float) -> str:
     return f"{m // 60}h{m % 60:02d}m" if m >= 60 else f"{m}m{s:02d}s"
 
 
-def dry_run(exp: config.Experiment, cells, shard, seed: int) -> int:
+def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict) -> int:
     names = [e.name for e in exp.libraries]
     found, missing = libsmod.resolve(names, build=False)
     print(f"experiment {exp.name} (profile {exp.profile}){f' shard {shard[0]}/{shard[1]}' if shard else ''}")
@@ -163,11 +170,13 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int) -> int:
         print(f"  library {e.label}{alias} [{role}]: {state}")
     print(f"  {'pattern':<19}{'transport':<10}{'size':>8}{'count':>9}{'lat':>6} io  config        library   est")
     for c in cells:
-        est = planmod.estimate_cell_seconds(c, exp, exp.hyperfine_runs)
+        est = planmod.estimate_cell_seconds(c, exp, exp.hyperfine_runs, history)
         print(f"  {c.pattern:<19}{c.transport:<10}{c.msg_size:>8}{c.count:>9}{c.lat_count:>6} "
               f"{c.io_threads:>2}  {c.config[:12]:<13} {c.library:<9} {est:5.2f}s")
-    total = runner.wall_estimate(cells, exp)
+    total = runner.wall_estimate(cells, exp, history)
+    measured = sum(1 for c in cells if planmod.cell_history_key(c) in history)
     print(f"cells: {len(cells)}; repetitions: {exp.repetitions}; runs: {len(cells) * exp.repetitions}; "
           f"shuffle seed: {seed}; pin: {exp.pin or 'none'}; per-cell timeout: {exp.timeout_s:g}s")
-    print(f"estimated duration: {fmt_duration(total)} (rough model; all listed libraries)")
+    print(f"estimated duration: {fmt_duration(total)} (all listed libraries; {measured} of {len(cells)} "
+          f"cells timed from earlier runs, the rest from a rough model)")
     return 0

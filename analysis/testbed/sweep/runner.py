@@ -206,7 +206,26 @@ def resume_command(exp: Experiment, run_dir: Path) -> str:
     return shlex.join(["./testbed", "run", exp.name, "--resume", str(run_dir)])
 
 
-def wall_estimate(cells, exp: Experiment) -> float:
-    per_rep = sum(planmod.estimate_cell_seconds(c, exp, exp.hyperfine_runs) for c in cells)
+def load_history(results_root: Path) -> dict:
+    """Median wall seconds of ok cells in earlier runs, keyed by the work they did
+    (library-independent, so zlink cells borrow libzmq's time until zlink has its own)."""
+    import statistics
+    times: dict[tuple, list[float]] = {}
+    for path in results_root.glob("*/*/results.jsonl"):
+        try:
+            records, _ = store.read_records(path)
+        except (OSError, ValueError):
+            continue
+        for r in records:
+            if r.get("status") != "ok" or "count" not in r:
+                continue
+            key = planmod.history_key(r["pattern"], r["transport"], r["msg_size"], r["io_threads"],
+                                      r["count"], r["lat_count"], r.get("kind", "bench"))
+            times.setdefault(key, []).append(r["wall_seconds"])
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def wall_estimate(cells, exp: Experiment, history: dict | None = None) -> float:
+    per_rep = sum(planmod.estimate_cell_seconds(c, exp, exp.hyperfine_runs, history) for c in cells)
     warm = exp.warmup_runs * len({c.library_name for c in cells}) * planmod.PROCESS_OVERHEAD_S * 3
     return per_rep * exp.repetitions + warm
