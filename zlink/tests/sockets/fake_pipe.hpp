@@ -39,7 +39,6 @@ struct fake_pipe {
         return true;
     }
     bool check_write() const { return !closed && (in_message || hwm == 0 || messages < hwm); }
-    bool check_hwm() const { return check_write(); }
     void flush() { flushed_frames = frames.size(); }
     void rollback() {
         while (frames.size() > flushed_frames) frames.pop_back();

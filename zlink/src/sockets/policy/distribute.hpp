@@ -4,9 +4,9 @@
 // subscriber is full."). PUB/XPUB use it with the subscription trie choosing
 // the matching pipes, XSUB uses send_to_all for subscriptions.
 //
-// Pipe contract: as load_balance (write/flush/rollback), plus
-//   bool check_hwm()   room for one more message, without deactivating
-//                      (XPUB_NODROP asks this before it sends).
+// Pipe contract: as load_balance (write/flush/rollback/check_write). XPUB_NODROP
+// asks check_write() of every matching pipe before sending; a full pipe then
+// owes a write-activated event, which is what the blocked sender waits for.
 // Msg contract (msg_t): has_more(); init() then copy(src) makes a cheap copy
 // sharing the body (refcounted), so fan-out never copies payload bytes.
 //
@@ -103,7 +103,7 @@ public:
     // True when every matching pipe can take a message (XPUB_NODROP).
     bool check_hwm() {
         for (std::size_t i = 0; i < matching_; ++i)
-            if (!pipes_[i]->check_hwm()) return false;
+            if (!pipes_[i]->check_write()) return false;
         return true;
     }
     bool has_out() const { return true; }  // PUB never blocks

@@ -71,6 +71,14 @@ public:
 
     std::size_t size() const { return by_pipe_.size(); }
 
+    // fn(pipe) for every identified pipe; fn returns true to stop early.
+    template <class Fn>
+    bool any_of(Fn &&fn) const {
+        for (const auto &[p, id] : by_pipe_)
+            if (fn(p)) return true;
+        return false;
+    }
+
 private:
     // Transparent hashing: look ids up from message bytes without a copy.
     struct hash {

@@ -1,0 +1,154 @@
+#include "sockets/router.hpp"
+
+#include <zmq.h>
+
+#include "sockets/socket_util.hpp"
+
+namespace zlink {
+
+router_t::router_t(ctx_t *ctx) : socket_base_t(ctx, ZMQ_ROUTER) {
+    options.recv_routing_id = true;
+    prefetched_.init();
+}
+
+router_t::~router_t() { prefetched_.close(); }
+
+void router_t::xattach_pipe(pipe_t *pipe, bool) {
+    if (!identify(pipe)) anonymous_.insert(pipe);
+}
+
+bool router_t::identify(pipe_t *pipe) {
+    msg_t announced;
+    announced.init();
+    if (!pipe->read(announced)) return false;
+    std::string id;
+    if (!pipe->routing_id.empty()) {
+        id = pipe->routing_id;  // ZMQ_CONNECT_ROUTING_ID chosen on this side
+    } else if (announced.size() > 0) {
+        id.assign(body(announced));
+    }
+    announced.close();
+    if (id.empty()) {
+        id = table_.generate();
+    } else if (table_.find(id) != nullptr) {
+        if (!handover_) return true;  // duplicate id: ignored, never read (as libzmq)
+        if (pipe_t *old = table_.hand_over(pipe, id)) {
+            old->routing_id = *table_.id_of(old);
+            old->terminate();
+        }
+        pipe->routing_id = id;
+        fq_.attach(pipe);
+        return true;
+    }
+    table_.add(pipe, id);
+    pipe->routing_id = id;
+    fq_.attach(pipe);
+    return true;
+}
+
+void router_t::xread_activated(pipe_t *pipe) {
+    if (anonymous_.count(pipe) == 0) {
+        fq_.activated(pipe);
+    } else if (identify(pipe)) {
+        anonymous_.erase(pipe);
+    }
+}
+
+void router_t::xwrite_activated(pipe_t *) {
+    // Nothing to track: each send asks the destination pipe for room, and a
+    // blocked sender is woken by the base class.
+}
+
+void router_t::xpipe_terminated(pipe_t *pipe) {
+    if (anonymous_.erase(pipe) == 0) {
+        table_.remove(pipe);
+        fq_.terminated(pipe);
+    }
+    if (pipe == current_out_) current_out_ = nullptr;  // the rest is dropped
+}
+
+int router_t::xsend(msg_t &msg) {
+    if (!more_out_) {
+        // Frame zero: the routing id of the destination.
+        if (!msg.has_more()) {
+            drop_frame(msg);  // an id with no message: nothing to route
+            return 0;
+        }
+        pipe_t *dest = table_.find(body(msg));
+        if (dest == nullptr) {
+            if (mandatory_) return fail(EHOSTUNREACH);
+        } else if (!dest->check_write()) {
+            if (mandatory_) return fail(EAGAIN);  // blocks until write_activated
+            dest = nullptr;  // full: the whole message is dropped
+        }
+        current_out_ = dest;
+        more_out_ = true;
+        drop_frame(msg);
+        return 0;
+    }
+    more_out_ = msg.has_more();
+    if (current_out_ != nullptr) {
+        if (!current_out_->write(msg)) {
+            // Only possible if the pipe is closing: keep the message all-or-nothing.
+            current_out_->rollback();
+            current_out_ = nullptr;
+        } else if (!more_out_) {
+            current_out_->flush();
+            current_out_ = nullptr;
+        }
+    }
+    if (!more_out_) current_out_ = nullptr;
+    drop_frame(msg);  // empty already if written; discarded otherwise
+    return 0;
+}
+
+bool router_t::prefetch() {
+    pipe_t *from = nullptr;
+    if (!fq_.recv(prefetched_, &from)) return false;
+    has_prefetched_ = true;
+    id_sent_ = false;
+    const std::string *id = table_.id_of(from);
+    prefetched_id_ = id != nullptr ? *id : std::string();
+    return true;
+}
+
+int router_t::xrecv(msg_t &msg) {
+    if (more_in_ && !has_prefetched_) {
+        if (!fq_.recv(msg)) return fail(EAGAIN);
+        more_in_ = msg.has_more();
+        return 0;
+    }
+    if (!has_prefetched_ && !prefetch()) return fail(EAGAIN);
+    if (!id_sent_) {
+        // Frame zero: who sent it.
+        msg.init_buffer(prefetched_id_.data(), prefetched_id_.size());
+        msg.set_flags(msg_t::more);
+        id_sent_ = true;
+        more_in_ = true;
+        return 0;
+    }
+    msg.move(prefetched_);
+    prefetched_.init();
+    has_prefetched_ = false;
+    more_in_ = msg.has_more();
+    return 0;
+}
+
+bool router_t::xhas_in() { return more_in_ || has_prefetched_ || prefetch(); }
+
+bool router_t::xhas_out() {
+    // Without ROUTER_MANDATORY a send never waits. With it, it can go on if
+    // some peer has room (which one the message is for is not known yet).
+    if (!mandatory_) return true;
+    return table_.any_of([](pipe_t *p) { return p->check_write(); });
+}
+
+int router_t::xsetsockopt(int option, const void *val, size_t len) {
+    switch (option) {
+    case ZMQ_ROUTER_MANDATORY: return parse_bool_option(val, len, mandatory_);
+    case ZMQ_ROUTER_HANDOVER: return parse_bool_option(val, len, handover_);
+    default: return fail(EINVAL);
+    }
+}
+
+}  // namespace zlink
