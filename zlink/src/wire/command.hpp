@@ -12,6 +12,7 @@
 #pragma once
 
 #include "wire/error.hpp"
+#include "wire/frame.hpp"
 #include "wire/socket_type.hpp"
 
 #include <cstddef>
@@ -87,7 +88,7 @@ std::size_t write_ready_frame(std::span<std::uint8_t> out, socket_type self,
 
 // Complete ERROR frame; `reason` is cut to 255 octets. Returns octets written or 0
 // when `out` is too small (max_error_frame_size always suffices).
-inline constexpr std::size_t max_error_frame_size = 2 + 1 + 5 + 1 + 255;
+inline constexpr std::size_t max_error_frame_size = long_header_size + 1 + 5 + 1 + 255;
 std::size_t write_error_frame(std::span<std::uint8_t> out, std::string_view reason) noexcept;
 // Errors: malformed_error_command.
 wire_error parse_error_data(std::span<const std::uint8_t> data, std::string_view& reason) noexcept;

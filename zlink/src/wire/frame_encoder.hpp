@@ -63,6 +63,7 @@ public:
     bool add_pong(std::span<const std::uint8_t> context) noexcept;
 
     // Appends pre-encoded octets (e.g. the handshake's outgoing bytes), copied.
+    // Fails when they exceed the free staging space.
     bool add_raw(std::span<const std::uint8_t> bytes) noexcept;
 
     // The pending bytes in wire order. Valid until the next add()/consume().
