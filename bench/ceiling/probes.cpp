@@ -51,7 +51,7 @@ BandwidthResult stream_bandwidth(StreamKind kind, std::size_t msg_size, std::uin
         }
     });
     std::vector<char> buf(std::max<std::size_t>(write_size, 256 * 1024));
-    std::uint64_t got = 0;
+    std::uint64_t got = 0, got_at_start = 0;
     Clock::time_point start{};
     bool started = false;
     while (got < total) {
@@ -59,16 +59,15 @@ BandwidthResult stream_bandwidth(StreamKind kind, std::size_t msg_size, std::uin
         if (r == 0) break;
         got += r;
         if (!started && got >= warm) {
+            // Bytes up to here were sent before the clock started: not counted.
             start = Clock::now();
             started = true;
-            // Bytes beyond the warm-up in this read were sent before the clock
-            // started; leave them out of the count.
-            got = warm;
+            got_at_start = got;
         }
     }
     const auto end = Clock::now();
     sender.join();
-    return BandwidthResult{got - warm, seconds_between(start, end), write_size};
+    return BandwidthResult{got - got_at_start, seconds_between(start, end), write_size};
 }
 
 LatencySummary stream_round_trip(StreamKind kind, std::size_t msg_size, std::uint64_t samples, int timeout_ms) {

@@ -1,0 +1,80 @@
+"""`./testbed bench PATTERN --lib NAME --transport T --size N [...]`: run one bench
+binary built against the named library and print its validated JSON line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from testbed.bench import validate
+from testbed.bench.command import PASS_THROUGH, bench_argv, binary_for, run_bench
+from testbed.bench.patterns import (EXIT_ERROR, EXIT_OK, EXIT_USAGE, EXIT_VERIFY, PATTERN_TRANSPORTS,
+                                    PATTERNS, normalise_pattern)
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is negative")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pattern", help=f"one of {', '.join(PATTERNS)} (any case)")
+    parser.add_argument("--lib", required=True, help="registered library name (see ./testbed libs)")
+    parser.add_argument("--transport", required=True, choices=("tcp", "ipc", "inproc"))
+    parser.add_argument("--size", required=True, type=_non_negative, help="message size in bytes")
+    parser.add_argument("--count", type=_non_negative, help="measured messages (default: by size)")
+    parser.add_argument("--warmup", type=_non_negative, help="uncounted messages first")
+    parser.add_argument("--lat-count", type=_non_negative, help="measured round trips (default: by size)")
+    parser.add_argument("--lat-warmup", type=_non_negative, help="uncounted round trips first")
+    parser.add_argument("--io-threads", type=_non_negative, help="ZMQ_IO_THREADS (default $BENCH_IO_THREADS or 1)")
+    parser.add_argument("--hwm", type=_non_negative, help="SNDHWM/RCVHWM, 0 = unlimited (default 0)")
+    parser.add_argument("--sndbuf", type=_non_negative, help="ZMQ_SNDBUF (default: OS default)")
+    parser.add_argument("--rcvbuf", type=_non_negative, help="ZMQ_RCVBUF (default: OS default)")
+    parser.add_argument("--timeout-ms", type=_non_negative, help="peer/progress timeout (default 10000)")
+    parser.add_argument("--mode", choices=("thr", "lat", "both"), help="what to measure (default both)")
+    parser.add_argument("--pretty", action="store_true", help="indent the JSON")
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        pattern = normalise_pattern(args.pattern)
+    except ValueError as exc:
+        print(f"testbed bench: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.transport not in PATTERN_TRANSPORTS[pattern]:
+        print(f"testbed bench: {pattern} supports transport(s) {', '.join(PATTERN_TRANSPORTS[pattern])}, "
+              f"not {args.transport!r}", file=sys.stderr)
+        return EXIT_USAGE
+    # Imported here: the library table pulls in the build machinery.
+    from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
+    try:
+        lib = ensure_built(args.lib)
+    except LibraryUnavailable as exc:
+        print(f"testbed bench: library unavailable: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    binary = binary_for(lib, pattern)
+    if not binary.is_file():
+        print(f"testbed bench: {binary} does not exist (bench build of {args.lib} incomplete?)", file=sys.stderr)
+        return EXIT_ERROR
+    options = {name: getattr(args, name) for name in PASS_THROUGH}
+    run = run_bench(bench_argv(binary, args.transport, args.size, **options))
+    sys.stderr.write(run.stderr)
+    if run.exit_code not in (EXIT_OK, EXIT_VERIFY):
+        return run.exit_code
+    if run.result is None:
+        print(f"testbed bench: {binary.name} exited {run.exit_code} without a JSON line", file=sys.stderr)
+        return EXIT_ERROR
+    print(json.dumps(run.result, indent=1 if args.pretty else None))
+    if run.exit_code == EXIT_VERIFY:
+        return EXIT_VERIFY
+    problems = validate.bench_result_problems(
+        run.result, pattern=pattern, transport=args.transport, msg_size=args.size, library=lib.name,
+        build_id=lib.info.get("build_id"), count=args.count, lat_count=args.lat_count)
+    for problem in problems:
+        print(f"testbed bench: invalid result: {problem}", file=sys.stderr)
+    return EXIT_ERROR if problems else EXIT_OK

@@ -1,0 +1,169 @@
+"""Checks that a bench binary's JSON (docs/data-formats.md section 3) is complete and
+self-consistent. `bench_result_problems` returns a list of problems (empty = valid);
+the sweep runner and `./testbed bench` both call it, so a malformed or impossible
+result is never stored as if it were a measurement."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+SCHEMA = "testbed.bench/1"
+CEILING_SCHEMA = "testbed.ceiling/1"
+LATENCY_ORDER = ("min", "p50", "p90", "p99", "p999", "max")
+_REL = 1e-6  # the binary prints 9 significant digits
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=_REL, abs_tol=1e-9)
+
+
+def _number(obj: dict, key: str, where: str, problems: list[str], positive: bool = False) -> float | None:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        problems.append(f"{where}.{key} is {value!r}, expected a finite number")
+        return None
+    if positive and value <= 0:
+        problems.append(f"{where}.{key} is {value}, expected > 0")
+    return float(value)
+
+
+def latency_problems(lat: Any, where: str = "latency") -> list[str]:
+    problems: list[str] = []
+    if not isinstance(lat, dict):
+        return [f"{where} is {type(lat).__name__}, expected an object"]
+    values = [_number(lat, k, where, problems) for k in (*LATENCY_ORDER, "mean")]
+    if None in values:
+        return problems
+    ordered = values[: len(LATENCY_ORDER)]
+    if any(a > b for a, b in zip(ordered, ordered[1:])):
+        problems.append(f"{where} percentiles are not ordered: "
+                        + ", ".join(f"{k}={v}" for k, v in zip(LATENCY_ORDER, ordered)))
+    mean = values[-1]
+    if not ordered[0] - 1e-9 <= mean <= ordered[-1] + 1e-9:
+        problems.append(f"{where}.mean {mean} lies outside [min, max]")
+    if ordered[0] < 0:
+        problems.append(f"{where}.min is negative")
+    if lat.get("unit") != "us" or lat.get("measure") != "rtt/2":
+        problems.append(f"{where} unit/measure are {lat.get('unit')!r}/{lat.get('measure')!r}, expected 'us'/'rtt/2'")
+    if not isinstance(lat.get("count"), int) or lat["count"] <= 0:
+        problems.append(f"{where}.count is {lat.get('count')!r}, expected a positive integer")
+    return problems
+
+
+def _throughput_problems(thr: Any, msg_size: int) -> list[str]:
+    problems: list[str] = []
+    if not isinstance(thr, dict):
+        return [f"throughput is {type(thr).__name__}, expected an object"]
+    count = thr.get("count")
+    if not isinstance(count, int) or count <= 0:
+        return [f"throughput.count is {count!r}, expected a positive integer"]
+    fields = {k: _number(thr, k, "throughput", problems, positive=k.endswith("seconds"))
+              for k in ("receiver_seconds", "sender_seconds", "msgs_per_sec", "bytes_per_sec",
+                        "mb_per_sec", "sender_msgs_per_sec")}
+    if problems:
+        return problems
+    if not _close(fields["msgs_per_sec"], count / fields["receiver_seconds"]):
+        problems.append(f"throughput.msgs_per_sec {fields['msgs_per_sec']} != count/receiver_seconds "
+                        f"{count / fields['receiver_seconds']}")
+    if not _close(fields["sender_msgs_per_sec"], count / fields["sender_seconds"]):
+        problems.append("throughput.sender_msgs_per_sec != count/sender_seconds")
+    if not _close(fields["bytes_per_sec"], fields["msgs_per_sec"] * msg_size):
+        problems.append("throughput.bytes_per_sec != msgs_per_sec * msg_size")
+    if not _close(fields["mb_per_sec"], fields["bytes_per_sec"] / 1e6):
+        problems.append("throughput.mb_per_sec != bytes_per_sec / 1e6")
+    if thr.get("mb_unit") != "1e6 bytes":
+        problems.append(f"throughput.mb_unit is {thr.get('mb_unit')!r}, expected '1e6 bytes'")
+    if not isinstance(thr.get("warmup"), int) or thr["warmup"] < 1:
+        problems.append(f"throughput.warmup is {thr.get('warmup')!r}, expected an integer >= 1")
+    return problems
+
+
+def bench_result_problems(result: Any, *, pattern: str | None = None, transport: str | None = None,
+                          msg_size: int | None = None, library: str | None = None,
+                          build_id: str | None = None, count: int | None = None,
+                          lat_count: int | None = None) -> list[str]:
+    """Everything wrong with one bench result; keyword arguments are expectations
+    (what was asked for) that the result must match when given."""
+    if not isinstance(result, dict):
+        return [f"result is {type(result).__name__}, expected a JSON object"]
+    problems: list[str] = []
+    if result.get("schema") != SCHEMA:
+        problems.append(f"schema is {result.get('schema')!r}, expected {SCHEMA!r}")
+    lib = result.get("library")
+    if not isinstance(lib, dict) or not all(isinstance(lib.get(k), str) and lib.get(k) for k in
+                                            ("name", "version", "build_id")):
+        problems.append(f"library is {lib!r}, expected name/version/build_id strings")
+        lib = {}
+    expected = {"pattern": pattern, "transport": transport, "msg_size": msg_size}
+    for key, want in expected.items():
+        if want is not None and result.get(key) != want:
+            problems.append(f"{key} is {result.get(key)!r}, expected {want!r}")
+    size = result.get("msg_size")
+    if not isinstance(size, int) or size < 0:
+        problems.append(f"msg_size is {size!r}, expected a non-negative integer")
+        size = 0
+    if library is not None and lib.get("name") != library:
+        problems.append(f"library.name is {lib.get('name')!r}, expected {library!r}")
+    if build_id is not None and lib.get("build_id") != build_id:
+        problems.append(f"library.build_id is {lib.get('build_id')!r}, expected {build_id!r} (stale bench build?)")
+    thr, lat = result.get("throughput", "missing"), result.get("latency", "missing")
+    if thr == "missing" or lat == "missing":
+        problems.append("throughput and latency must both be present (null when --mode excluded them)")
+    if thr is None and lat is None:
+        problems.append("neither throughput nor latency was measured")
+    if thr not in (None, "missing"):
+        problems += _throughput_problems(thr, size)
+        if count is not None and isinstance(thr, dict) and thr.get("count") != count:
+            problems.append(f"throughput.count is {thr.get('count')!r}, expected {count}")
+    if lat not in (None, "missing"):
+        problems += latency_problems(lat)
+        if lat_count is not None and isinstance(lat, dict) and lat.get("count") != lat_count:
+            problems.append(f"latency.count is {lat.get('count')!r}, expected {lat_count}")
+    problems += _verify_problems(result.get("verify"), thr, lat)
+    settings = result.get("settings")
+    if not isinstance(settings, dict) or not all(k in settings for k in
+                                                 ("hwm", "io_threads", "linger", "sndbuf", "rcvbuf", "clock")):
+        problems.append("settings must hold hwm, io_threads, linger, sndbuf, rcvbuf and clock")
+    env = result.get("env")
+    if not isinstance(env, dict) or not all(isinstance(v, str) and k.startswith(("ZMQ_ASIO_", "BENCH_"))
+                                            for k, v in env.items()):
+        problems.append("env must map ZMQ_ASIO_*/BENCH_* names to strings")
+    return problems
+
+
+def _verify_problems(verify: Any, thr: Any, lat: Any) -> list[str]:
+    if not isinstance(verify, dict) or not isinstance(verify.get("ok"), bool):
+        return ["verify must be an object with a boolean 'ok'"]
+    if not verify["ok"]:
+        return [f"verification failed: {verify.get('error', '(no reason given)')}"]
+    problems = []
+    if isinstance(thr, dict) and not verify.get("received") == verify.get("expected") == thr.get("count"):
+        problems.append(f"verify.received {verify.get('received')} / expected {verify.get('expected')} "
+                        f"do not match throughput.count {thr.get('count')}")
+    if isinstance(lat, dict) and not verify.get("lat_received") == verify.get("lat_expected") == lat.get("count"):
+        problems.append("verify.lat_received / lat_expected do not match latency.count")
+    return problems
+
+
+def ceiling_problems(result: Any) -> list[str]:
+    """Everything wrong with a ceiling_probe result (schema testbed.ceiling/1)."""
+    if not isinstance(result, dict) or result.get("schema") != CEILING_SCHEMA:
+        return [f"not a {CEILING_SCHEMA} object"]
+    rows = result.get("rows")
+    if not isinstance(rows, list) or not rows:
+        return ["rows must be a non-empty list"]
+    problems: list[str] = []
+    for i, row in enumerate(rows):
+        where = f"rows[{i}]"
+        if not isinstance(row, dict) or row.get("transport") not in ("tcp", "ipc", "inproc"):
+            problems.append(f"{where}.transport must be tcp, ipc or inproc")
+            continue
+        thr = row.get("throughput")
+        if not isinstance(thr, dict):
+            problems.append(f"{where}.throughput must be an object")
+        else:
+            for key in ("bytes_per_sec", "msgs_per_sec", "seconds"):
+                _number(thr, key, f"{where}.throughput", problems, positive=True)
+        if row.get("latency") is not None:
+            problems += latency_problems(row["latency"], f"{where}.latency")
+    return problems

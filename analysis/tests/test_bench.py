@@ -1,0 +1,228 @@
+"""The bench harness against the real libzmq-4.3.5 build: every pattern x transport
+x size completes with self-consistent numbers; bad arguments, missing peers and
+injected faults end with the documented exit statuses. Counts are tiny: these
+tests check behaviour, not performance."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from testbed import cli
+from testbed.bench import validate
+from testbed.bench.command import bench_argv, run_bench
+from testbed.bench.patterns import PATTERN_TRANSPORTS, PATTERNS
+
+pytestmark = pytest.mark.slow
+
+LIB = "libzmq-4.3.5"
+SIZES = (64, 1024, 65536, 262144)
+# (count, lat_count) per size: enough to exercise warm-up, sampling and percentiles.
+SMALL_COUNTS = {64: (3000, 60), 1024: (2000, 60), 65536: (300, 30), 262144: (100, 20)}
+
+
+@pytest.fixture(scope="module")
+def lib():
+    from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
+    try:
+        return ensure_built(LIB)
+    except LibraryUnavailable as exc:
+        pytest.fail(f"{LIB} and its bench binaries are needed: {exc}")
+
+
+def run(lib, pattern, transport, size, *extra, env=None, **options):
+    argv = bench_argv(lib.bench_binary(pattern), transport, size, **options) + list(extra)
+    return run_bench(argv, timeout_s=60) if env is None else _run_env(argv, env)
+
+
+def _run_env(argv, env):
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        return run_bench(argv, timeout_s=60)
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
+MATRIX = [(p, t, s) for p in PATTERNS for t in PATTERN_TRANSPORTS[p] for s in SIZES]
+
+
+@pytest.mark.parametrize("pattern,transport,size", MATRIX, ids=[f"{p}-{t}-{s}" for p, t, s in MATRIX])
+def test_pattern_transport_size(lib, pattern, transport, size):
+    count, lat_count = SMALL_COUNTS[size]
+    r = run(lib, pattern, transport, size, count=count, lat_count=lat_count, timeout_ms=8000)
+    assert r.exit_code == 0, r.stderr
+    res = r.result
+    assert validate.bench_result_problems(res, pattern=pattern, transport=transport, msg_size=size,
+                                          library=LIB, build_id=lib.info["build_id"], count=count,
+                                          lat_count=lat_count) == []
+    thr, lat, ver = res["throughput"], res["latency"], res["verify"]
+    # Restated here so that a lenient validator cannot hide an inconsistency.
+    assert thr["count"] == ver["received"] == ver["expected"] == count
+    assert thr["msgs_per_sec"] == pytest.approx(count / thr["receiver_seconds"], rel=1e-6)
+    assert thr["bytes_per_sec"] == pytest.approx(thr["msgs_per_sec"] * size, rel=1e-6)
+    assert lat["count"] == ver["lat_received"] == lat_count
+    assert lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p999"] <= lat["max"]
+    assert 0 < lat["min"] <= lat["mean"] <= lat["max"]
+    # The binary really ran against the library under test, not a system copy.
+    assert Path(res["library"]["loaded_from"]).is_relative_to(lib.prefix.resolve())
+    assert res["settings"]["hwm"] == 0 and res["settings"]["linger"] == 0
+    assert f"{pattern} {transport} {size} B" in r.stderr  # the readable summary line
+
+
+def test_settings_and_environment_are_reported(lib):
+    r = run(lib, "PAIR", "tcp", 64, "--hwm", "5000", count=500, lat_count=20,
+            env={"BENCH_IO_THREADS": "2", "ZMQ_ASIO_EXAMPLE": "7"})
+    assert r.exit_code == 0, r.stderr
+    s = r.result["settings"]
+    assert (s["io_threads"], s["hwm"], s["clock"]) == (2, 5000, "std::chrono::steady_clock")
+    assert r.result["env"]["BENCH_IO_THREADS"] == "2" and r.result["env"]["ZMQ_ASIO_EXAMPLE"] == "7"
+
+
+@pytest.mark.parametrize("mode", ["thr", "lat"])
+def test_mode_leaves_the_other_measure_null(lib, mode):
+    r = run(lib, "DEALER_ROUTER", "inproc", 64, count=500, lat_count=20, mode=mode)
+    assert r.exit_code == 0, r.stderr
+    assert (r.result["throughput"] is None) == (mode == "lat")
+    assert (r.result["latency"] is None) == (mode == "thr")
+    assert validate.bench_result_problems(r.result) == []
+
+
+BAD_ARGS = [
+    ([], "--transport is required"),
+    (["--transport", "tcp"], "--size is required"),
+    (["--transport", "udp", "--size", "64"], "--transport"),
+    (["--transport", "tcp", "--size", "abc"], "--size"),
+    (["--transport", "tcp", "--size", "-1"], "--size"),
+    (["--transport", "tcp", "--size", "64", "--count", "0"], "--count"),
+    (["--transport", "tcp", "--size", "64", "--io-threads", "0"], "--io-threads"),
+    (["--transport", "tcp", "--size", "64", "--mode", "fast"], "--mode"),
+    (["--transport", "tcp", "--size", "64", "--bogus", "1"], "unknown option"),
+    (["--transport", "tcp", "--size", "64", "--count"], "needs a value"),
+    (["--transport", "tcp", "--size", "64", "--inject-fault", "melt"], "--inject-fault"),
+    (["--transport", "tcp", "--size", "64", "stray"], "unexpected argument"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD_ARGS, ids=[f for _, f in BAD_ARGS])
+def test_bad_arguments_exit_2_with_usage(lib, args, fragment):
+    r = run_bench([str(lib.bench_binary("PAIR")), *args], timeout_s=30)
+    assert r.exit_code == 2
+    assert fragment in r.stderr.splitlines()[0]
+    assert "usage: bench_pair" in r.stderr
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--transport", "ipc", "--size", "64"], "supports tcp only"),
+    (["--transport", "inproc", "--size", "64"], "supports tcp only"),
+    (["--transport", "tcp", "--size", "0"], "--size"),
+])
+def test_stream_refuses_what_it_cannot_do(lib, args, fragment):
+    r = run_bench([str(lib.bench_binary("STREAM")), *args], timeout_s=30)
+    assert r.exit_code == 2 and fragment in r.stderr and "usage:" in r.stderr
+
+
+def test_bad_environment_io_threads_exit_2(lib):
+    r = run(lib, "PAIR", "tcp", 64, env={"BENCH_IO_THREADS": "many"})
+    assert r.exit_code == 2 and "BENCH_IO_THREADS" in r.stderr
+
+
+NO_PEER = [("PAIR", "tcp"), ("PUBSUB", "ipc"), ("ROUTER_ROUTER_POLL", "inproc"), ("STREAM", "tcp")]
+
+
+@pytest.mark.parametrize("pattern,transport", NO_PEER)
+def test_missing_peer_times_out_with_exit_3(lib, pattern, transport):
+    start = time.monotonic()
+    r = run(lib, pattern, transport, 64, "--no-peer", timeout_ms=600)
+    elapsed = time.monotonic() - start
+    assert r.exit_code == 3, r.stderr
+    assert "timeout" in r.stderr and r.stdout == ""
+    assert 0.5 < elapsed < 5.0
+
+
+@pytest.mark.parametrize("pattern", ["PAIR", "ROUTER_ROUTER_POLL", "STREAM"])
+def test_stalled_sender_times_out_with_exit_3(lib, pattern):
+    start = time.monotonic()
+    r = run(lib, pattern, "tcp", 1024, "--inject-fault", "stall", count=2000, timeout_ms=700, mode="thr")
+    assert r.exit_code == 3, r.stderr
+    assert "timeout" in r.stderr
+    assert time.monotonic() - start < 6.0
+
+
+FAULTS = [(p, f) for p in PATTERNS for f in ("skip", "corrupt")]
+
+
+@pytest.mark.parametrize("pattern,fault", FAULTS, ids=[f"{p}-{f}" for p, f in FAULTS])
+def test_injected_fault_fails_verification_with_exit_4(lib, pattern, fault):
+    r = run(lib, pattern, "tcp", 1024, "--inject-fault", fault, count=1000, lat_count=10, timeout_ms=5000)
+    assert r.exit_code == 4, r.stderr
+    assert "verification failed" in r.stderr
+    assert r.result["verify"]["ok"] is False
+    expected = "lost" if fault == "skip" else "corrupt"
+    assert expected in r.result["verify"]["error"]
+    assert validate.bench_result_problems(r.result) != []
+
+
+def test_small_messages_are_checked_by_content(lib):
+    r = run(lib, "PAIR", "inproc", 4, "--inject-fault", "corrupt", count=1000)
+    assert r.exit_code == 4 and r.result["verify"]["method"] == "count+pattern"
+
+
+def test_ipc_endpoints_are_removed(lib):
+    before = set(glob.glob("/tmp/bench-ipc-*"))
+    r = run(lib, "PUBSUB", "ipc", 64, count=300, lat_count=10)
+    assert r.exit_code == 0, r.stderr
+    assert set(glob.glob("/tmp/bench-ipc-*")) <= before
+
+
+def test_cli_bench_prints_validated_json(lib, capsys):
+    code = cli.main(["bench", "router_router", "--lib", LIB, "--transport", "ipc", "--size", "1024",
+                     "--count", "500", "--lat-count", "20", "--timeout-ms", "5000"])
+    out = capsys.readouterr().out
+    assert code == 0
+    result = json.loads(out)
+    assert result["pattern"] == "ROUTER_ROUTER" and result["throughput"]["count"] == 500
+
+
+@pytest.mark.parametrize("argv", [
+    ["bench", "reqrep", "--lib", LIB, "--transport", "tcp", "--size", "64"],
+    ["bench", "stream", "--lib", LIB, "--transport", "ipc", "--size", "64"],
+])
+def test_cli_bench_rejects_bad_pattern_or_transport(argv, capsys):
+    assert cli.main(argv) == 2
+    assert "testbed bench:" in capsys.readouterr().err
+
+
+def test_cli_bench_unknown_library(capsys):
+    code = cli.main(["bench", "pair", "--lib", "no-such-lib", "--transport", "tcp", "--size", "64"])
+    assert code == 1
+    assert "no-such-lib" in capsys.readouterr().err
+
+
+def test_ceiling_reports_every_probe(lib, capsys):
+    code = cli.main(["ceiling", "--sizes", "64,65536", "--bytes", "4194304", "--lat-count", "100", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert validate.ceiling_problems(result) == []
+    rows = {(r["transport"], r["msg_size"]): r for r in result["rows"]}
+    assert set(rows) == {(t, s) for t in ("tcp", "ipc", "inproc") for s in (64, 65536)}
+    for (transport, size), row in rows.items():
+        thr = row["throughput"]
+        assert thr["bytes_per_sec"] > 0
+        assert thr["msgs_per_sec"] == pytest.approx(thr["bytes_per_sec"] / size, rel=1e-6)
+        assert (row["latency"] is None) == (transport == "inproc")
+    assert result["host"]["cpus"] >= 1
+
+
+def test_ceiling_table_and_bad_sizes(lib, capsys):
+    assert cli.main(["ceiling", "--sizes", "1024", "--bytes", "2097152", "--lat-count", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "tcp-loopback-nodelay" in out and "memcpy" in out and "RTT/2" in out
+    r = run_bench([str(lib.bench_dir / "ceiling_probe"), "--sizes", "64,x"], timeout_s=30)
+    assert r.exit_code == 2 and "--sizes" in r.stderr
