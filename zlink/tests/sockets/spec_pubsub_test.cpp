@@ -29,7 +29,7 @@ protected:
 // the start of the first frame of the message."
 TEST_P(PubSub, PrefixFiltering) {
     make_pair({"A", std::string("\0B", 2)});
-    for (const std::string m : {"Apple", "Banana", "A", "a-lower", std::string("\0Bz", 3), std::string("\0C", 2), "Avocado"})
+    for (const std::string &m : std::vector<std::string>{"Apple", "Banana", "A", "a-lower", std::string("\0Bz", 3), std::string("\0C", 2), "Avocado"})
         ASSERT_EQ(send(pub, m), static_cast<int>(m.size()));
     EXPECT_EQ(recv(sub), "Apple");
     EXPECT_EQ(recv(sub), "A");
