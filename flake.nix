@@ -50,7 +50,7 @@
           };
           devShells.default = pkgs.callPackage ./nix/devshell.nix { inherit testbed; };
           checks = callSet ./nix/checks.nix {
-            inherit testbed;
+            inherit testbed prebuilt;
             inherit (libraries) zlink;
             baseline = byCurve true;
             nixFiles = ./.;

@@ -27,7 +27,7 @@ let
 
   runExperiment =
     name:
-    app (describe name).description or "run the ${name} experiment" (writeShellApplication {
+    app (describe name).experiment.question or "run the ${name} experiment" (writeShellApplication {
       name = "experiment-${name}";
       runtimeInputs = [
         testbed

@@ -6,20 +6,22 @@
   nixfmt,
   zlink,
   testbed,
+  prebuilt,
   baseline,
   nixFiles,
 }:
 
 let
   inherit (testbed) env root;
-  # The checks run the Python code on a writable copy of the sources.
+  # The checks run the Python code on a writable copy of the sources, with the
+  # Nix-built libraries and benches (TESTBED_PREBUILT), so they build nothing.
   pythonCheck =
     name: script:
     runCommand name { nativeBuildInputs = [ env ]; } ''
       cp -r --no-preserve=mode ${root} work
       cd work
       export HOME=$TMPDIR MPLCONFIGDIR=$TMPDIR/mpl TESTBED_ROOT=$PWD TESTBED_PYTHON=${env}/bin/python
-      export PYTHONPATH=$PWD/analysis
+      export PYTHONPATH=$PWD/analysis TESTBED_PREBUILT=${prebuilt}
       ${script}
       touch $out
     '';

@@ -46,7 +46,7 @@ step "copy the tracked files to $work/flake"
 mkdir "$work/flake"
 # NIX_CHECK_UNTRACKED=1 also takes untracked (not ignored) files: for developing
 # before a commit. Without it the check sees what a git flake would see.
-list=(git ls-files -z); if [ "${NIX_CHECK_UNTRACKED:-}" = 1 ]; then list+=(-o --exclude-standard); fi
+list=(git ls-files -z); if [ "${NIX_CHECK_UNTRACKED:-}" = 1 ]; then list+=(-c -o --exclude-standard); fi
 "${list[@]}" | while IFS= read -r -d '' f; do
   if [ -e "$f" ]; then cp --parents -P -t "$work/flake" "$f"; else echo "note: $f is deleted in the working tree"; fi
 done
@@ -74,7 +74,7 @@ grep -q 'experiment-noise-floor' "$work/show.txt"
 pass "nix flake show (apps include experiment-noise-floor)"
 
 step "nix flake check (builds every check of $(nix eval --impure --raw --expr builtins.currentSystem))"
-nix flake check -L "${over[@]}" .
+nix flake check -L --keep-going "${over[@]}" .
 pass "nix flake check"
 
 step "nix build .#zlink"

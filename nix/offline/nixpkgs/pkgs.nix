@@ -322,10 +322,7 @@ let
     };
     gtest = hostPackage {
       pname = "gtest";
-      headers = [
-        "gtest"
-        "gmock"
-      ];
+      headers = [ "gtest" ];
     };
     libsodium = hostPackage {
       pname = "libsodium";
