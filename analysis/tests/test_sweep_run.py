@@ -214,3 +214,51 @@ def test_dry_run_estimate_uses_earlier_measurements(tmp_path):
     assert run_testbed(["run", str(exp), "--out", str(out), "--profile", "quick"], env_for(listing)).returncode == 0
     after = run_testbed(["run", str(exp), "--dry-run", "--out", str(out)], env_for(listing))
     assert "16 of 16 cells timed from earlier runs" in after.stdout, after.stdout
+
+
+def test_startup_cells_are_timed_by_hyperfine(tmp_path):
+    import shutil
+    if shutil.which("hyperfine") is None:
+        import pytest
+        pytest.skip("hyperfine not installed (./testbed setup installs it)")
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    text = (write_experiment(tmp_path).read_text()
+            .replace("[workload]", '[workload]\nkind = "startup"')
+            .replace('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR"]')
+            .replace("sizes = [64, 1024]", "sizes = [64]")
+            .replace("warmup_runs = 0", "warmup_runs = 0\nhyperfine_runs = 3")
+            .replace("repetitions = 2", "repetitions = 1"))
+    exp = write_experiment(tmp_path, text)
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    recs = read_results(only_run_dir(tmp_path / "out"))
+    assert len(recs) == 4
+    for r in recs:
+        assert r["kind"] == "startup" and r["status"] == "ok"
+        res = r["result"]
+        assert res["schema"] == "testbed.hyperfine/1" and res["runs"] == 3 and len(res["times"]) == 3
+        assert 0 < res["min"] <= res["median"] <= res["max"]
+        assert r["command"][r["command"].index("hyperfine"):][:1] == ["hyperfine"]
+
+
+def test_perf_record_cells_get_flamegraphs_or_a_stated_reason(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    text = (write_experiment(tmp_path).read_text()
+            .replace("repetitions = 2", "repetitions = 1")
+            + '\n[perf]\n[[perf.record]]\npattern = "PAIR"\nmsg_size = 64\nconfig = "baseline"\n')
+    text = text.replace("[profiles.quick]\nrepetitions = 1\n", "") + "\n[profiles.quick]\nrepetitions = 1\n"
+    exp = write_experiment(tmp_path, text)
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    flames = json.loads((run_dir / "manifest.json").read_text())["flamegraphs"]
+    assert sorted(f["library"] for f in flames) == ["libzmq-4.3.5", "zlink"]
+    assert len({f["group"] for f in flames}) == 1  # the two libraries of one configuration
+    for f in flames:
+        if "svg" in f:
+            assert (run_dir / "flamegraphs" / f["svg"]).read_text().lstrip().startswith("<?xml")
+        else:
+            assert f["error"]  # perf or inferno missing: said, not hidden
+    index = (run_dir / "flamegraphs" / "index.html").read_text()
+    assert "libzmq-4.3.5" in index and "zlink" in index
+    assert len(read_results(run_dir)) == 16  # profiling runs are not results

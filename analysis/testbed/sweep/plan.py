@@ -144,7 +144,7 @@ def order(cells: list[Cell], repetitions: int, seed: int, shuffle: bool = True,
 # previous run of the same experiment replace it when available.
 PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardown
 PER_MESSAGE_S = {"tcp": 0.30e-6, "ipc": 0.28e-6, "inproc": 0.20e-6}
-BYTES_PER_S = {"tcp": 1.4e9, "ipc": 1.6e9, "inproc": 4.0e9}
+BYTES_PER_S = {"tcp": 0.8e9, "ipc": 0.9e9, "inproc": 3.0e9}  # loaded-host loopback figures
 RTT_BASE_S = {"tcp": 90e-6, "ipc": 70e-6, "inproc": 50e-6}
 
 
