@@ -21,8 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _identity(m: dict) -> dict:
     """What must be equal for two runs to be merged."""
     return {
-        "experiment": m["experiment"]["name"],
-        "experiment.toml sha256": m["experiment"]["toml_sha256"],
+        "experiment": m["experiment"],
+        "experiment.toml sha256": m["experiment_toml_sha256"],
         "profile": m["profile"],
         "repetitions": m["repetitions"],
         "library pins": [(lib["label"], lib["name"], lib.get("build_id")) for lib in m["libraries"]

@@ -73,9 +73,9 @@ def _main(args: argparse.Namespace) -> int:
         if args.shard:
             return fail("--shard cannot change on --resume (the run directory records its shard)")
         exp = config.load(run_dir / runner.TOML_COPY, manifest["profile"], names)
-        if exp.name != manifest["experiment"]["name"]:
-            return fail(f"{run_dir} is a run of {manifest['experiment']['name']}, not {exp.name}")
-        source = Path(manifest["experiment"]["source"])
+        if exp.name != manifest["experiment"]:
+            return fail(f"{run_dir} is a run of {manifest['experiment']}, not {exp.name}")
+        source = Path(manifest["experiment_source"])
         if source.is_file() and config.load(source, manifest["profile"], names).toml_sha256 != exp.toml_sha256:
             runner.warn(f"{source} changed since this run started; resuming with the run's own copy")
         shard = (manifest["shard"]["index"], manifest["shard"]["total"]) if manifest["shard"] else None

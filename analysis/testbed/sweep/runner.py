@@ -65,8 +65,8 @@ def initial_manifest(exp: Experiment, run_id: str, shard, seed: int, cells, libs
                      perf: perfmod.PerfSetup, estimate_s: float, argv: list[str]) -> dict:
     return {
         "schema": MANIFEST_SCHEMA, "run_id": run_id, "status": "running",
-        "experiment": {"name": exp.name, "question": exp.question, "seed_report": exp.seed,
-                       "toml_sha256": exp.toml_sha256, "source": str(exp.path)},
+        "experiment": exp.name, "question": exp.question, "seed_report": exp.seed,
+        "experiment_toml_sha256": exp.toml_sha256, "experiment_source": str(exp.path),
         "profile": exp.profile, "shard": {"index": shard[0], "total": shard[1]} if shard else None,
         "shuffle_seed": seed, "interleave": exp.interleave, "shuffle": exp.shuffle,
         "repetitions": exp.repetitions, "warmup_runs": exp.warmup_runs,
@@ -187,7 +187,7 @@ def summarize(records: list[dict], pairs, ctx: RunContext) -> dict:
 def print_summary(m: dict, run_dir: Path, ctx: RunContext) -> None:
     s = m["summary"]
     out = sys.stderr
-    print(f"\n{m['experiment']['name']} ({m['profile']}): {m['status']}; "
+    print(f"\n{m['experiment']} ({m['profile']}): {m['status']}; "
           f"{s['ok']} ok, {s['failed']} failed of {s['planned']} planned runs", file=out)
     for f in s["failures"][:20]:
         print(f"  {f['status']}: {f['library']} {f['pattern']} {f['transport']} {f['msg_size']}B "
