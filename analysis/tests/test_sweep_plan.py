@@ -100,3 +100,9 @@ def test_store_tolerates_and_repairs_a_torn_last_line(tmp_path):
     text = (tmp_path / store.RESULTS_NAME).read_text()
     assert text.endswith("}\n") and len(text.splitlines()) == 2
     assert all(json.loads(line) for line in text.splitlines())
+
+
+def test_order_without_interleaving_is_library_major(tmp_path):
+    pairs = plan.order(plan.expand(load(tmp_path)), 1, seed=1, interleave=False)
+    libs = [c.library for c, _ in pairs]
+    assert libs == ["libzmq-4.3.5"] * 8 + ["zlink"] * 8

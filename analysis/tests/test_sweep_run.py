@@ -123,9 +123,12 @@ def test_ctrl_c_leaves_a_resumable_run_and_prints_the_command(tmp_path):
     run_dir = only_run_dir(out)
     assert f"--resume {run_dir}" in err
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
-    resumed = run_testbed(["run", str(exp), "--out", str(out), "--resume", str(run_dir)], env_for(listing))
+    # bare --resume finds the newest unfinished run of the experiment
+    resumed = run_testbed(["run", str(exp), "--out", str(out), "--resume"], env_for(listing))
     assert resumed.returncode == 0, resumed.stderr
     assert len(set(keys(read_results(run_dir)))) == len(read_results(run_dir)) == 32
+    nothing = run_testbed(["run", str(exp), "--out", str(out), "--resume"], env_for(listing))
+    assert nothing.returncode == 2 and "no unfinished run" in nothing.stderr
 
 
 def test_two_shards_merged_equal_one_unsharded_run(tmp_path):

@@ -123,10 +123,9 @@ def order(cells: list[Cell], repetitions: int, seed: int, shuffle: bool = True,
     groups = list(by_group)
     if not interleave:
         # Library-major: every cell of one library, then the next (for comparison only).
-        out = []
-        for rep in range(repetitions):
-            out += [(c, rep) for c in cells]
-        return out
+        libs = list(dict.fromkeys(c.library for c in cells))
+        by_lib = sorted(cells, key=lambda c: libs.index(c.library))  # stable: plan order within
+        return [(c, rep) for rep in range(repetitions) for c in by_lib]
     out = []
     for rep in range(repetitions):
         keys = groups[:]
