@@ -155,6 +155,23 @@ def test_stalled_sender_times_out_with_exit_3(lib, pattern):
     assert time.monotonic() - start < 6.0
 
 
+def test_watchdog_ends_a_hang_where_no_socket_timeout_applies(lib):
+    start = time.monotonic()
+    r = run(lib, "PAIR", "inproc", 64, "--inject-fault", "hang", count=500, lat_count=10, timeout_ms=400)
+    assert r.exit_code == 3, r.stderr
+    assert "watchdog" in r.stderr and r.stdout == ""  # nothing printed that looks like a result
+    assert time.monotonic() - start < 8.0
+
+
+def test_pubsub_with_finite_hwm_explains_its_drops(lib):
+    r = run(lib, "PUBSUB", "inproc", 1024, count=200000, lat_count=10, hwm=10, mode="thr")
+    # PUB may drop at the HWM; if it did, the failure must say why.
+    if r.exit_code == 4:
+        assert "high-water mark by design" in r.result["verify"]["error"]
+    else:
+        assert r.exit_code == 0, r.stderr
+
+
 FAULTS = [(p, f) for p in PATTERNS for f in ("skip", "corrupt")]
 
 

@@ -32,8 +32,9 @@ void print_usage(std::FILE* out, const PatternTraits& t) {
         "  --rcvbuf N         ZMQ_RCVBUF bytes (default -1 = OS default)\n"
         "  --timeout-ms N     peer/progress timeout, 1..3600000 (default 10000)\n"
         "  test only:\n"
-        "  --inject-fault F   skip|corrupt|stall: the sender skips a sequence number,\n"
-        "                     corrupts a message, or stops half way (expect exit 4, 4, 3)\n"
+        "  --inject-fault F   skip|corrupt|stall|hang: the sender skips a sequence number,\n"
+        "                     corrupts a message, stops half way, or the harness hangs at\n"
+        "                     shutdown (expect exit 4, 4, 3, 3)\n"
         "  --no-peer          run the receiver alone (expect exit 3 after --timeout-ms)\n"
         "exit status: 0 ok, 1 library/system error, 2 bad arguments, 3 timeout,\n"
         "             4 verification failed. One JSON line on stdout (also on exit 4).\n",
@@ -152,7 +153,8 @@ Options parse_options(int argc, char** argv, const PatternTraits& t) {
             if (val == "skip") o.fault = Fault::skip;
             else if (val == "corrupt") o.fault = Fault::corrupt;
             else if (val == "stall") o.fault = Fault::stall;
-            else usage_error(t, "--inject-fault: '" + std::string(val) + "' is not one of skip, corrupt, stall");
+            else if (val == "hang") o.fault = Fault::hang;
+            else usage_error(t, "--inject-fault: '" + std::string(val) + "' is not one of skip, corrupt, stall, hang");
         } else {
             usage_error(t, "unknown option '" + std::string(flag) + "'");
         }
@@ -170,7 +172,7 @@ Options parse_options(int argc, char** argv, const PatternTraits& t) {
     if (!have_warmup) o.warmup = std::max<std::uint64_t>(1, std::min<std::uint64_t>(o.count / 20, 10'000));
     if (!have_lat_count) o.lat_count = default_lat_count(o.size);
     if (!have_lat_warmup) o.lat_warmup = std::max<std::uint64_t>(10, std::min<std::uint64_t>(o.lat_count / 10, 1000));
-    if (o.fault != Fault::none && o.mode == Mode::lat)
+    if (o.fault != Fault::none && o.fault != Fault::hang && o.mode == Mode::lat)
         usage_error(t, "--inject-fault acts in the throughput phase; use --mode thr or both");
     if (o.fault != Fault::none && o.count < 4)
         usage_error(t, "--inject-fault needs --count >= 4");

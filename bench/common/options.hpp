@@ -21,6 +21,7 @@ struct PatternTraits {
     const char* name;         // "PAIR", "STREAM", ...
     bool tcp_only = false;    // STREAM talks to a plain TCP peer
     std::size_t min_size = 0; // STREAM cannot send an empty frame (it means "close")
+    bool drops_at_hwm = false; // PUB drops (by design) instead of blocking at the HWM
 };
 
 struct Options {

@@ -23,9 +23,10 @@ namespace bench {
 
 inline constexpr std::uint64_t kSamplePeriod = 64;
 
-// Test-only faults injected by the sender in the throughput phase; they live in the
-// shared harness so that they behave identically for every library.
-enum class Fault { none, skip, corrupt, stall };
+// Test-only faults; they live in the shared harness so that they behave identically
+// for every library. skip/corrupt/stall: the sender in the throughput phase;
+// hang: the harness itself stops making progress at shutdown (the watchdog must end it).
+enum class Fault { none, skip, corrupt, stall, hang };
 
 std::uint8_t pattern_byte(std::uint64_t seq, std::size_t index);
 bool is_sampled(std::uint64_t seq);

@@ -47,8 +47,11 @@ void sender_loop(End& a, const Options& o, ProgressSlot& progress, double& sende
     sender_seconds = seconds_between(start, Clock::now());
 }
 
-ThroughputResult run_throughput(Channel& ch, const Options& o, Watchdog& wd) {
+ThroughputResult run_throughput(Channel& ch, const Options& o, const PatternTraits& traits, Watchdog& wd) {
     wd.set_phase("throughput");
+    const std::string drop_hint = traits.drops_at_hwm && o.hwm > 0
+        ? " (this pattern drops messages at the high-water mark by design; a lossless run needs --hwm 0)"
+        : "";
     double sender_seconds = 0;
     std::thread sender([&] { sender_loop(*ch.a, o, wd.slot(1), sender_seconds); });
 
@@ -60,7 +63,7 @@ ThroughputResult run_throughput(Channel& ch, const Options& o, Watchdog& wd) {
     Clock::time_point start{};
     for (std::uint64_t i = 0; i < total; ++i) {
         const View m = ch.b->recv();
-        if (!verifier.check(m.data, m.size, i)) exit_verify("throughput: " + verifier.error());
+        if (!verifier.check(m.data, m.size, i)) exit_verify("throughput: " + verifier.error() + drop_hint);
         // The clock starts when the last warm-up message is in, so the timed span
         // covers exactly `count` messages.
         if (i + 1 == o.warmup) start = Clock::now();
@@ -156,12 +159,14 @@ int run_benchmark(int argc, char** argv, const PatternSpec& spec) {
 
     std::optional<ThroughputResult> thr;
     std::optional<LatencyResult> lat;
-    if (o.mode != Mode::lat) thr = run_throughput(ch, o, wd);
+    if (o.mode != Mode::lat) thr = run_throughput(ch, o, spec.traits, wd);
     if (o.mode != Mode::thr) lat = run_latency(ch, o, wd);
 
     // Shut down before printing: a library that hangs in close/term must not leave
     // a result behind that looks complete (the watchdog turns the hang into exit 3).
     wd.set_phase("shutdown");
+    if (o.fault == Fault::hang)  // no timeout of ours applies here: only the watchdog can end this
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     ch.a.reset();
     ch.b.reset();
     ch.close();

@@ -27,5 +27,5 @@ static Channel make_channel(void* ctx, const Options& o) {
 }
 
 int main(int argc, char** argv) {
-    return run_benchmark(argc, argv, PatternSpec{{"PUBSUB"}, ZMQ_SUB, make_channel});
+    return run_benchmark(argc, argv, PatternSpec{{"PUBSUB", false, 0, true}, ZMQ_SUB, make_channel});
 }
