@@ -133,6 +133,7 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
         .value("mode", to_string(o.mode))
         .value("clock", kClockName)
         .value("process_model", "one process, sender and receiver threads, one context")
+        .value("warmup_barrier", true)
         .value("topology", g_info.topology)
         .value("cxx_flags", BENCH_CXX_FLAGS)
         .value("compiler", compiler_id())

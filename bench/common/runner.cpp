@@ -1,5 +1,6 @@
 #include "runner.hpp"
 
+#include <atomic>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -24,14 +25,24 @@ std::uint64_t fault_seq(const Options& o) {
     return s < o.warmup ? o.warmup + o.count / 2 : s;
 }
 
-void sender_loop(End& a, const Options& o, ProgressSlot& progress, double& sender_seconds) {
+// The warm-up ends with a barrier: the sender waits until the receiver has every
+// warm-up message before it sends the first measured one. Both timed windows then
+// start with empty queues, so the receiver cannot look faster than the transfer by
+// draining a backlog the sender built up before the receiver's clock started.
+void sender_loop(End& a, const Options& o, ProgressSlot& progress, const std::atomic<bool>& go,
+                 double& sender_seconds) {
     PayloadMaker maker(o.size);
     const std::uint64_t total = o.warmup + o.count;
     const std::uint64_t bad = fault_seq(o);
     Clock::time_point start{};
     a.begin_burst();
     for (std::uint64_t i = 0; i < total; ++i) {
-        if (i == o.warmup) start = Clock::now();
+        if (i == o.warmup) {
+            a.end_burst();  // a batching peer must hand over the whole warm-up
+            while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+            a.begin_burst();
+            start = Clock::now();
+        }
         std::uint64_t seq = i;
         if (o.fault != Fault::none && i >= bad) {
             if (o.fault == Fault::skip) seq = i + 1;  // one sequence number never sent
@@ -53,7 +64,8 @@ ThroughputResult run_throughput(Channel& ch, const Options& o, const PatternTrai
         ? " (this pattern drops messages at the high-water mark by design; a lossless run needs --hwm 0)"
         : "";
     double sender_seconds = 0;
-    std::thread sender([&] { sender_loop(*ch.a, o, wd.slot(1), sender_seconds); });
+    std::atomic<bool> go{false};
+    std::thread sender([&] { sender_loop(*ch.a, o, wd.slot(1), go, sender_seconds); });
 
     Verifier verifier(o.size);
     VerifyState& vs = verify_state();
@@ -64,9 +76,12 @@ ThroughputResult run_throughput(Channel& ch, const Options& o, const PatternTrai
     for (std::uint64_t i = 0; i < total; ++i) {
         const View m = ch.b->recv();
         if (!verifier.check(m.data, m.size, i)) exit_verify("throughput: " + verifier.error() + drop_hint);
-        // The clock starts when the last warm-up message is in, so the timed span
-        // covers exactly `count` messages.
-        if (i + 1 == o.warmup) start = Clock::now();
+        // The clock starts when the last warm-up message is in (and releases the
+        // sender), so the timed span covers exactly `count` messages.
+        if (i + 1 == o.warmup) {
+            start = Clock::now();
+            go.store(true, std::memory_order_release);
+        }
         if (i >= o.warmup) ++vs.received;
         progress.kick();
     }
