@@ -1,0 +1,170 @@
+"""Raw run directory (manifest.json + results.jsonl, data-formats section 4) -> tidy table,
+and reading/writing tidy tables as CSV or parquet with their schema version."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import schema
+
+CELL_SCHEMA = "testbed.cell/1"
+
+# bench JSON field -> tidy metric (data-formats section 3 -> section 5)
+THROUGHPUT_FIELDS = {"msgs_per_sec": "throughput_msgs", "mb_per_sec": "throughput_mbps",
+                     "sender_msgs_per_sec": "sender_msgs"}
+LATENCY_FIELDS = {"p50": "lat_p50_us", "p90": "lat_p90_us", "p99": "lat_p99_us",
+                  "p999": "lat_p999_us", "max": "lat_max_us", "mean": "lat_mean_us"}
+
+
+class RunDirError(ValueError):
+    pass
+
+
+def read_manifest(run_dir: Path) -> dict:
+    path = Path(run_dir) / "manifest.json"
+    if not path.is_file():
+        raise RunDirError(f"{run_dir}: no manifest.json (a run directory holds manifest.json and results.jsonl)")
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise RunDirError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def read_cells(run_dir: Path) -> list[dict]:
+    """Every cell attempt line. A torn last line (run interrupted mid-write) is skipped
+    with a warning; a bad line anywhere else is an error, since it means corruption."""
+    path = Path(run_dir) / "results.jsonl"
+    if not path.is_file():
+        raise RunDirError(f"{run_dir}: no results.jsonl")
+    lines = path.read_text().splitlines()
+    cells = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            cell = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                print(f"warning: {path}:{number}: torn last line skipped (interrupted run?)", file=sys.stderr)
+                continue
+            raise RunDirError(f"{path}:{number}: not valid JSON") from None
+        if cell.get("schema") != CELL_SCHEMA:
+            raise RunDirError(f"{path}:{number}: schema {cell.get('schema')!r}, expected {CELL_SCHEMA!r}")
+        cells.append(cell)
+    # A merged or resumed run may repeat an attempt: the last line wins.
+    unique = {(c["cell_id"], c["repetition"]): c for c in cells}
+    return list(unique.values())
+
+
+def _metrics(cell: dict) -> list[tuple[str, float, str]]:
+    result = cell.get("result") or {}
+    out = []
+    thr = result.get("throughput") or {}
+    for field, name in THROUGHPUT_FIELDS.items():
+        if thr.get(field) is not None:
+            out.append((name, float(thr[field]), schema.METRICS[name].unit))
+    lat = result.get("latency") or {}
+    for field, name in LATENCY_FIELDS.items():
+        if lat.get(field) is not None:
+            out.append((name, float(lat[field]), "us"))
+    perf = cell.get("perf") or {}
+    if perf.get("available"):
+        for event, rec in sorted((perf.get("events") or {}).items()):
+            if isinstance(rec, dict) and isinstance(rec.get("value"), (int, float)):
+                out.append(("perf_" + event.replace("-", "_"), float(rec["value"]), rec.get("unit", "")))
+    return out
+
+
+def load_run(run_dir: Path) -> pd.DataFrame:
+    """One row per repetition x metric. A failed or timed-out attempt keeps one row with
+    an empty metric and no value, so reports can list it."""
+    run_dir = Path(run_dir)
+    manifest = read_manifest(run_dir)
+    run_id = manifest.get("run_id") or run_dir.name
+    experiment = manifest.get("experiment") or run_dir.parent.name
+    rows = []
+    for cell in read_cells(run_dir):
+        ident = {
+            "run_id": run_id, "experiment": experiment, "cell_id": cell["cell_id"],
+            "repetition": cell["repetition"], "library": cell["library"], "pattern": cell["pattern"],
+            "transport": cell["transport"], "msg_size": cell["msg_size"],
+            "io_threads": cell.get("io_threads", 1), "config": cell.get("config") or "",
+            "status": cell.get("status", "ok"),
+        }
+        ident.update({schema.PARAM_PREFIX + k: str(v) for k, v in (cell.get("params") or {}).items()})
+        common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": "",
+                  "spread": np.nan, "n_summarized": 1, "value_precise": np.nan}
+        metrics = _metrics(cell) if ident["status"] == "ok" else []
+        if not metrics:
+            rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})
+        for name, value, unit in metrics:
+            rows.append({**ident, "metric": name, "value": value, "unit": unit, **common})
+    if not rows:
+        raise RunDirError(f"{run_dir}: results.jsonl holds no cells")
+    return schema.conform(pd.DataFrame(rows))
+
+
+def failed_attempts(df: pd.DataFrame) -> pd.DataFrame:
+    cols = ["pattern", "transport", "msg_size", "config", "library", "repetition", "status"]
+    return df[df["status"] != "ok"][cols].drop_duplicates().reset_index(drop=True)
+
+
+def ok_metrics(df: pd.DataFrame) -> pd.DataFrame:
+    return df[(df["status"] == "ok") & (df["metric"] != "")]
+
+
+# --- tidy tables on disk -------------------------------------------------------------
+
+def write_csv(df: pd.DataFrame, path: Path) -> None:
+    """First line names the schema; floats in shortest round-trip form, so rewriting
+    the same table gives the same bytes."""
+    df = schema.conform(df)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = df.to_csv(index=False, lineterminator="\n")
+    path.write_text(f"# {schema.TAG}\n{body}")
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    path = Path(path)
+    with path.open() as fh:
+        first = fh.readline().strip()
+    version = 1
+    if first.startswith("# testbed.tidy/"):
+        version = int(first.rsplit("/", 1)[1])
+    df = pd.read_csv(path, skiprows=1 if first.startswith("#") else 0, dtype=str,
+                     keep_default_na=False)
+    for col in schema.NUMERIC:
+        if col in df.columns:
+            df[col] = pd.to_numeric(df[col].replace("", np.nan))
+    return schema.conform(schema.migrate(df, version))
+
+
+def write_parquet(df: pd.DataFrame, path: Path) -> None:
+    table = pa.Table.from_pandas(schema.conform(df), preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta[b"testbed.schema"] = schema.TAG.encode()
+    pq.write_table(table.replace_schema_metadata(meta), Path(path))
+
+
+def read_parquet(path: Path) -> pd.DataFrame:
+    table = pq.read_table(Path(path))
+    tag = (table.schema.metadata or {}).get(b"testbed.schema", b"testbed.tidy/1").decode()
+    return schema.conform(schema.migrate(table.to_pandas(), int(tag.rsplit("/", 1)[1])))
+
+
+def read_tidy(path: Path) -> pd.DataFrame:
+    path = Path(path)
+    if path.is_dir():
+        return load_run(path)
+    if path.suffix == ".parquet":
+        return read_parquet(path)
+    if path.suffix == ".csv":
+        return read_csv(path)
+    raise ValueError(f"{path}: expected a run directory, a .csv or a .parquet tidy table")
