@@ -48,29 +48,42 @@ def _table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(args: argparse.Namespace) -> int:
+class CeilingError(Exception):
+    """The probe could not run or gave an invalid result; `exit_code` says how it ended."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_ERROR):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_count: int | None = None,
+                    lib: str = "libzmq-4.3.5") -> dict:
+    """Runs ceiling_probe and returns its validated result plus `host` (for reports
+    that join library results with the ceiling on (transport, msg_size))."""
     from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
     try:
-        lib = ensure_built(args.lib)
+        build = ensure_built(lib)
     except LibraryUnavailable as exc:
-        print(f"testbed ceiling: library unavailable: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    probe = lib.bench_dir / "ceiling_probe"
-    argv = [str(probe), "--sizes", args.sizes]
-    if args.bytes is not None:
-        argv += ["--bytes", str(args.bytes)]
-    if args.lat_count is not None:
-        argv += ["--lat-count", str(args.lat_count)]
+        raise CeilingError(f"library unavailable: {exc}") from exc
+    argv = [str(build.bench_dir / "ceiling_probe"), "--sizes", sizes]
+    if nbytes is not None:
+        argv += ["--bytes", str(nbytes)]
+    if lat_count is not None:
+        argv += ["--lat-count", str(lat_count)]
     run = run_bench(argv)
     if run.exit_code != EXIT_OK or run.result is None:
-        sys.stderr.write(run.stderr)
-        print(f"testbed ceiling: ceiling_probe exited {run.exit_code}", file=sys.stderr)
-        return run.exit_code or EXIT_ERROR
+        raise CeilingError(f"ceiling_probe exited {run.exit_code}: {run.stderr.strip()}", run.exit_code or EXIT_ERROR)
     problems = validate.ceiling_problems(run.result)
     if problems:
-        for problem in problems:
-            print(f"testbed ceiling: invalid result: {problem}", file=sys.stderr)
-        return EXIT_ERROR
-    result = {**run.result, "host": _host()}
+        raise CeilingError("invalid ceiling_probe result: " + "; ".join(problems))
+    return {**run.result, "host": _host()}
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        result = measure_ceiling(args.sizes, args.bytes, args.lat_count, args.lib)
+    except CeilingError as exc:
+        print(f"testbed ceiling: {exc}", file=sys.stderr)
+        return exc.exit_code
     print(json.dumps(result) if args.json else _table(result))
     return EXIT_OK
