@@ -41,23 +41,27 @@ def reference_library(libraries) -> str | None:
     return refs[0] if refs else None
 
 
+def _label(lib: dict) -> str | None:
+    return lib.get("label") or lib.get("name")
+
+
+def manifest_reference(manifest: dict) -> str | None:
+    """The reference library's label as the runner recorded it, else by name."""
+    if isinstance(manifest.get("reference"), str):
+        return manifest["reference"]
+    libs = [l for l in manifest.get("libraries") or [] if isinstance(l, dict)]
+    return reference_library(n for n in map(_label, libs) if n)
+
+
 def aa_aliases(manifest: dict) -> frozenset[str]:
-    """Libraries that are the reference under another name: same build as the
-    reference (equal build_id), or declared with "alias_of" in the manifest."""
-    libs = manifest.get("libraries") or []
-    if isinstance(libs, dict):
-        libs = [{"name": k, **(v if isinstance(v, dict) else {})} for k, v in libs.items()]
-    names = [lib.get("alias") or lib.get("name") for lib in libs if isinstance(lib, dict)]
-    ref = reference_library(n for n in names if n)
-    if ref is None:
+    """Labels that are the reference build under another name (same build_id): the
+    A/A pairs of a noise-floor experiment."""
+    libs = [l for l in manifest.get("libraries") or [] if isinstance(l, dict)]
+    ref = manifest_reference(manifest)
+    ref_build = next((l.get("build_id") for l in libs if _label(l) == ref), None)
+    if not ref_build:
         return frozenset()
-    ref_build = next((lib.get("build_id") for lib in libs if (lib.get("alias") or lib.get("name")) == ref), None)
-    out = set()
-    for lib in libs:
-        name = lib.get("alias") or lib.get("name")
-        if name and name != ref and (lib.get("alias_of") == ref or (ref_build and lib.get("build_id") == ref_build)):
-            out.add(name)
-    return frozenset(out)
+    return frozenset(_label(l) for l in libs if _label(l) != ref and l.get("build_id") == ref_build)
 
 
 def reference_config(cells: pd.DataFrame) -> str | None:
@@ -70,7 +74,7 @@ def reference_config(cells: pd.DataFrame) -> str | None:
     sets = {}
     for cfg in configs:
         sub = cells[cells["config"] == cfg]
-        sets[cfg] = {(p, v) for p in params for v in sub[p].unique() if v != ""}
+        sets[cfg] = {(p, v) for p in params for v in sub[p].unique() if v not in ("", "unset")}
     roots = [c for c in configs if all(sets[c] <= sets[o] for o in configs)]
     roots = [c for c in roots if not any(sets[c] == sets[o] for o in configs if o != c)]
     return roots[0] if len(roots) == 1 else None
@@ -164,7 +168,7 @@ def _threshold(noise_floor: dict | None, transport: str, metric: str, min_effect
 
 
 def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), noise_floor: dict | None = None,
-            min_effect: float = DEFAULT_MIN_EFFECT, metrics=None) -> pd.DataFrame:
+            min_effect: float = DEFAULT_MIN_EFFECT, metrics=None, reference: str | None = None) -> pd.DataFrame:
     """Every library pair and configuration pair in the tidy table `df`."""
     cells = cell_table(df)
     if cells.empty:
@@ -175,7 +179,7 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), noise_floor
     for scope, sc in cells.groupby(SCOPE, sort=True):
         if "lat_p50_us" in set(sc["metric"]):  # percentiles measured: the mean adds nothing
             sc = sc[sc["metric"] != "lat_mean_us"]
-        ref_lib = reference_library(sc["library"])
+        ref_lib = reference if reference in set(sc["library"]) else reference_library(sc["library"])
         ref_cfg = reference_config(sc)
         index = {tuple(r[c] for c in CELL): r for r in sc.to_dict("records")}
         for key, cand in sorted(index.items()):
@@ -209,7 +213,7 @@ def compare_run(df: pd.DataFrame, manifest: dict, extra_floor: dict | None = Non
                 min_effect: float = DEFAULT_MIN_EFFECT) -> tuple[pd.DataFrame, dict]:
     """Compare a run, using the noise floor of its own A/A pairs and of a referenced
     noise-floor run (extra_floor), whichever is larger per transport and metric."""
-    first = compare(df, aa_aliases(manifest), None, min_effect)
+    first = compare(df, aa_aliases(manifest), None, min_effect, reference=manifest_reference(manifest))
     floor = dict(extra_floor or {})
     for k, v in noise_floor(first).items():
         floor[k] = max(floor.get(k, 0.0), v)

@@ -65,6 +65,10 @@ def read_cells(run_dir: Path) -> list[dict]:
 def _metrics(cell: dict) -> list[tuple[str, float, str]]:
     result = cell.get("result") or {}
     out = []
+    if result.get("schema") == "testbed.hyperfine/1":  # kind "startup": whole-process time
+        if result.get("median") is not None:
+            out.append(("startup_s", float(result["median"]), "s"))
+        return out
     thr = result.get("throughput") or {}
     for field, name in THROUGHPUT_FIELDS.items():
         if thr.get(field) is not None:
@@ -88,6 +92,8 @@ def load_run(run_dir: Path) -> pd.DataFrame:
     manifest = read_manifest(run_dir)
     run_id = manifest.get("run_id") or run_dir.name
     experiment = manifest.get("experiment") or run_dir.parent.name
+    if isinstance(experiment, dict):  # early runs nested name, question and hash here
+        experiment = experiment.get("name") or run_dir.parent.name
     rows = []
     for cell in read_cells(run_dir):
         ident = {

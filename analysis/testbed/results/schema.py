@@ -48,12 +48,13 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     # Published reports state one latency figure per cell without naming the
     # statistic; the old harnesses used libzmq's perf tools, which print an average.
     Metric("lat_mean_us", "us", False, "Latency"),
+    Metric("startup_s", "s", False, "Startup"),
     Metric("cv_throughput_pct", "%", False, "Throughput CV"),
     Metric("cv_latency_pct", "%", False, "Latency CV"),
 ]}
 
 # What the reports compare, in this order.
-COMPARED_METRICS = ["throughput_msgs", "lat_p50_us", "lat_p99_us", "lat_mean_us"]
+COMPARED_METRICS = ["throughput_msgs", "lat_p50_us", "lat_p99_us", "lat_mean_us", "startup_s"]
 
 
 def metric(name: str) -> Metric:
