@@ -1,0 +1,30 @@
+/* zlink.h: zlink-only extensions to zmq.h.  Include after (or instead of)
+   zmq.h; everything here is absent from libzmq, so portable programs guard
+   their use with #ifdef ZLINK_VERSION_MAJOR. */
+#ifndef ZLINK_H_INCLUDED
+#define ZLINK_H_INCLUDED
+
+#include "zmq.h"
+
+#define ZLINK_VERSION_MAJOR 0
+#define ZLINK_VERSION_MINOR 1
+#define ZLINK_VERSION_PATCH 0
+
+/* Context options (zmq_ctx_set / zmq_ctx_get) for the I/O tuning knobs.
+   Each is first read from the environment variable of the same name when the
+   context is created; zmq_ctx_set overrides it for sockets created later.
+   Sizes are bytes.  A per-transport batch size, when set (> 0), wins over the
+   global one; -1 means "not set, use the global value".  See README.md for
+   defaults and limits. */
+#define ZMQ_ASIO_IN_BATCH_SIZE 0x5a4c01
+#define ZMQ_ASIO_OUT_BATCH_SIZE 0x5a4c02
+#define ZMQ_ASIO_IN_BATCH_SIZE_TCP 0x5a4c03
+#define ZMQ_ASIO_OUT_BATCH_SIZE_TCP 0x5a4c04
+#define ZMQ_ASIO_IN_BATCH_SIZE_IPC 0x5a4c05
+#define ZMQ_ASIO_OUT_BATCH_SIZE_IPC 0x5a4c06
+#define ZMQ_ASIO_IN_BATCH_SIZE_INPROC 0x5a4c07
+#define ZMQ_ASIO_OUT_BATCH_SIZE_INPROC 0x5a4c08
+/* Maximum bytes handed to one write system call on tcp; 0 = library default. */
+#define ZMQ_ASIO_TCP_MAX_TRANSFER 0x5a4c09
+
+#endif

@@ -1,0 +1,259 @@
+#include "core/ctx.hpp"
+
+#include <asio/posix/stream_descriptor.hpp>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+#include "core/forwarder.hpp"
+#include "core/io_thread.hpp"
+#include "core/pipe.hpp"
+#include "core/socket_base.hpp"
+#include "zlink.h"
+
+namespace zlink {
+
+ctx_t::ctx_t() : knobs_(knobs_t::from_env()) {}
+
+ctx_t::~ctx_t() {
+    for (auto &t : io_threads_)
+        t->stop_and_join();
+    if (reaper_)
+        reaper_->stop_and_join();
+    tag_ = dead_tag;
+}
+
+int ctx_t::set(int option, int value) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    switch (option) {
+    case ZMQ_IO_THREADS:
+        if (value < 1 || started_)  // libzmq ignores late changes; we refuse them
+            break;
+        io_thread_count_ = value;
+        return 0;
+    case ZMQ_MAX_SOCKETS:
+        if (value < 1)
+            break;
+        max_sockets_ = value;
+        return 0;
+    case ZMQ_MAX_MSGSZ:
+        if (value < 0)
+            break;
+        max_msgsz_ = value;
+        return 0;
+    case ZMQ_THREAD_PRIORITY:
+    case ZMQ_THREAD_SCHED_POLICY:
+        break;  // not supported: threads keep the default scheduling
+    default:
+        if (knobs_.set(option, value) == 0)
+            return 0;
+        break;
+    }
+    errno = EINVAL;
+    return -1;
+}
+
+int ctx_t::get(int option) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int v = 0;
+    switch (option) {
+    case ZMQ_IO_THREADS: return io_thread_count_;
+    case ZMQ_MAX_SOCKETS: return max_sockets_;
+    case ZMQ_SOCKET_LIMIT: return 65535;
+    case ZMQ_MAX_MSGSZ: return static_cast<int>(max_msgsz_);
+    case ZMQ_MSG_T_SIZE: return 64;
+    default:
+        if (knobs_.get(option, v) == 0)
+            return v;
+        errno = EINVAL;
+        return -1;
+    }
+}
+
+knobs_t ctx_t::knobs() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return knobs_;
+}
+
+void ctx_t::start_threads_locked() {
+    if (started_)
+        return;
+    started_ = true;
+    for (int i = 0; i < io_thread_count_; ++i) {
+        io_threads_.push_back(std::make_unique<io_thread>());
+        io_threads_.back()->start();
+    }
+    reaper_ = std::make_unique<io_thread>();
+    reaper_->start();
+}
+
+socket_base_t *ctx_t::create_socket(int type) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (terminating_) {
+            errno = ETERM;
+            return nullptr;
+        }
+        if (static_cast<int>(sockets_.size()) >= max_sockets_) {
+            errno = EMFILE;
+            return nullptr;
+        }
+        start_threads_locked();
+    }
+    socket_base_t *s = socket_base_t::create(type, this);
+    if (!s)
+        return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    sockets_.insert(s);
+    return s;
+}
+
+io_thread *ctx_t::choose_io_thread() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Least loaded; ties go round-robin so connections spread evenly.
+    io_thread *best = nullptr;
+    for (size_t i = 0; i < io_threads_.size(); ++i) {
+        io_thread *t = io_threads_[(next_thread_ + i) % io_threads_.size()].get();
+        if (!best || t->load.load() < best->load.load())
+            best = t;
+    }
+    ++next_thread_;
+    return best;
+}
+
+void ctx_t::close_socket(socket_base_t *s) {
+    unregister_inproc_all(s);
+    io_thread *r;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        r = reaper_.get();
+    }
+    r->post([this, s] { reap(s); });
+}
+
+// The reaper watches the socket's mailbox fd and runs its commands until the
+// socket has finished closing.
+void ctx_t::reap(socket_base_t *s) {
+    if (s->reap_step()) {
+        reaped(s);
+        return;
+    }
+    auto sd = std::make_shared<asio::posix::stream_descriptor>(reaper_->ioc(), ::dup(s->fd()));
+    auto wait = std::make_shared<std::function<void()>>();
+    *wait = [this, s, sd, wait] {
+        sd->async_wait(asio::posix::stream_descriptor::wait_read,
+                       [this, s, sd, wait](const asio::error_code &ec) {
+                           if (ec)
+                               return;
+                           if (s->reap_step()) {
+                               sd->close();
+                               *wait = nullptr;  // break the self-reference
+                               reaped(s);
+                               return;
+                           }
+                           (*wait)();
+                       });
+    };
+    (*wait)();
+}
+
+void ctx_t::reaped(socket_base_t *s) {
+    delete s;
+    std::lock_guard<std::mutex> lock(mutex_);
+    sockets_.erase(s);
+    cv_.notify_all();
+}
+
+int ctx_t::shutdown() {
+    std::vector<socket_base_t *> live;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (terminating_)
+            return 0;
+        terminating_ = true;
+        live.assign(sockets_.begin(), sockets_.end());
+    }
+    for (socket_base_t *s : live)
+        s->commands().post([s] { s->stop(); });
+    return 0;
+}
+
+int ctx_t::terminate() {
+    shutdown();
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [this] { return sockets_.empty(); });
+    }
+    delete this;
+    return 0;
+}
+
+int ctx_t::register_inproc(const std::string &name, socket_base_t *s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!inproc_.emplace(name, s).second) {
+        errno = EADDRINUSE;
+        return -1;
+    }
+    return 0;
+}
+
+void ctx_t::unregister_inproc(const std::string &name, socket_base_t *s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = inproc_.find(name);
+    if (it != inproc_.end() && it->second == s)
+        inproc_.erase(it);
+}
+
+void ctx_t::unregister_inproc_all(socket_base_t *s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = inproc_.begin(); it != inproc_.end();)
+        it = it->second == s ? inproc_.erase(it) : std::next(it);
+    // A closing connecter's never-adopted pipe ends finish on the reaper.
+    for (auto it = inproc_pending_.begin(); it != inproc_pending_.end();) {
+        if (it->second.connecter != s) {
+            ++it;
+            continue;
+        }
+        it->second.bind_end->set_nodelay();
+        it->second.fwd->set_target(reaper_.get());
+        it = inproc_pending_.erase(it);
+    }
+}
+
+forwarder *ctx_t::make_forwarder() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    forwarders_.push_back(std::make_unique<forwarder>());
+    return forwarders_.back().get();
+}
+
+void ctx_t::cancel_pending(pipe_t *bind_end) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = inproc_pending_.begin(); it != inproc_pending_.end(); ++it)
+        if (it->second.bind_end == bind_end) {
+            inproc_pending_.erase(it);
+            return;
+        }
+}
+
+socket_base_t *ctx_t::find_inproc(const std::string &name, const pending_connect *pending) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = inproc_.find(name);
+    if (it != inproc_.end())
+        return it->second;
+    if (pending)
+        inproc_pending_.emplace(name, *pending);
+    return nullptr;
+}
+
+std::vector<ctx_t::pending_connect> ctx_t::take_pending(const std::string &name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<pending_connect> out;
+    auto range = inproc_pending_.equal_range(name);
+    for (auto it = range.first; it != range.second; ++it)
+        out.push_back(it->second);
+    inproc_pending_.erase(range.first, range.second);
+    return out;
+}
+
+}  // namespace zlink

@@ -1,0 +1,87 @@
+// ctx_t: a zmq context: IO threads, the reaper, the socket registry, the
+// inproc endpoint table and the tuning knobs.
+//
+// Sockets are created and closed by the application; closing hands a socket
+// to the reaper thread, which keeps processing its commands until its pipes
+// and IO objects (lingering sessions) are finished, then deletes it.
+// zmq_ctx_term waits for exactly that, for every socket, then stops the
+// threads.
+#pragma once
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/knobs.hpp"
+#include "core/options.hpp"
+
+namespace zlink {
+
+class forwarder;
+class io_thread;
+class pipe_t;
+class socket_base_t;
+
+class ctx_t {
+public:
+    ctx_t();
+    ~ctx_t();
+    bool check_tag() const { return tag_ == live_tag; }
+
+    int set(int option, int value);
+    int get(int option);
+    socket_base_t *create_socket(int type);
+    void close_socket(socket_base_t *s);  // from zmq_close
+    int terminate();                      // zmq_ctx_term (deletes this on success)
+    int shutdown();                       // zmq_ctx_shutdown
+
+    io_thread *choose_io_thread();
+    knobs_t knobs() const;
+    int64_t max_msgsz() const { return max_msgsz_; }
+
+    // inproc: bind registers a name; connect finds the binder or leaves a
+    // pending pipe end that the binder adopts (connect-before-bind).
+    struct pending_connect {
+        socket_base_t *connecter;
+        pipe_t *bind_end;  // end to attach to the binder
+        options_t connecter_opts;
+        zlink::forwarder *fwd = nullptr;  // bind_end's executor until bound
+    };
+    forwarder *make_forwarder();  // lives as long as the context
+    void cancel_pending(pipe_t *bind_end);
+    int register_inproc(const std::string &name, socket_base_t *s);
+    void unregister_inproc(const std::string &name, socket_base_t *s);
+    void unregister_inproc_all(socket_base_t *s);
+    // Returns the binder or nullptr; when nullptr and `pending` is given,
+    // stores it (under the same lock, so bind cannot slip in between).
+    socket_base_t *find_inproc(const std::string &name, const pending_connect *pending);
+    std::vector<pending_connect> take_pending(const std::string &name);
+
+private:
+    static constexpr unsigned live_tag = 0xabadcafe, dead_tag = 0xdeadbeef;
+    void start_threads_locked();
+    void reap(socket_base_t *s);
+    void reaped(socket_base_t *s);
+
+    unsigned tag_ = live_tag;
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    std::set<socket_base_t *> sockets_;
+    std::vector<std::unique_ptr<io_thread>> io_threads_;
+    std::unique_ptr<io_thread> reaper_;
+    bool started_ = false;
+    bool terminating_ = false;
+    int io_thread_count_ = 1;
+    int max_sockets_ = 1023;
+    int64_t max_msgsz_ = 0x7fffffff;
+    knobs_t knobs_;
+    unsigned next_thread_ = 0;
+    std::map<std::string, socket_base_t *> inproc_;
+    std::multimap<std::string, pending_connect> inproc_pending_;
+    std::vector<std::unique_ptr<forwarder>> forwarders_;
+};
+
+}  // namespace zlink

@@ -1,0 +1,24 @@
+#include "core/io_thread.hpp"
+
+#include <asio/post.hpp>
+
+namespace zlink {
+
+io_thread::io_thread() : work_(asio::make_work_guard(ioc_)) {}
+
+io_thread::~io_thread() { stop_and_join(); }
+
+void io_thread::start() {
+    thread_ = std::thread([this] { ioc_.run(); });
+}
+
+void io_thread::stop_and_join() {
+    work_.reset();
+    ioc_.stop();
+    if (thread_.joinable())
+        thread_.join();
+}
+
+void io_thread::post(std::function<void()> fn) { asio::post(ioc_, std::move(fn)); }
+
+}  // namespace zlink

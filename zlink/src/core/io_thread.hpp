@@ -1,0 +1,32 @@
+// io_thread: one OS thread running one asio::io_context.
+// Sessions, engines, listeners and connecters of the sockets assigned to it
+// run here; they receive commands as posted closures (executor).
+#pragma once
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "core/executor.hpp"
+
+namespace zlink {
+
+class io_thread final : public executor {
+public:
+    io_thread();
+    ~io_thread() override;
+    void start();
+    void stop_and_join();
+    void post(std::function<void()> fn) override;
+    asio::io_context &ioc() { return ioc_; }
+    // Rough load figure for choosing a thread (number of live io objects).
+    std::atomic<int> load{0};
+
+private:
+    asio::io_context ioc_{1};
+    asio::executor_work_guard<asio::io_context::executor_type> work_;
+    std::thread thread_;
+};
+
+}  // namespace zlink

@@ -1,0 +1,73 @@
+#include "core/mailbox.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace zlink {
+
+mailbox::mailbox() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (fd_ < 0) {
+        std::perror("zlink: eventfd");
+        std::abort();
+    }
+}
+
+mailbox::~mailbox() { ::close(fd_); }
+
+void mailbox::post(std::function<void()> fn) {
+    bool signal;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        signal = queue_.empty();
+        queue_.push_back(std::move(fn));
+        pending_.store(true, std::memory_order_release);
+    }
+    if (signal) {
+        uint64_t one = 1;
+        ssize_t rc;
+        do
+            rc = ::write(fd_, &one, sizeof one);
+        while (rc < 0 && errno == EINTR);
+    }
+}
+
+int mailbox::process() {
+    // A command may call back into the socket; never re-enter the batch.
+    if (in_process_ || !pending_.load(std::memory_order_acquire))
+        return 0;
+    in_process_ = true;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        running_.swap(queue_);
+        pending_.store(false, std::memory_order_relaxed);
+        // Reset the eventfd while holding the lock, so a post racing with us
+        // either lands in running_ or re-signals after this read.
+        uint64_t v;
+        while (::read(fd_, &v, sizeof v) < 0 && errno == EINTR) {
+        }
+    }
+    int n = 0;
+    for (auto &fn : running_) {
+        fn();
+        ++n;
+    }
+    running_.clear();
+    in_process_ = false;
+    return n;
+}
+
+bool mailbox::wait(int timeout_ms) {
+    if (pending())
+        return true;
+    pollfd p{fd_, POLLIN, 0};
+    int rc = ::poll(&p, 1, timeout_ms);
+    return rc != 0;
+}
+
+}  // namespace zlink

@@ -1,0 +1,40 @@
+// mailbox: the command queue of a socket, signalled through an eventfd.
+//
+// Why an eventfd: ZMQ_FD and zmq_poll need a real file descriptor that
+// becomes readable when the socket has commands to process (libzmq's
+// edge-triggered contract).  The atomic `pending_` lets the hot path check
+// for commands without a system call; the eventfd is written only on the
+// empty -> non-empty transition (one wake-up per batch of commands).
+#pragma once
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "core/executor.hpp"
+
+namespace zlink {
+
+class mailbox final : public executor {
+public:
+    mailbox();
+    ~mailbox() override;
+    void post(std::function<void()> fn) override;
+    // Runs queued commands; returns how many ran.  Cheap when empty.
+    int process();
+    // Blocks until a command is queued or timeout_ms passes (-1 = forever).
+    // Returns false on timeout.  EINTR returns true (caller re-checks).
+    bool wait(int timeout_ms);
+    bool pending() const { return pending_.load(std::memory_order_acquire); }
+    int fd() const { return fd_; }
+
+private:
+    int fd_;
+    std::mutex mutex_;
+    std::vector<std::function<void()>> queue_;
+    std::vector<std::function<void()>> running_;
+    std::atomic<bool> pending_{false};
+    bool in_process_ = false;
+};
+
+}  // namespace zlink

@@ -1,0 +1,226 @@
+#include "core/pipe.hpp"
+
+#include "core/executor.hpp"
+
+namespace zlink {
+
+namespace {
+// Report read progress at most every 1024 messages, or at half the HWM for
+// small HWMs, so the writer resumes before the queue runs dry.
+constexpr int max_wm_delta = 1024;
+}  // namespace
+
+int pipe_t::compute_lwm(int hwm) {
+    if (hwm <= 0)
+        return 0;
+    return hwm > 2 * max_wm_delta ? hwm - max_wm_delta : (hwm + 1) / 2;
+}
+
+pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab,
+                                   int hwm_ba) {
+    auto *ab = new ypipe<msg_t>;
+    auto *ba = new ypipe<msg_t>;
+    auto *a = new pipe_t;
+    auto *b = new pipe_t;
+    auto *refs = new std::atomic<int>(2);
+    a->in_ = ba;
+    a->out_ = ab;
+    b->in_ = ab;
+    b->out_ = ba;
+    a->peer_ = b;
+    b->peer_ = a;
+    a->exec_ = exec_a;
+    b->exec_ = exec_b;
+    a->pair_refs_ = b->pair_refs_ = refs;
+    a->hwm_ = hwm_ab;
+    b->lwm_ = compute_lwm(hwm_ab);
+    b->hwm_ = hwm_ba;
+    a->lwm_ = compute_lwm(hwm_ba);
+    return {a, b};
+}
+
+// Commands travel as small closures (fit std::function's inline storage).
+void pipe_t::send_activate_read() {
+    pipe_t *p = peer_;
+    p->exec_->post([p] { p->process_activate_read(); });
+}
+void pipe_t::send_activate_write() {
+    pipe_t *p = peer_;
+    uint64_t n = msgs_read_;
+    p->exec_->post([p, n] { p->process_activate_write(n); });
+}
+void pipe_t::send_term() {
+    pipe_t *p = peer_;
+    p->exec_->post([p] { p->process_term(); });
+}
+void pipe_t::send_term_ack() {
+    pipe_t *p = peer_;
+    p->exec_->post([p] { p->process_term_ack(); });
+}
+
+bool pipe_t::check_read() {
+    if (!in_active_ || (state_ != st_active && state_ != st_draining))
+        return false;
+    if (!in_->check_read()) {
+        in_active_ = false;
+        return false;
+    }
+    if ((in_->front().flags() & msg_t::routing_id) && !want_routing_id_) {
+        // The peer's id is not a message for this socket type: drop it.
+        msg_t id;
+        in_->read(id);
+        id.close();
+        return check_read();
+    }
+    if (in_->front().is_delimiter()) {
+        msg_t d;
+        in_->read(d);
+        on_delimiter();
+        return false;
+    }
+    return true;
+}
+
+bool pipe_t::read(msg_t &msg) {
+    if (!check_read())
+        return false;
+    in_->read(msg);
+    if (!msg.has_more() && !(msg.flags() & msg_t::routing_id)) {  // ids are not counted
+        ++msgs_read_;
+        if (lwm_ > 0 && msgs_read_ % static_cast<uint64_t>(lwm_) == 0)
+            send_activate_write();
+    }
+    return true;
+}
+
+bool pipe_t::check_write() {
+    if (!out_active_ || state_ != st_active)
+        return false;
+    if (full()) {
+        out_active_ = false;
+        return false;
+    }
+    return true;
+}
+
+bool pipe_t::write(msg_t &msg) {
+    if (!check_write())
+        return false;
+    const bool more = msg.has_more();
+    const bool counted = !more && !(msg.flags() & msg_t::routing_id);
+    out_->write(msg, more);
+    msg.init();  // ownership moved into the pipe
+    if (counted)
+        ++msgs_written_;
+    return true;
+}
+
+void pipe_t::rollback() {
+    msg_t m;
+    while (out_->unwrite(m))
+        m.close();
+}
+
+void pipe_t::flush() {
+    if (state_ == st_done)
+        return;
+    if (!out_->flush())
+        send_activate_read();
+}
+
+void pipe_t::terminate() {
+    if (state_ == st_active) {
+        state_ = st_term_sent;
+        rollback();
+        msg_t d;
+        d.init_delimiter();
+        out_->write(d, false);
+        out_->flush();  // the term command below wakes the peer anyway
+        send_term();
+    } else if (state_ == st_draining) {
+        // Owner gives up on the unread rest: acknowledge now, report later
+        // (never call back into the sink from inside its own call).
+        state_ = st_done;
+        send_term_ack();
+        exec_->post([this] {
+            if (sink_)
+                sink_->pipe_terminated(this);
+            release();
+        });
+    }
+}
+
+void pipe_t::process_activate_read() {
+    if (in_active_ || (state_ != st_active && state_ != st_draining))
+        return;
+    in_active_ = true;
+    if (sink_)
+        sink_->read_activated(this);
+}
+
+void pipe_t::process_activate_write(uint64_t msgs_read) {
+    peers_msgs_read_ = msgs_read;
+    if (!out_active_ && state_ == st_active) {
+        out_active_ = true;
+        if (sink_)
+            sink_->write_activated(this);
+    }
+}
+
+void pipe_t::process_term() {
+    if (state_ == st_active) {
+        if (delimiter_seen_ || !delay_) {
+            finish_passive();
+            return;
+        }
+        // Let the owner read what the peer wrote before it left.
+        state_ = st_draining;
+        if (!in_active_) {
+            in_active_ = true;
+            if (sink_)
+                sink_->read_activated(this);
+        }
+    } else if (state_ == st_term_sent) {
+        send_term_ack();  // both ends closed at once; still wait for our ack
+    }
+}
+
+void pipe_t::on_delimiter() {
+    delimiter_seen_ = true;
+    in_active_ = false;
+    if (state_ == st_draining)
+        exec_->post([this] {
+            if (state_ == st_draining)
+                finish_passive();
+        });
+}
+
+void pipe_t::finish_passive() {
+    state_ = st_done;
+    send_term_ack();
+    if (sink_)
+        sink_->pipe_terminated(this);
+    release();
+}
+
+void pipe_t::process_term_ack() {
+    if (state_ != st_term_sent)
+        return;
+    state_ = st_done;
+    if (sink_)
+        sink_->pipe_terminated(this);
+    release();
+}
+
+void pipe_t::release() {
+    // Both ends done: nobody will post to either end again; free the pair.
+    if (pair_refs_->fetch_sub(1, std::memory_order_acq_rel) != 1)
+        return;
+    delete pair_refs_;
+    delete in_;
+    delete out_;
+    delete peer_;
+    delete this;
+}
+
+}  // namespace zlink

@@ -1,0 +1,129 @@
+// pipe_t: one end of a bidirectional message pipe between two threads.
+//
+// A pipe pair joins a socket (application thread) to a session (IO thread) or,
+// for inproc, two sockets.  Each direction is a lock-free ypipe.  The end's
+// owner ("sink") implements pipe_events and is told, on its own thread:
+//   read_activated   - the pipe was empty (read/check_read returned false)
+//                      and now has a complete message;
+//   write_activated  - the pipe was full (write/check_write returned false,
+//                      HWM reached) and the peer has read enough to go on;
+//   pipe_terminated  - the pipe is finished; exactly once per end, after
+//                      which the sink must drop the pointer (it is freed).
+//
+// Contract for the owner (single thread, the sink's):
+//   read(msg)        false if no complete message is available (then wait
+//                    for read_activated).  Messages of one multipart message
+//                    are all readable once the first is.
+//   check_write()    false if the HWM is reached (then wait for write_activated)
+//   write(msg)       false if full (msg untouched); on success msg is moved
+//                    from (left empty).  Nothing is visible before flush().
+//   flush()          publishes written messages and wakes the peer if needed.
+//   rollback()       drops frames of an unfinished multipart message.
+//   terminate()      start closing; the peer still receives everything written
+//                    before (a delimiter marks the end), then both ends get
+//                    pipe_terminated.  Do not read or write after terminate().
+// HWM counts whole messages (frames with MORE are not counted); 0 = unlimited.
+// Routing ids: the peer side writes its routing id (ZMTP Identity, inproc
+// ZMQ_ROUTING_ID; possibly empty) as the first message of every new pipe,
+// flagged msg_t::routing_id.  read() hands it over only when the sink asked
+// for it (set_want_routing_id, done by socket_base for recv_routing_id
+// sockets); otherwise it is dropped silently.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "core/msg.hpp"
+#include "core/ypipe.hpp"
+
+namespace zlink {
+
+class executor;
+class pipe_t;
+
+class pipe_events {
+public:
+    virtual ~pipe_events() = default;
+    virtual void read_activated(pipe_t *pipe) = 0;
+    virtual void write_activated(pipe_t *pipe) = 0;
+    virtual void pipe_terminated(pipe_t *pipe) = 0;
+};
+
+class pipe_t {
+public:
+    struct pair_t {
+        pipe_t *a;
+        pipe_t *b;
+    };
+    // hwm_ab limits messages queued from a to b; hwm_ba the reverse.
+    // exec_a / exec_b run commands for the thread owning each end.
+    static pair_t create_pair(executor *exec_a, executor *exec_b, int hwm_ab, int hwm_ba);
+
+    // Must be called on the owning thread before the end is used.
+    void set_sink(pipe_events *sink) { sink_ = sink; }
+    pipe_events *sink() const { return sink_; }
+    // Without delay, a peer's terminate() finishes this end at once and drops
+    // unread messages (for sinks that never read, e.g. inbound side of PUB).
+    void set_nodelay() { delay_ = false; }
+    void set_want_routing_id(bool on) { want_routing_id_ = on; }
+
+    bool check_read();
+    bool read(msg_t &msg);
+    bool check_write();
+    // HWM probe without side effects (no write_activated is owed afterwards).
+    bool check_hwm() const { return !full(); }
+    bool write(msg_t &msg);
+    void rollback();
+    void flush();
+    void terminate();
+    bool is_active() const { return state_ == st_active; }
+
+    // Data the socket layer attaches to an end.
+    std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer
+    std::string peer_routing_id;  // Identity the peer announced (READY / inproc)
+    int peer_socket_type = -1;    // from the handshake; -1 unknown
+    bool locally_initiated = false;  // this side connected (vs accepted)
+    void *user = nullptr;         // free slot for the owning socket type
+
+private:
+    pipe_t() = default;
+    ~pipe_t() = default;
+    enum state_t { st_active, st_term_sent, st_draining, st_done };
+
+    void send_activate_read();
+    void send_activate_write();
+    void send_term();
+    void send_term_ack();
+    void process_activate_read();
+    void process_activate_write(uint64_t msgs_read);
+    void process_term();
+    void process_term_ack();
+    void finish_passive();
+    void on_delimiter();
+    void release();
+    static int compute_lwm(int hwm);
+    bool full() const {
+        return hwm_ > 0 && msgs_written_ - peers_msgs_read_ >= static_cast<uint64_t>(hwm_);
+    }
+
+    ypipe<msg_t> *in_ = nullptr;
+    ypipe<msg_t> *out_ = nullptr;
+    pipe_t *peer_ = nullptr;
+    executor *exec_ = nullptr;  // this end's owning thread
+    pipe_events *sink_ = nullptr;
+    std::atomic<int> *pair_refs_ = nullptr;
+
+    bool in_active_ = true;
+    bool out_active_ = true;
+    bool delimiter_seen_ = false;
+    bool delay_ = true;
+    bool want_routing_id_ = false;
+    state_t state_ = st_active;
+    int hwm_ = 0;  // outbound
+    int lwm_ = 0;  // inbound: report progress to the writer every lwm_ reads
+    uint64_t msgs_read_ = 0;
+    uint64_t msgs_written_ = 0;
+    uint64_t peers_msgs_read_ = 0;
+};
+
+}  // namespace zlink

@@ -1,0 +1,429 @@
+#include "core/socket_base.hpp"
+
+#include <cerrno>
+#include <chrono>
+
+#include "core/ctx.hpp"
+#include "core/io_object.hpp"
+#include "core/forwarder.hpp"
+#include "core/io_thread.hpp"
+#include "transport/transport.hpp"
+#include "zmq.h"
+
+namespace zlink {
+
+namespace {
+// First message of a new pipe: this side's routing id (see pipe.hpp).
+void send_routing_id(pipe_t *p, const std::string &id) {
+    msg_t m;
+    m.init_buffer(id.data(), id.size());
+    m.set_flags(msg_t::routing_id);
+    p->write(m);
+    p->flush();
+}
+
+using clock_type = std::chrono::steady_clock;
+
+long ms_left(clock_type::time_point deadline) {
+    auto d = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now());
+    return d.count();
+}
+}  // namespace
+
+socket_base_t::socket_base_t(ctx_t *ctx, int type) : ctx_(ctx) {
+    options.type = type;
+    int64_t m = ctx->max_msgsz();
+    (void)m;  // ZMQ_MAX_MSGSZ bounds zmq_msg sizes in libzmq; MAXMSGSIZE is per socket
+}
+
+socket_base_t::~socket_base_t() { tag_ = dead_tag; }
+
+int socket_base_t::xsetsockopt(int, const void *, size_t) {
+    errno = EINVAL;
+    return -1;
+}
+
+int socket_base_t::xgetsockopt(int, void *, size_t *) {
+    errno = EINVAL;
+    return -1;
+}
+
+int socket_base_t::process_commands(int timeout_ms) {
+    if (timeout_ms != 0)
+        mailbox_.wait(timeout_ms);
+    mailbox_.process();
+    if (terminated_) {
+        errno = ETERM;
+        return -1;
+    }
+    return 0;
+}
+
+int socket_base_t::setsockopt(int option, const void *val, size_t len) {
+    if (process_commands(0) != 0)
+        return -1;
+    int rc = xsetsockopt(option, val, len);
+    if (rc == 0 || errno != EINVAL)
+        return rc;
+    return options.set(option, val, len);
+}
+
+int socket_base_t::getsockopt(int option, void *val, size_t *len) {
+    if (option == ZMQ_RCVMORE || option == ZMQ_FD || option == ZMQ_EVENTS) {
+        if (!val || !len || *len < sizeof(int)) {
+            errno = EINVAL;
+            return -1;
+        }
+        int v;
+        if (option == ZMQ_RCVMORE)
+            v = rcvmore_ ? 1 : 0;
+        else if (option == ZMQ_FD)
+            v = mailbox_.fd();
+        else {
+            if (process_commands(0) != 0)
+                return -1;
+            v = (xhas_in() ? ZMQ_POLLIN : 0) | (xhas_out() ? ZMQ_POLLOUT : 0);
+        }
+        *static_cast<int *>(val) = v;
+        *len = sizeof(int);
+        return 0;
+    }
+    if (terminated_) {
+        errno = ETERM;
+        return -1;
+    }
+    int rc = xgetsockopt(option, val, len);
+    if (rc == 0 || errno != EINVAL)
+        return rc;
+    return options.get(option, val, len);
+}
+
+int socket_base_t::poll_events() {
+    if (process_commands(0) != 0)
+        return -1;
+    return (xhas_in() ? ZMQ_POLLIN : 0) | (xhas_out() ? ZMQ_POLLOUT : 0);
+}
+
+int socket_base_t::send(msg_t &msg, int flags) {
+    if (!msg.valid()) {
+        errno = EFAULT;
+        return -1;
+    }
+    if (process_commands(0) != 0)
+        return -1;
+    msg.reset_flags(msg_t::more);
+    if (flags & ZMQ_SNDMORE)
+        msg.set_flags(msg_t::more);
+    if (xsend(msg) == 0)
+        return 0;
+    if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.sndtimeo == 0)
+        return -1;
+    // Block until a pipe takes the message (write_activated), the timeout
+    // passes, or the context terminates.
+    const int timeout = options.sndtimeo;
+    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout);
+    for (;;) {
+        int wait = timeout < 0 ? -1 : static_cast<int>(ms_left(deadline));
+        if (timeout > 0 && wait <= 0) {
+            errno = EAGAIN;
+            return -1;
+        }
+        if (process_commands(wait) != 0)
+            return -1;
+        if (xsend(msg) == 0)
+            return 0;
+        if (errno != EAGAIN)
+            return -1;
+    }
+}
+
+int socket_base_t::recv(msg_t &msg, int flags) {
+    if (!msg.valid()) {
+        errno = EFAULT;
+        return -1;
+    }
+    if (process_commands(0) != 0)
+        return -1;
+    msg.close();
+    msg.init();
+    if (xrecv(msg) == 0) {
+        rcvmore_ = msg.has_more();
+        return 0;
+    }
+    if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
+        return -1;
+    const int timeout = options.rcvtimeo;
+    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout);
+    for (;;) {
+        int wait = timeout < 0 ? -1 : static_cast<int>(ms_left(deadline));
+        if (timeout > 0 && wait <= 0) {
+            errno = EAGAIN;
+            return -1;
+        }
+        if (process_commands(wait) != 0)
+            return -1;
+        if (xrecv(msg) == 0) {
+            rcvmore_ = msg.has_more();
+            return 0;
+        }
+        if (errno != EAGAIN)
+            return -1;
+    }
+}
+
+// ---- endpoints ----
+
+int socket_base_t::bind(const char *text) {
+    if (process_commands(0) != 0)
+        return -1;
+    endpoint_t ep;
+    if (parse_endpoint(text, ep) != 0)
+        return -1;
+    if (ep.protocol == "inproc") {
+        if (ctx_->register_inproc(ep.address, this) != 0)
+            return -1;
+        // Adopt connects that happened before this bind.
+        for (auto &p : ctx_->take_pending(ep.address)) {
+            p.fwd->set_target(&mailbox_);
+            p.bind_end->peer_routing_id = p.connecter_opts.routing_id;
+            p.bind_end->peer_socket_type = p.connecter_opts.type;
+            send_routing_id(p.bind_end, options.routing_id);
+            attach_pipe(p.bind_end, false);
+        }
+        options.last_endpoint = text;
+        return 0;
+    }
+    io_thread *t = ctx_->choose_io_thread();
+    options_t snap = options;
+    std::string resolved;
+    auto listener = make_listener(this, t, ep, snap, resolved);
+    if (!listener)
+        return -1;
+    options.last_endpoint = resolved;
+    listener->endpoint = resolved;
+    endpoints_.emplace(text, listener);
+    endpoints_.emplace(resolved, listener);
+    owned_.insert(listener.get());
+    listener->request_start();
+    return 0;
+}
+
+int socket_base_t::connect(const char *text) {
+    if (process_commands(0) != 0)
+        return -1;
+    endpoint_t ep;
+    if (parse_endpoint(text, ep) != 0)
+        return -1;
+    if (ep.protocol == "inproc") {
+        int rc = connect_inproc(ep.address);
+        if (rc == 0)
+            options.last_endpoint = text;
+        return rc;
+    }
+    io_thread *t = ctx_->choose_io_thread();
+    options_t snap = options;
+    // Resolve the batch knobs for this transport once, here.
+    knobs_t k = ctx_->knobs();
+    transport_kind tk = ep.protocol == "tcp" ? transport_kind::tcp : transport_kind::ipc;
+    snap.in_batch = k.in_for(tk);
+    snap.out_batch = k.out_for(tk);
+    snap.max_transfer = tk == transport_kind::tcp ? k.tcp_max_transfer : 0;
+    pipe_t *session_end = nullptr;
+    pipe_t *socket_end = nullptr;
+    // Like libzmq, non-routing sockets get their pipe now, so messages queue
+    // before the first connection (unless ZMQ_IMMEDIATE).
+    if (!options.immediate && !options.recv_routing_id) {
+        auto pp = pipe_t::create_pair(&mailbox_, t, options.sndhwm, options.rcvhwm);
+        socket_end = pp.a;
+        session_end = pp.b;
+        socket_end->routing_id = options.connect_routing_id;
+    }
+    auto session = make_connecter(this, t, ep, snap, session_end);
+    if (!session) {
+        if (socket_end) {
+            // Never handed out: both ends are ours to drop.
+            attach_pipe(socket_end, true);
+            socket_end->terminate();
+            session_end->set_nodelay();
+            session_end->terminate();
+        }
+        return -1;
+    }
+    options.connect_routing_id.clear();
+    if (socket_end)
+        attach_pipe(socket_end, true);
+    options.last_endpoint = text;
+    session->endpoint = text;
+    endpoints_.emplace(text, session);
+    owned_.insert(session.get());
+    session->request_start();
+    return 0;
+}
+
+int socket_base_t::connect_inproc(const std::string &name) {
+    // HWM of an inproc pipe is the sum of both sides' limits (as libzmq),
+    // unlimited if either side is unlimited.
+    auto sum = [](int a, int b) { return (a == 0 || b == 0) ? 0 : a + b; };
+    ctx_t::pending_connect pending{this, nullptr, options};
+    socket_base_t *peer = ctx_->find_inproc(name, nullptr);
+    if (peer) {
+        const options_t &po = peer->opts();  // set before bind; not changed concurrently
+        auto pp = pipe_t::create_pair(&mailbox_, &peer->commands(), sum(options.sndhwm, po.rcvhwm),
+                                      sum(options.rcvhwm, po.sndhwm));
+        pp.a->peer_routing_id = po.routing_id;
+        pp.a->peer_socket_type = po.type;
+        pp.b->peer_routing_id = options.routing_id;
+        pp.b->peer_socket_type = options.type;
+        pp.a->routing_id = options.connect_routing_id;
+        options.connect_routing_id.clear();
+        send_routing_id(pp.a, options.routing_id);
+        send_routing_id(pp.b, po.routing_id);  // b not handed out yet
+        attach_pipe(pp.a, true);
+        inproc_connected_.emplace(name, pp.a);
+        pipe_t *b = pp.b;
+        peer->commands().post([peer, b] { peer->attach_pipe(b, false); });
+        return 0;
+    }
+    // Connect before bind: the binder's end waits in the context.
+    auto *fwd = ctx_->make_forwarder();
+    auto pp = pipe_t::create_pair(&mailbox_, fwd, options.sndhwm, options.rcvhwm);
+    pp.a->routing_id = options.connect_routing_id;
+    options.connect_routing_id.clear();
+    send_routing_id(pp.a, options.routing_id);
+    pending.bind_end = pp.b;
+    pending.fwd = fwd;
+    if (socket_base_t *late = ctx_->find_inproc(name, &pending)) {
+        // Bound in between: attach there instead.
+        (void)late;
+        ctx_->cancel_pending(pp.b);
+        fwd->set_target(&late->commands());
+        send_routing_id(pp.b, late->opts().routing_id);
+        pp.b->peer_routing_id = options.routing_id;
+        pp.b->peer_socket_type = options.type;
+        pipe_t *b = pp.b;
+        late->commands().post([late, b] { late->attach_pipe(b, false); });
+    }
+    attach_pipe(pp.a, true);
+    inproc_connected_.emplace(name, pp.a);
+    return 0;
+}
+
+int socket_base_t::unbind(const char *text) {
+    if (process_commands(0) != 0)
+        return -1;
+    endpoint_t ep;
+    if (parse_endpoint(text, ep) != 0)
+        return -1;
+    if (ep.protocol == "inproc") {
+        ctx_->unregister_inproc(ep.address, this);
+        return 0;
+    }
+    auto it = endpoints_.find(text);
+    if (it == endpoints_.end()) {
+        errno = ENOENT;
+        return -1;
+    }
+    it->second->request_stop();
+    return 0;
+}
+
+int socket_base_t::disconnect(const char *text) {
+    if (process_commands(0) != 0)
+        return -1;
+    endpoint_t ep;
+    if (parse_endpoint(text, ep) != 0)
+        return -1;
+    if (ep.protocol == "inproc") {
+        auto range = inproc_connected_.equal_range(ep.address);
+        if (range.first == range.second) {
+            errno = ENOENT;
+            return -1;
+        }
+        for (auto it = range.first; it != range.second; ++it)
+            it->second->terminate();
+        inproc_connected_.erase(range.first, range.second);
+        return 0;
+    }
+    auto it = endpoints_.find(text);
+    if (it == endpoints_.end()) {
+        errno = ENOENT;
+        return -1;
+    }
+    it->second->request_stop();
+    return 0;
+}
+
+// ---- pipes and owned objects ----
+
+void socket_base_t::attach_pipe(pipe_t *pipe, bool locally_initiated) {
+    pipe->set_sink(this);
+    pipe->set_want_routing_id(options.recv_routing_id);
+    pipe->locally_initiated = locally_initiated;
+    pipes_.insert(pipe);
+    if (closing_) {
+        pipe->terminate();
+        return;
+    }
+    xattach_pipe(pipe, locally_initiated);
+}
+
+void socket_base_t::read_activated(pipe_t *pipe) { xread_activated(pipe); }
+void socket_base_t::write_activated(pipe_t *pipe) { xwrite_activated(pipe); }
+
+void socket_base_t::pipe_terminated(pipe_t *pipe) {
+    xpipe_terminated(pipe);
+    pipes_.erase(pipe);
+    for (auto it = inproc_connected_.begin(); it != inproc_connected_.end();)
+        it = it->second == pipe ? inproc_connected_.erase(it) : std::next(it);
+}
+
+void socket_base_t::hiccuped(pipe_t *pipe) {
+    if (pipes_.count(pipe) && !closing_)
+        xhiccuped(pipe);
+}
+
+void socket_base_t::own(std::shared_ptr<io_object> obj) {
+    owned_.insert(obj.get());
+    if (closing_)
+        obj->request_stop();
+}
+
+void socket_base_t::owned_gone(io_object *obj) {
+    owned_.erase(obj);
+    for (auto it = endpoints_.begin(); it != endpoints_.end();)
+        it = it->second.get() == obj ? endpoints_.erase(it) : std::next(it);
+    owned_count.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void socket_base_t::stop() { terminated_ = true; }
+
+int socket_base_t::close() {
+    closing_ = true;
+    // Sessions linger with their queued output (ZMQ_LINGER); pipes tell
+    // their peers we are gone.
+    for (io_object *o : owned_)
+        o->request_stop();
+    std::vector<pipe_t *> ps(pipes_.begin(), pipes_.end());
+    for (pipe_t *p : ps)
+        p->terminate();
+    ctx_->close_socket(this);
+    return 0;
+}
+
+bool socket_base_t::reap_step() {
+    mailbox_.process();
+    return pipes_.empty() && owned_count.load(std::memory_order_relaxed) == 0;
+}
+
+}  // namespace zlink
+
+namespace zlink {
+
+int socket_base_t::monitor(const char *, int) {
+    errno = ENOTSUP;  // not implemented yet
+    return -1;
+}
+
+void socket_base_t::event(int, int, const std::string &) {}
+
+}  // namespace zlink
