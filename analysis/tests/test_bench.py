@@ -164,12 +164,12 @@ def test_watchdog_ends_a_hang_where_no_socket_timeout_applies(lib):
 
 
 def test_pubsub_with_finite_hwm_explains_its_drops(lib):
-    r = run(lib, "PUBSUB", "inproc", 1024, count=200000, lat_count=10, hwm=10, mode="thr")
-    # PUB may drop at the HWM; if it did, the failure must say why.
-    if r.exit_code == 4:
-        assert "high-water mark by design" in r.result["verify"]["error"]
-    else:
-        assert r.exit_code == 0, r.stderr
+    r = run(lib, "PUBSUB", "inproc", 1024, count=200000, lat_count=10, hwm=10, mode="thr", timeout_ms=1500)
+    # PUB may drop at the HWM: a gap fails verification (4), a lost tail leaves the
+    # receiver waiting (3); either way the message must say why. No drop: a clean run.
+    assert r.exit_code in (0, 3, 4), r.stderr
+    if r.exit_code != 0:
+        assert "high-water mark by design" in r.stderr
 
 
 FAULTS = [(p, f) for p in PATTERNS for f in ("skip", "corrupt")]

@@ -14,7 +14,10 @@ std::string g_name = "bench";
 std::mutex g_paths_mutex;
 std::vector<std::string> g_paths;
 std::mutex g_exit_mutex;  // one exit message, even if two threads fail at once
+std::string g_timeout_hint;
 }  // namespace
+
+void set_timeout_hint(const std::string& hint) { g_timeout_hint = hint; }
 
 void set_program_name(const std::string& name) { g_name = name; }
 const std::string& program_name() { return g_name; }
@@ -39,7 +42,7 @@ void cleanup_paths() {
     ::_exit(status);
 }
 
-void exit_timeout(const std::string& what) { die(kExitTimeout, "timeout: ", what); }
+void exit_timeout(const std::string& what) { die(kExitTimeout, "timeout: ", what + g_timeout_hint); }
 void exit_error(const std::string& what) { die(kExitError, "error: ", what); }
 
 void Watchdog::start(int limit_ms) {

@@ -24,6 +24,10 @@ const std::string& program_name();
 void register_cleanup_path(const std::string& path);
 void cleanup_paths();
 
+// Extra explanation appended to timeout messages from now on (e.g. that the pattern
+// may legitimately lose messages with the settings in use). Set before threads start.
+void set_timeout_hint(const std::string& hint);
+
 // Prints "<prog>: <what>" to stderr, removes registered files and _exit()s.
 [[noreturn]] void exit_timeout(const std::string& what);
 [[noreturn]] void exit_error(const std::string& what);

@@ -63,6 +63,9 @@ ThroughputResult run_throughput(Channel& ch, const Options& o, const PatternTrai
     const std::string drop_hint = traits.drops_at_hwm && o.hwm > 0
         ? " (this pattern drops messages at the high-water mark by design; a lossless run needs --hwm 0)"
         : "";
+    // A lost last message (or last warm-up message) leaves the receiver waiting:
+    // that ends as a timeout, which must carry the same explanation.
+    set_timeout_hint(drop_hint);
     double sender_seconds = 0;
     std::atomic<bool> go{false};
     std::thread sender([&] { sender_loop(*ch.a, o, wd.slot(1), go, sender_seconds); });
@@ -87,6 +90,7 @@ ThroughputResult run_throughput(Channel& ch, const Options& o, const PatternTrai
     }
     const auto end = Clock::now();
     sender.join();
+    set_timeout_hint("");
     return ThroughputResult{o.count, o.warmup, seconds_between(start, end), sender_seconds};
 }
 
