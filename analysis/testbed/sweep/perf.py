@@ -92,10 +92,13 @@ def record_flamegraph(cmd: list[str], env: dict, out_dir: Path, stem: str, timeo
     data = out_dir / f"{stem}.perf.data"
     info: dict = {"data": data.name}
     try:
-        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", str(data), "--", *cmd],
-                       env=env, capture_output=True, timeout=timeout_s, check=True)
+        proc = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", str(data), "--", *cmd],
+                              env=env, capture_output=True, text=True, timeout=timeout_s)
     except (OSError, subprocess.SubprocessError) as exc:
         return {**info, "error": f"perf record failed: {exc}"}
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [""])[-1]
+        return {**info, "error": f"profiled run exited {proc.returncode}: {last}"}
     collapse, flame = shutil.which("inferno-collapse-perf"), shutil.which("inferno-flamegraph")
     if not (collapse and flame):
         return {**info, "error": "inferno not installed (cargo install inferno); perf.data kept"}

@@ -138,9 +138,10 @@ def order(cells: list[Cell], repetitions: int, seed: int, shuffle: bool = True,
     return out
 
 
-# Rough cost model for --dry-run, from loopback figures on a 2-core host
-# (docs: /work/shared/FACTS.md). Deliberately pessimistic; measured wall times of a
-# previous run of the same experiment replace it when available.
+# Rough cost model for --dry-run: loopback figures of an otherwise idle 2-core host
+# (/work/shared/FACTS.md) with bandwidth halved for margin. A host busy with other
+# work runs about 2x slower than this (measured with load average ~12). Measured wall
+# times of earlier runs doing the same work replace the model where available.
 PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardown
 PER_MESSAGE_S = {"tcp": 0.30e-6, "ipc": 0.28e-6, "inproc": 0.20e-6}
 BYTES_PER_S = {"tcp": 0.8e9, "ipc": 0.9e9, "inproc": 3.0e9}  # loaded-host loopback figures
