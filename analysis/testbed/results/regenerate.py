@@ -1,0 +1,110 @@
+"""Rebuild every report under reports/ from its stored data, into a scratch directory,
+then either compare with what is committed (check) or bring reports/ in line (sync).
+
+Layout (reports/README.md):
+  reports/published/<seed>.md, data/<seed>.csv (+ .notes.json), figures/<seed>/...
+  reports/<experiment>/<run-id>/manifest.json, results.jsonl [, ceiling.json]
+                               -> report.md, figures/...
+"""
+from __future__ import annotations
+
+import filecmp
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from . import load, published, report
+
+PUBLISHED = "published"
+INPUTS = ("manifest.json", "results.jsonl", "ceiling.json")
+
+
+def run_dirs(reports_dir: Path) -> list[Path]:
+    return sorted(p.parent for p in Path(reports_dir).glob("*/*/manifest.json")
+                  if p.parent.parent.name != PUBLISHED and (p.parent / "results.jsonl").is_file())
+
+
+def _import_seeds(seeds_dir: Path, data_dir: Path) -> None:
+    for seed in sorted(Path(seeds_dir).glob("*.txt")):
+        res = published.import_report(seed)
+        load.write_csv(res.frame, data_dir / f"{seed.stem}.csv")
+        (data_dir / f"{seed.stem}.notes.json").write_text(
+            json.dumps({"notes": res.notes, "skipped": res.skipped}, indent=2, sort_keys=True) + "\n")
+
+
+def _build_published(reports_dir: Path, seeds_dir: Path | None, out: Path) -> None:
+    data = out / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    stored = Path(reports_dir) / PUBLISHED / "data"
+    if seeds_dir and Path(seeds_dir).is_dir() and any(Path(seeds_dir).glob("*.txt")):
+        _import_seeds(seeds_dir, data)
+    elif stored.is_dir():  # no seeds here (e.g. a clone without shared/): rebuild from stored data
+        for f in sorted(stored.iterdir()):
+            shutil.copy2(f, data / f.name)
+    index = []
+    for csv in sorted(data.glob("*.csv")):
+        meta = json.loads((data / f"{csv.stem}.notes.json").read_text())
+        path = report.render_published(csv, out, csv.stem, meta["notes"], meta["skipped"])
+        first = next((l for l in path.read_text().splitlines() if l.startswith("- ") and "helps up to" in l), "")
+        index.append((csv.stem, first[2:]))
+    if index:
+        lines = ["# Published reports, re-analysed", "",
+                 "Each seed report was imported into the tidy table (`data/<seed>.csv`) and re-rendered with "
+                 "intervals where the report allows them, verdicts, and the sign flips. Rebuild with "
+                 "`./testbed regenerate`; `--check` proves the files are current.", "",
+                 "| Seed | Report | Data | First sign flip found |", "|---|---|---|---|"]
+        lines += [f"| {s} | [{s}.md]({s}.md) | [data/{s}.csv](data/{s}.csv) | {f or '-'} |" for s, f in index]
+        (out / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path) -> list[Path]:
+    """Render everything into out_root; return the managed roots (relative paths)."""
+    managed = [Path(PUBLISHED)] if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir() else []
+    if managed:
+        _build_published(reports_dir, seeds_dir, out_root / PUBLISHED)
+    for run in run_dirs(reports_dir):
+        rel = run.relative_to(reports_dir)
+        dest = out_root / rel
+        dest.mkdir(parents=True, exist_ok=True)
+        report.render_run(run, dest)
+        managed += [rel / report.REPORT_NAME, rel / report.FIGURES]
+    return managed
+
+
+def _files(root: Path, rels: list[Path]) -> set[Path]:
+    out = set()
+    for rel in rels:
+        p = root / rel
+        if p.is_file():
+            out.add(rel)
+        elif p.is_dir():
+            out |= {f.relative_to(root) for f in p.rglob("*") if f.is_file()}
+    return out
+
+
+def differences(reports_dir: Path, seeds_dir: Path | None) -> tuple[list[str], Path, list[Path]]:
+    """(changed/new/stale file list, scratch dir holding the fresh build, managed roots)."""
+    scratch = Path(tempfile.mkdtemp(prefix="testbed-regenerate-"))
+    managed = build(reports_dir, seeds_dir, scratch)
+    fresh, current = _files(scratch, managed), _files(Path(reports_dir), managed)
+    changes = []
+    for rel in sorted(fresh | current):
+        if rel not in current:
+            changes.append(f"new: {rel}")
+        elif rel not in fresh:
+            changes.append(f"stale: {rel}")
+        elif not filecmp.cmp(scratch / rel, Path(reports_dir) / rel, shallow=False):
+            changes.append(f"changed: {rel}")
+    return changes, scratch, managed
+
+
+def sync(reports_dir: Path, scratch: Path, changes: list[str]) -> None:
+    for line in changes:
+        kind, rel = line.split(": ", 1)
+        dest = Path(reports_dir) / rel
+        if kind == "stale":
+            dest.unlink()
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(scratch / rel, dest)

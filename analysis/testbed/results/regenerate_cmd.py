@@ -1,0 +1,42 @@
+"""`./testbed regenerate [--check]`: re-render every report under reports/ from its
+stored data; with --check, change nothing and exit 1 naming every file that differs."""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from testbed import paths
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", action="store_true", help="exit 1 and name the files that would change")
+    parser.add_argument("--reports", type=Path, default=paths.REPORTS_DIR, help="reports directory (default: reports/)")
+    parser.add_argument("--seeds", type=Path, default=paths.SEEDS_DIR,
+                        help="published seed reports (default: TESTBED_SEEDS_DIR or ../shared/seeds)")
+
+
+def main(args) -> int:
+    from testbed.results import regenerate
+    if not args.reports.is_dir():
+        print(f"testbed regenerate: {args.reports}: no such directory", file=sys.stderr)
+        return 2
+    seeds = args.seeds if args.seeds.is_dir() else None
+    if seeds is None:
+        print(f"testbed regenerate: {args.seeds} absent: published reports rebuilt from their stored data",
+              file=sys.stderr)
+    changes, scratch, _ = regenerate.differences(args.reports, seeds)
+    try:
+        if args.check:
+            for c in changes:
+                print(c)
+            print(f"{len(changes)} file(s) out of date" if changes else "reports are current", file=sys.stderr)
+            return 1 if changes else 0
+        regenerate.sync(args.reports, scratch, changes)
+        for c in changes:
+            print(c)
+        print(f"{len(changes)} file(s) updated", file=sys.stderr)
+        return 0
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
