@@ -103,3 +103,14 @@ def test_baseline_prefix_and_info(name):
     assert info["source_hash"] == baselines.pinned()["libzmq"]["nar_hash"]
     assert info["flags"] == baselines.pinned()["flavours"][name]["cmake_flags"]
     assert libraries.find_built(name, bench=False).prefix == built.prefix
+
+
+def test_tree_hash_ignores_top_level_build_folders_only(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.cpp").write_text("int a;\n")
+    base = keys.tree_hash(tmp_path)
+    (tmp_path / "build-asan").mkdir()
+    (tmp_path / "build-asan" / "a.o").write_text("obj")
+    assert keys.tree_hash(tmp_path) == base
+    (tmp_path / "src" / "builder.cpp").write_text("int b;\n")  # a source, despite its name
+    assert keys.tree_hash(tmp_path) != base

@@ -55,18 +55,22 @@ def toolchain_id() -> dict:
             "cmake": _first_line(["cmake", "--version"])}
 
 
-# Working-tree folders that are outputs, not sources.
+# Working-tree entries that are outputs or editor state, not sources.
 _SKIP_NAMES = {".git", "__pycache__", ".cache", ".vscode", ".idea"}
 
 
-def _skip_output(path: Path) -> bool:
-    name = path.name
-    return name in _SKIP_NAMES or name.startswith("build") or name.endswith((".pyc", ".swp", "~"))
-
-
 def tree_hash(path: Path) -> str:
-    """NAR hash of a working tree (zlink/, bench/) without build folders or editor junk."""
-    return nar_hash(path, _skip_output)
+    """NAR hash of a working tree (zlink/, bench/) without its top-level build*
+    folders (gitignored outputs) or editor junk anywhere."""
+    root = Path(path)
+
+    def skip(entry: Path) -> bool:
+        name = entry.name
+        if entry.parent == root and name.startswith("build"):
+            return True
+        return name in _SKIP_NAMES or name.endswith((".pyc", ".swp", "~"))
+
+    return nar_hash(root, skip)
 
 
 def have(tool: str) -> bool:

@@ -67,8 +67,14 @@ def _fetch_project(pins: dict) -> Path:
     return project
 
 
+_crates_seen: dict[str, Path] = {}  # one cargo fetch per process is enough
+
+
 def crate_dirs(pins: dict, progress: Progress) -> dict[str, Path]:
     """name -> unpacked crate folder, as cargo unpacked it in its registry cache."""
+    wanted = {pins["libzmq"]["crate"]["name"], pins["libsodium"]["crate"]["name"]}
+    if wanted <= _crates_seen.keys() and all(_crates_seen[n].is_dir() for n in wanted):
+        return dict(_crates_seen)
     if shutil.which("cargo") is None:
         raise FetchFailed("cargo is needed to fetch the pinned crates and was not found on PATH")
     project = _fetch_project(pins)
@@ -78,12 +84,12 @@ def crate_dirs(pins: dict, progress: Progress) -> dict[str, Path]:
                           cwd=project, capture_output=True, text=True)
     if meta.returncode != 0:
         raise FetchFailed(f"cargo metadata failed in {project}: {meta.stderr.strip()[-500:]}")
-    wanted = {pins["libzmq"]["crate"]["name"], pins["libsodium"]["crate"]["name"]}
     found = {pkg["name"]: Path(pkg["manifest_path"]).parent
              for pkg in json.loads(meta.stdout)["packages"] if pkg["name"] in wanted}
     missing = wanted - found.keys()
     if missing:
         raise FetchFailed(f"cargo did not resolve crate(s) {sorted(missing)} in {project}")
+    _crates_seen.update(found)
     return found
 
 
@@ -135,7 +141,12 @@ def libsodium_source(pins: dict, progress: Progress) -> Path:
     shutil.rmtree(unpack, ignore_errors=True)
     unpack.mkdir(parents=True)
     with tarfile.open(tarball) as archive:
-        archive.extractall(unpack, filter="tar")
+        # The tarball's hash was checked above. Extraction filters exist only from
+        # Python 3.11.4 (Debian bookworm ships 3.11.2), so use one when there is one.
+        if hasattr(tarfile, "tar_filter"):
+            archive.extractall(unpack, filter="tar")
+        else:
+            archive.extractall(unpack)
     top = unpack / sodium["crate"]["top_dir"]
     if not (top / "configure").is_file():
         raise FetchFailed(f"{tarball}: no {sodium['crate']['top_dir']}/configure inside")

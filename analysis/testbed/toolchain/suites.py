@@ -57,7 +57,7 @@ def parse_ctest(lines: list[str]) -> tuple[int, int] | None:
 def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = None) -> SuiteResult:
     result = SuiteResult(name)
     cmd = ["ctest", "--test-dir", str(build_dir), "--output-on-failure", "-j", os.environ.get("TESTBED_JOBS", "2"),
-           "--timeout", "600"]
+           "--timeout", os.environ.get("TESTBED_CTEST_TIMEOUT", "120")]
     if regex:
         cmd += ["-R", regex]
     code, lines = _stream(cmd, build_dir, env)

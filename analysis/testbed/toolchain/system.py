@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from testbed.toolchain.progress import Progress
+from testbed.toolchain.progress import CommandFailed, Progress
 
 
 def _cmd(*tools: str) -> Callable[[], bool]:
@@ -108,10 +108,15 @@ def ensure(progress: Progress, install: bool = True) -> list[Requirement]:
     env = {"DEBIAN_FRONTEND": "noninteractive"}
     log = Path(os.environ.get("TMPDIR", "/tmp")) / "testbed-apt.log"
     progress.say(f"    installing: {' '.join(names)}")
-    progress.run(["apt-get", "update"], cwd=Path("/"), log=log, env=env, title="apt-get update")
-    # --no-install-recommends: libasio-dev's recommends alone would pull in all of Boost.
-    progress.run(["apt-get", "install", "-y", "--no-install-recommends", *names], cwd=Path("/"), log=log,
-                 env=env, title="apt-get install")
+    # Wait for another apt/dpkg (e.g. unattended-upgrades on a fresh machine) instead of failing.
+    wait = ["-o", "DPkg::Lock::Timeout=600"]
+    try:
+        progress.run(["apt-get", *wait, "update"], cwd=Path("/"), log=log, env=env, title="apt-get update")
+        # --no-install-recommends: libasio-dev's recommends alone would pull in all of Boost.
+        progress.run(["apt-get", *wait, "install", "-y", "--no-install-recommends", *names], cwd=Path("/"),
+                     log=log, env=env, title="apt-get install")
+    except CommandFailed as exc:
+        progress.say(f"    {exc}")
     still = missing()
     for req in still:
         progress.say(f"    STILL MISSING after install: {package_name(req, dist)} ({req.why})")
