@@ -77,6 +77,8 @@ public:
     void flush();
     void terminate();
     bool is_active() const { return state_ == st_active; }
+    // The other end, as an identity only (never call into it: other thread).
+    pipe_t *peer() const { return peer_; }
 
     // Data the socket layer attaches to an end.
     std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer

@@ -38,6 +38,18 @@ socket_base_t::socket_base_t(ctx_t *ctx, int type) : ctx_(ctx) {
 
 socket_base_t::~socket_base_t() { tag_ = dead_tag; }
 
+// The options a new tcp/ipc endpoint runs with: a snapshot of the socket's,
+// plus the context's batch knobs resolved for this transport, once.
+options_t socket_base_t::endpoint_options(const endpoint_t &ep) const {
+    options_t snap = options;
+    knobs_t k = ctx_->knobs();
+    transport_kind tk = ep.protocol == "tcp" ? transport_kind::tcp : transport_kind::ipc;
+    snap.in_batch = k.in_for(tk);
+    snap.out_batch = k.out_for(tk);
+    snap.max_transfer = tk == transport_kind::tcp ? k.tcp_max_transfer : 0;
+    return snap;
+}
+
 int socket_base_t::xsetsockopt(int, const void *, size_t) {
     errno = EINVAL;
     return -1;
@@ -194,7 +206,7 @@ int socket_base_t::bind(const char *text) {
         return 0;
     }
     io_thread *t = ctx_->choose_io_thread();
-    options_t snap = options;
+    options_t snap = endpoint_options(ep);
     std::string resolved;
     auto listener = make_listener(this, t, ep, snap, resolved);
     if (!listener)
@@ -203,7 +215,7 @@ int socket_base_t::bind(const char *text) {
     listener->endpoint = resolved;
     endpoints_.emplace(text, listener);
     endpoints_.emplace(resolved, listener);
-    owned_.insert(listener.get());
+    owned_.emplace(listener.get(), listener);
     listener->request_start();
     return 0;
 }
@@ -221,18 +233,12 @@ int socket_base_t::connect(const char *text) {
         return rc;
     }
     io_thread *t = ctx_->choose_io_thread();
-    options_t snap = options;
-    // Resolve the batch knobs for this transport once, here.
-    knobs_t k = ctx_->knobs();
-    transport_kind tk = ep.protocol == "tcp" ? transport_kind::tcp : transport_kind::ipc;
-    snap.in_batch = k.in_for(tk);
-    snap.out_batch = k.out_for(tk);
-    snap.max_transfer = tk == transport_kind::tcp ? k.tcp_max_transfer : 0;
+    options_t snap = endpoint_options(ep);
     pipe_t *session_end = nullptr;
     pipe_t *socket_end = nullptr;
     // Like libzmq, non-routing sockets get their pipe now, so messages queue
     // before the first connection (unless ZMQ_IMMEDIATE).
-    if (!options.immediate && !options.recv_routing_id) {
+    if (!options.immediate && !options.recv_routing_id && !options.raw_socket) {
         auto pp = pipe_t::create_pair(&mailbox_, t, options.sndhwm, options.rcvhwm);
         socket_end = pp.a;
         session_end = pp.b;
@@ -255,7 +261,7 @@ int socket_base_t::connect(const char *text) {
     options.last_endpoint = text;
     session->endpoint = text;
     endpoints_.emplace(text, session);
-    owned_.insert(session.get());
+    owned_.emplace(session.get(), session);
     session->request_start();
     return 0;
 }
@@ -383,7 +389,7 @@ void socket_base_t::hiccuped(pipe_t *pipe) {
 }
 
 void socket_base_t::own(std::shared_ptr<io_object> obj) {
-    owned_.insert(obj.get());
+    owned_.emplace(obj.get(), obj);
     if (closing_)
         obj->request_stop();
 }
@@ -399,13 +405,14 @@ void socket_base_t::stop() { terminated_ = true; }
 
 int socket_base_t::close() {
     closing_ = true;
-    // Sessions linger with their queued output (ZMQ_LINGER); pipes tell
-    // their peers we are gone.
-    for (io_object *o : owned_)
-        o->request_stop();
+    // Pipes first: a session must learn that the socket is gone (and drain
+    // what it left, within ZMQ_LINGER) before it is asked to stop.  Both
+    // commands go to the session's thread in this order.
     std::vector<pipe_t *> ps(pipes_.begin(), pipes_.end());
     for (pipe_t *p : ps)
         p->terminate();
+    for (auto &o : owned_)
+        o.second->request_stop();
     ctx_->close_socket(this);
     return 0;
 }

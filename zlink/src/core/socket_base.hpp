@@ -55,6 +55,7 @@ namespace zlink {
 
 class ctx_t;
 class io_object;
+struct endpoint_t;
 
 class socket_base_t : public pipe_events {
 public:
@@ -123,7 +124,7 @@ private:
     // Runs pending commands; with timeout_ms != 0 first waits for one.
     // Returns -1/ETERM once the context is terminating.
     int process_commands(int timeout_ms);
-    int add_endpoint_io(const std::string &endpoint, std::shared_ptr<io_object> obj);
+    options_t endpoint_options(const endpoint_t &ep) const;
     int connect_inproc(const std::string &name);
     void attach_new_pipe(pipe_t *pipe, bool locally_initiated);
 
@@ -132,7 +133,8 @@ private:
     mailbox mailbox_;
     std::set<pipe_t *> pipes_;
     std::multimap<std::string, std::shared_ptr<io_object>> endpoints_;
-    std::set<io_object *> owned_;
+    // Keeps IO objects alive until they report finished (owned_gone).
+    std::map<io_object *, std::shared_ptr<io_object>> owned_;
     std::multimap<std::string, pipe_t *> inproc_connected_;
     bool rcvmore_ = false;
     bool closing_ = false;
