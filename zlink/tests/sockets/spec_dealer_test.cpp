@@ -114,6 +114,33 @@ TEST_P(Dealer, MultipartAtomic) {
     EXPECT_EQ(recv_all(hub), (std::vector<std::string>{"x", std::string(70000, 'y')}));
 }
 
+// Multipart atomicity with a slow consumer: HWM counts whole messages, so a
+// sender at its HWM is refused at a message boundary, never mid-message, and
+// the consumer gets every accepted message complete.
+TEST_P(Dealer, MultipartAtomicUnderHwm) {
+    void *sender = socket(ZMQ_DEALER);
+    void *receiver = socket(ZMQ_DEALER);
+    set_int(sender, ZMQ_SNDHWM, 3);
+    set_int(receiver, ZMQ_RCVHWM, 3);
+    connect(receiver, bind(sender));
+    send(receiver, "hello");
+    ASSERT_EQ(recv(sender), "hello");
+    int accepted = 0;
+    const std::string pad(2000, 'z');
+    for (; accepted < 100000; ++accepted) {
+        if (send(sender, std::to_string(accepted), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+            ASSERT_EQ(zmq_errno(), EAGAIN);
+            break;
+        }
+        // Once the first frame is taken, the rest of the message must be too.
+        ASSERT_EQ(send(sender, "", ZMQ_SNDMORE | ZMQ_DONTWAIT), 0) << "refused mid-message";
+        ASSERT_EQ(send(sender, pad, ZMQ_DONTWAIT), 2000) << "refused mid-message";
+    }
+    ASSERT_LT(accepted, 100000) << "HWM never reached";
+    for (int i = 0; i < accepted; ++i)
+        ASSERT_EQ(recv_all(receiver), (std::vector<std::string>{std::to_string(i), "", pad}));
+}
+
 SPEC_ALL_TRANSPORTS(Dealer);
 
 }  // namespace

@@ -191,6 +191,23 @@ TEST_P(Router, ConnectRoutingIdNamesThePeer) {
     EXPECT_EQ(recv_all(client), (frames{"server", "pong"}));
 }
 
+// zmq_poll(3): "ZMQ_POLLIN: For 0MQ sockets, at least one message may be
+// received from the socket without blocking." A ROUTER polled for input
+// reports it exactly when a message (id frame + body) can be read.
+TEST_P(Router, PollReportsIncomingMessages) {
+    void *a;
+    dealer(a, "A");
+    zmq_pollitem_t item{router, 0, ZMQ_POLLIN, 0};
+    EXPECT_EQ(zmq_poll(&item, 1, 50), 0);
+    for (int i = 0; i < 3; ++i) send(a, "m" + std::to_string(i));
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_EQ(zmq_poll(&item, 1, recv_timeout_ms), 1);
+        EXPECT_TRUE(item.revents & ZMQ_POLLIN);
+        EXPECT_EQ(recv_all(router, ZMQ_DONTWAIT), (frames{"A", "m" + std::to_string(i)}));
+    }
+    EXPECT_EQ(zmq_poll(&item, 1, 50), 0);
+}
+
 SPEC_ALL_TRANSPORTS(Router);
 
 }  // namespace
