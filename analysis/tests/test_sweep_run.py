@@ -265,3 +265,21 @@ def test_perf_record_cells_get_flamegraphs_or_a_stated_reason(tmp_path):
     index = (run_dir / "flamegraphs" / "index.html").read_text()
     assert "libzmq-4.3.5" in index and "zlink" in index
     assert len(read_results(run_dir)) == 16  # profiling runs are not results
+
+
+def test_report_hook_calls_render_run_and_survives_its_failure(tmp_path, monkeypatch, capsys):
+    import types
+    from testbed.sweep import run_cmd
+    calls = []
+    fake = types.ModuleType("testbed.results.report")
+    fake.render_run = lambda run_dir: calls.append(run_dir) or (run_dir / "report.md")
+    monkeypatch.setitem(sys.modules, "testbed.results.report", fake)
+    run_cmd.render_report(tmp_path)
+    assert calls == [tmp_path] and "report written to" in capsys.readouterr().err
+
+    def broken(run_dir):
+        raise RuntimeError("boom")
+    fake.render_run = broken
+    run_cmd.render_report(tmp_path)
+    err = capsys.readouterr().err
+    assert "report rendering failed (RuntimeError: boom)" in err and str(tmp_path) in err

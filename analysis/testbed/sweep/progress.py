@@ -48,7 +48,7 @@ class Progress:
             self.failures += 1
         if self._rich:
             desc = f"{label} [{status}]" + (f" ({self.failures} failed)" if self.failures else "")
-            self._rich.update(self._task, completed=self.done, description=desc[:60])
+            self._rich.update(self._task, completed=self.done, description=desc[:40])
         else:
             print(f"[{self.done}/{self.total}] {status:7s} {label}  ETA {self._eta()}", file=sys.stderr,
                   flush=True)

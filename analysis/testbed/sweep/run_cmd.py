@@ -29,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the plan and an estimated duration")
     parser.add_argument("--seed", type=int, default=None, help="seed of the order shuffle (default: random, recorded)")
     parser.add_argument("--no-build", action="store_true", help="use only libraries already built")
+    parser.add_argument("--no-report", action="store_true", help="do not render the report at the end")
 
 
 def fail(text: str) -> int:
@@ -130,7 +131,10 @@ def _main(args: argparse.Namespace) -> int:
     ctx = runner.RunContext(exp, run_dir, manifest, cells, found, missing,
                             runner.resume_command(exp, run_dir))
     code = runner.run(ctx, seed, perf)
-    if code != 130:
+    if shard and code != 130:
+        print(f"testbed run: shard {shard[0]}/{shard[1]} done; when every shard is, join them with "
+              f"./testbed merge <run dirs> and report the merged run", file=sys.stderr)
+    elif code != 130 and not args.no_report:
         render_report(run_dir)
     return code
 
