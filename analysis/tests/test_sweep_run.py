@@ -283,3 +283,36 @@ def test_report_hook_calls_render_run_and_survives_its_failure(tmp_path, monkeyp
     run_cmd.render_report(tmp_path)
     err = capsys.readouterr().err
     assert "report rendering failed (RuntimeError: boom)" in err and str(tmp_path) in err
+
+
+def test_without_perf_the_run_goes_on_and_says_so_once(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    empty = tmp_path / "nobin"
+    empty.mkdir()
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"],
+                       env_for(listing, PATH=str(empty)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("perf unavailable") == 2  # one warning up front, one line in the summary
+    run_dir = only_run_dir(tmp_path / "out")
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["perf"]["available"] is False and "not found" in m["perf"]["reason"]
+    recs = read_results(run_dir)
+    assert len(recs) == 16 and all(r["status"] == "ok" for r in recs)
+    assert all(r["perf"] == {"available": False, "reason": m["perf"]["reason"], "events": {}} for r in recs)
+
+
+def test_pinning_runs_the_bench_under_taskset(tmp_path):
+    import shutil
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    text = write_experiment(tmp_path).read_text().replace("warmup_runs = 0", 'warmup_runs = 0\npin = "0"')
+    exp = write_experiment(tmp_path, text)
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"], env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    assert json.loads((run_dir / "manifest.json").read_text())["pinning"] == {"cpus": "0", "tool": "taskset"}
+    for r in read_results(run_dir):
+        cmd = r["command"]
+        i = cmd.index("taskset")
+        assert cmd[i:i + 3] == ["taskset", "-c", "0"] and cmd[i + 3].endswith(f"bench_{r['pattern'].lower()}")
+    assert shutil.which("taskset")
