@@ -357,6 +357,7 @@ int main(int argc, char** argv)
 {
     std::string role, type, bind, connect, id;
     long count = 0;
+    int heartbeat_ms = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string k = argv[i], v = argv[i + 1];
         if (k == "--role") role = v;
@@ -365,6 +366,7 @@ int main(int argc, char** argv)
         else if (k == "--connect") connect = v;
         else if (k == "--count") count = std::stol(v);
         else if (k == "--id") id = v;
+        else if (k == "--heartbeat") heartbeat_ms = std::stoi(v); // pauses like peer.cpp; sends no PING
         else fail("unsupported option " + k + " (codec peer: --role --type --bind/--connect --count --id)");
     }
     std::signal(SIGPIPE, SIG_IGN); // a vanished peer shows up as EPIPE, reported below
@@ -378,6 +380,15 @@ int main(int argc, char** argv)
     if (role == "initiator") {
         for (long i = 0; i < 104; ++i) {
             const frames msg = script_message(i);
+            if (heartbeat_ms > 0) {
+                // Stay responsive while pausing: PINGs are answered inside recv().
+                const auto until = clock_type::now() + std::chrono::milliseconds(
+                                                           i == 50 ? 10 * heartbeat_ms : heartbeat_ms / 2);
+                while (clock_type::now() < until) {
+                    check(!c.recv(false).has_value(), "unexpected message while idle");
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                }
+            }
             c.send(msg);
             const auto got = c.recv();
             check(got.has_value(), "no echo for message " + std::to_string(i));

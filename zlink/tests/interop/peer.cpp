@@ -3,7 +3,13 @@
 // (run_interop.py) starts two peers - one per library - and checks both exit 0.
 //
 //   interop_peer --role ROLE --type TYPE (--bind ENDPOINT | --connect ENDPOINT)
-//                [--id ID] [--peer-id ID] [--count N] [--maxmsgsize N]
+//                [--id ID] [--peer-id ID] [--count N] [--maxmsgsize N] [--heartbeat MS]
+//
+// --heartbeat MS sets HEARTBEAT_IVL=MS, HEARTBEAT_TIMEOUT=HEARTBEAT_TTL=4*MS and
+// makes the initiator pause MS/2 between messages and 10*MS once mid-script, so
+// the run outlasts several heartbeat timeouts with no other traffic: a peer that
+// does not answer PING (or mis-parses it) gets disconnected, and the PAIR script
+// then loses messages and fails.
 //
 // Roles (each verifies what it receives and exits 1 with a one-line reason):
 //   initiator   PAIR/DEALER/ROUTER: sends a fixed script of messages (single,
@@ -41,6 +47,7 @@ struct args {
     std::string role, type, bind, connect, id, peer_id;
     long count = 0;
     long long maxmsgsize = -1;
+    int heartbeat_ms = 0;
 };
 
 [[noreturn]] void fail(const std::string& why)
@@ -156,6 +163,10 @@ void run_initiator(void* s, const args& a, int type)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
         }
+        // A quiet spell of 10 heartbeat intervals: only PING/PONG keep the connection
+        // alive then (libzmq counts any traffic as a sign of life).
+        if (a.heartbeat_ms > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(i == 50 ? 10 * a.heartbeat_ms : a.heartbeat_ms / 2));
         send_frames(s, msg);
         frames got;
         check(recv_frames(s, got), "no echo for message " + std::to_string(i));
@@ -301,6 +312,7 @@ args parse(int argc, char** argv)
         else if (k == "--peer-id") a.peer_id = v;
         else if (k == "--count") a.count = std::stol(v);
         else if (k == "--maxmsgsize") a.maxmsgsize = std::stoll(v);
+        else if (k == "--heartbeat") a.heartbeat_ms = std::stoi(v);
         else fail("unknown option " + k);
     }
     check(!a.role.empty() && !a.type.empty(), "--role and --type are required");
@@ -323,6 +335,12 @@ int main(int argc, char** argv)
     zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
     if (!a.id.empty())
         check(zmq_setsockopt(s, ZMQ_ROUTING_ID, a.id.data(), a.id.size()) == 0, "ZMQ_ROUTING_ID");
+    if (a.heartbeat_ms > 0) {
+        const int ivl = a.heartbeat_ms, timeout = 4 * a.heartbeat_ms;
+        zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &ivl, sizeof ivl);
+        zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &timeout, sizeof timeout);
+        zmq_setsockopt(s, ZMQ_HEARTBEAT_TTL, &timeout, sizeof timeout);
+    }
     if (a.maxmsgsize >= 0)
         check(zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &a.maxmsgsize, sizeof a.maxmsgsize) == 0,
               "ZMQ_MAXMSGSIZE");

@@ -33,6 +33,10 @@ PATTERNS = {
                       ("DEALER", "echo", ["--count", "104", "--id", "dealer-E"])),
     "router-router": (("ROUTER", "initiator", ["--id", "router-I", "--peer-id", "router-E"]),
                       ("ROUTER", "echo", ["--count", "104", "--id", "router-E"])),
+    # Heartbeats on both sides (PING/PONG with TTL), run long enough to time out
+    # a peer that does not answer.
+    "heartbeat.pair-pair": (("PAIR", "initiator", ["--heartbeat", "40"]),
+                            ("PAIR", "echo", ["--count", "104", "--heartbeat", "40"])),
     "pub-sub": (("PUB", "publisher", []), ("SUB", "subscriber", [])),
     "pub-xsub": (("PUB", "publisher", []), ("XSUB", "subscriber", [])),
     "xpub-sub": (("XPUB", "publisher", []), ("SUB", "subscriber", [])),
