@@ -218,3 +218,21 @@ def compare_run(df: pd.DataFrame, manifest: dict, extra_floor: dict | None = Non
     for k, v in noise_floor(first).items():
         floor[k] = max(floor.get(k, 0.0), v)
     return apply_verdicts(first, floor, min_effect), floor
+
+
+def side_by_side(a: pd.DataFrame, b: pd.DataFrame, label_a: str, label_b: str,
+                 metric: str = "throughput_msgs", config_map: dict | None = None) -> pd.DataFrame:
+    """Library comparisons of two analyses (two runs, or a run and a published report)
+    joined on pattern, transport, size and configuration: did the verdict hold?
+    config_map renames b's configurations onto a's (e.g. {"baseline": "no batch"})."""
+    keys = ["pattern", "transport", "msg_size", "config"]
+    cols = ["diff_pct", "ci_lo_pct", "ci_hi_pct", "verdict", "basis"]
+    sel = []
+    for df, label, mapping in ((a, label_a, None), (b, label_b, config_map)):
+        d = df[(df["kind"] == "library") & (df["metric"] == metric)].copy()
+        if mapping:
+            d["config"] = d["config"].map(lambda c: mapping.get(c, c))
+        sel.append(d[keys + cols].rename(columns={c: f"{c}_{label}" for c in cols}))
+    out = sel[0].merge(sel[1], on=keys, how="inner")
+    out["agree"] = out[f"verdict_{label_a}"] == out[f"verdict_{label_b}"]
+    return out.sort_values(keys).reset_index(drop=True)

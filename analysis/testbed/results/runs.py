@@ -1,0 +1,48 @@
+"""Finding what to analyse: the newest run of an experiment, a run or a published
+report given by path. Used by the notebooks so they stay thin."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from testbed import paths
+
+from . import compare, load
+
+
+def newest_run(experiment: str, results_dir: Path | None = None) -> Path | None:
+    root = Path(results_dir or paths.RESULTS_DIR) / experiment
+    runs = sorted(p.parent for p in root.glob("*/manifest.json") if (p.parent / "results.jsonl").is_file())
+    return runs[-1] if runs else None
+
+
+def pick_run(run: str | Path | None, experiment: str) -> Path:
+    if run:
+        path = Path(run)
+        if not (path / "manifest.json").is_file():
+            raise FileNotFoundError(f"{path}: not a run directory (needs manifest.json and results.jsonl)")
+        return path
+    found = newest_run(experiment)
+    if found is None:
+        raise FileNotFoundError(f"no run of {experiment!r} under {paths.RESULTS_DIR}; run `./testbed run {experiment}` "
+                                f"or set TESTBED_NOTEBOOK_RUN to a run directory")
+    return found
+
+
+def pick_other(other: str | Path | None) -> Path:
+    """The second side of a comparison: given, else seed 004's stored import."""
+    if other:
+        return Path(other)
+    found = sorted((paths.REPORTS_DIR / "published" / "data").glob("004_*.csv"))
+    if not found:
+        raise FileNotFoundError("no published data under reports/published/data; run `./testbed regenerate`")
+    return found[0]
+
+
+def compare_any(path: Path):
+    """Comparisons of a run directory, or of a published report's tidy CSV."""
+    path = Path(path)
+    if path.is_dir():
+        return compare.compare_run(load.load_run(path), load.read_manifest(path))[0]
+    df = load.read_csv(path)
+    primary = [t for t in ("diff-table", "mean-std", "results-block") if t in set(df["table"])][:1]
+    return compare.compare(df[df["table"].isin(primary)] if primary else df)

@@ -1,0 +1,73 @@
+"""Run directory -> tidy table; tidy tables on disk, with schema migration."""
+import json
+
+import numpy as np
+import pytest
+
+from fixtures.factory import make_run
+from testbed.results import load, schema
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return make_run(tmp_path_factory.mktemp("runs"), patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536))
+
+
+def test_one_row_per_repetition_and_metric(run):
+    df = load.load_run(run)
+    assert list(df.columns) == schema.columns(df)
+    ok = df[df["status"] == "ok"]
+    per_cell = ok.groupby(["cell_id", "repetition"])["metric"].nunique()
+    assert set(per_cell) == {10}  # 3 throughput + 6 latency (p50..max, mean) + perf task-clock
+    assert {"throughput_msgs", "lat_p50_us", "lat_p99_us", "perf_task_clock"} <= set(ok["metric"])
+    assert set(df["param_ZMQ_ASIO_IN_BATCH_SIZE"]) == {"", "65536"}
+
+
+def test_failed_attempt_is_kept_for_the_report(tmp_path):
+    run = make_run(tmp_path, patterns=("PUBSUB",), transports=("tcp",), sizes=(262144,))
+    failed = load.failed_attempts(load.load_run(run))
+    assert failed.to_dict("records") == [{"pattern": "PUBSUB", "transport": "tcp", "msg_size": 262144,
+                                          "config": "64 KiB", "library": "zlink", "repetition": 4, "status": "timeout"}]
+
+
+def test_torn_last_line_is_skipped_but_a_torn_middle_line_is_an_error(run, tmp_path, capsys):
+    lines = (run / "results.jsonl").read_text().splitlines()
+    d = tmp_path / "r"
+    d.mkdir()
+    (d / "manifest.json").write_text((run / "manifest.json").read_text())
+    (d / "results.jsonl").write_text("\n".join(lines + ['{"schema": "testb']) + "\n")
+    assert len(load.read_cells(d)) == len(lines)
+    assert "torn last line" in capsys.readouterr().err
+    (d / "results.jsonl").write_text("\n".join([lines[0], "{oops", lines[1]]) + "\n")
+    with pytest.raises(load.RunDirError, match="results.jsonl:2: not valid JSON"):
+        load.read_cells(d)
+
+
+def test_csv_and_parquet_round_trip(run, tmp_path):
+    df = load.load_run(run)
+    load.write_csv(df, tmp_path / "t.csv")
+    back = load.read_csv(tmp_path / "t.csv")
+    assert back.equals(df)
+    load.write_csv(back, tmp_path / "u.csv")
+    assert (tmp_path / "t.csv").read_bytes() == (tmp_path / "u.csv").read_bytes()
+    load.write_parquet(df, tmp_path / "t.parquet")
+    assert load.read_parquet(tmp_path / "t.parquet").equals(df)
+
+
+def test_version_1_tables_are_migrated(run, tmp_path):
+    df = load.load_run(run)
+    v1 = df.drop(columns=["provenance", "table", "spread", "n_summarized", "value_precise"])
+    (tmp_path / "old.csv").write_text("# testbed.tidy/1\n" + v1.to_csv(index=False))
+    back = load.read_csv(tmp_path / "old.csv")
+    assert (back["n_summarized"] == 1).all() and back["value_precise"].isna().all()
+    assert np.allclose(back["value"].dropna(), df["value"].dropna())
+
+
+def test_newer_table_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="newer than this code"):
+        schema.migrate(None, schema.VERSION + 1)
+
+
+def test_missing_manifest_is_named(tmp_path):
+    with pytest.raises(load.RunDirError, match="no manifest.json"):
+        load.load_run(tmp_path)

@@ -1,0 +1,113 @@
+"""Reports: deterministic bytes, the seeds' layout, commands, regenerate --check."""
+import argparse
+import hashlib
+import json
+import shutil
+
+import pytest
+
+from fixtures.factory import make_run
+from testbed import paths
+from testbed.results import inflection_cmd, regenerate_cmd, report, report_cmd
+
+
+def _digest(root):
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return make_run(tmp_path_factory.mktemp("runs"), patterns=("ROUTER_ROUTER",), transports=("tcp",),
+                    failed=(("ROUTER_ROUTER", "tcp", 65536, "64 KiB", "zlink", 2),))
+
+
+def test_rendering_twice_gives_the_same_bytes(run, tmp_path):
+    a = report.render_run(run, tmp_path / "a")
+    b = report.render_run(run, tmp_path / "b")
+    da, db = _digest(a.parent), _digest(b.parent)
+    assert da == db and any(k.endswith(".png") for k in da) and any(k.endswith(".svg") for k in da)
+    svg = next((tmp_path / "a" / "figures").glob("*.svg")).read_text()
+    assert "<dc:date>" not in svg
+
+
+def test_report_layout(run, tmp_path):
+    text = report.render_run(run, tmp_path).read_text()
+    assert "## PATTERN: ROUTER_ROUTER" in text and "### Transport: tcp · 64 KiB" in text
+    assert "| Size | Metric | libzmq-4.3.5 | zlink | Diff (%) | 95% CI (%) | Verdict |" in text
+    assert "(inv)" in text and "% of ceiling" in text
+    assert "## Failed cells" in text and "| ROUTER_ROUTER | tcp | 64 KiB | 64 KiB | zlink | 2 | timeout |" in text
+    assert "helps up to ~1 KiB, stops helping by ~8 KiB and hurts from ~64 KiB" in text
+    assert "build `0123456789abcdef`" in text          # the manifest in brief
+    assert "![ROUTER_ROUTER diff % heatmap](figures/router_router-heatmap.svg)" in text
+
+
+def test_report_without_ceiling(run, tmp_path):
+    src = tmp_path / "run"
+    shutil.copytree(run, src)
+    (src / "ceiling.json").unlink()
+    assert "% of ceiling" not in report.render_run(src).read_text()
+
+
+def test_noise_floor_from_a_referenced_run(tmp_path):
+    nf = make_run(tmp_path, experiment="noise-floor", run_id="aa", libraries=("libzmq-4.3.5",), cv=0.05,
+                  patterns=("ROUTER_ROUTER",), transports=("tcp",), sizes=(64, 65536), configs={"default": {}},
+                  failed=(), ceiling=False)
+    main = make_run(tmp_path, run_id="main", aa_alias=False, patterns=("ROUTER_ROUTER",), transports=("tcp",),
+                    failed=(), noise_floor_run="../../noise-floor/aa")
+    text = report.render_run(main).read_text()
+    assert "noise-floor run `aa`" in text and "Noise floor (largest A/A diff)" in text
+
+
+def test_report_command(run, tmp_path, capsys):
+    args = argparse.Namespace(run_dir=run, out=tmp_path, noise_floor=None, publish=False)
+    assert report_cmd.main(args) == 0
+    assert (tmp_path / "report.md").is_file()
+    bad = argparse.Namespace(run_dir=tmp_path / "nope", out=None, noise_floor=None, publish=False)
+    assert report_cmd.main(bad) == 2
+    assert "no manifest.json" in capsys.readouterr().err
+
+
+def test_compact_keeps_what_reports_need(run, tmp_path):
+    report_cmd.compact(run, tmp_path)
+    cells = [json.loads(l) for l in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert all("result" in c for c in cells) and not any("command" in c for c in cells if c["status"] == "ok")
+    assert report.render_run(tmp_path).read_text() == report.render_run(run, tmp_path / "x").read_text()
+
+
+def test_inflection_command_on_a_run(run, capsys):
+    assert inflection_cmd.main(argparse.Namespace(path=run, metric="throughput_msgs")) == 0
+    assert "helps up to ~1 KiB" in capsys.readouterr().out
+
+
+def test_inflection_command_names_bad_input(tmp_path, capsys):
+    assert inflection_cmd.main(argparse.Namespace(path=tmp_path / "x", metric="throughput_msgs")) == 2
+    assert inflection_cmd.main(argparse.Namespace(path=tmp_path, metric="bogus")) == 2
+    assert "unknown metric 'bogus'" in capsys.readouterr().err
+
+
+def test_regenerate_builds_run_reports_and_check_sees_changes(run, tmp_path, capsys):
+    reports = tmp_path / "reports"
+    report_cmd.compact(run, reports / "batch-sweep" / "fixture")
+    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=True)
+    assert regenerate_cmd.main(args) == 1
+    assert "new: batch-sweep/fixture/report.md" in capsys.readouterr().out
+    args.check = False
+    assert regenerate_cmd.main(args) == 0
+    args.check = True
+    assert regenerate_cmd.main(args) == 0
+    (reports / "batch-sweep" / "fixture" / "report.md").write_text("edited\n")
+    assert regenerate_cmd.main(args) == 1
+    assert "changed: batch-sweep/fixture/report.md" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not paths.SEEDS_DIR.is_dir(), reason=f"seeds not in {paths.SEEDS_DIR}")
+def test_committed_reports_are_current():
+    """`./testbed regenerate --check` on the repository: nothing would change."""
+    args = argparse.Namespace(reports=paths.REPORTS_DIR, seeds=paths.SEEDS_DIR, check=True)
+    assert regenerate_cmd.main(args) == 0
+
+
+def test_committed_published_reports_rebuild_without_seeds(tmp_path):
+    args = argparse.Namespace(reports=paths.REPORTS_DIR, seeds=tmp_path / "absent", check=True)
+    assert regenerate_cmd.main(args) == 0
