@@ -73,7 +73,8 @@ def _transports(df):
 def _size_axis(ax, sizes):
     ax.set_xscale("log", base=2)
     ax.set_xticks(sizes)
-    ax.set_xticklabels([schema.kib(s).replace(" ", "") for s in sizes], rotation=0)
+    ax.set_xticklabels([schema.kib(s).replace(" ", "") for s in sizes], rotation=35 if len(sizes) > 4 else 0,
+                       ha="right" if len(sizes) > 4 else "center")
     ax.minorticks_off()
 
 
@@ -93,8 +94,8 @@ def draw_size_series(data: pd.DataFrame, pattern: str, ylabel: str, title: str, 
     transports = _transports(d)
     rel = relative[relative["pattern"] == pattern] if relative is not None else None
     nrows = 2 if rel is not None and not rel.empty else 1
-    fig, axes = plt.subplots(nrows, len(transports), figsize=(4.2 * len(transports) + 0.6, 3.0 * nrows + 0.6),
-                             squeeze=False, sharex="col")
+    fig, axes = plt.subplots(nrows, len(transports), figsize=(max(7.0, 4.2 * len(transports) + 0.6),
+                                                              3.0 * nrows + 1.0), squeeze=False, sharex="col")
     libs = sorted(d["library"].unique(), key=lambda s: (not s.lower().startswith("libzmq"), s))
     configs = sorted(d["config"].unique())
     styles = ["-", "--", ":", "-."]
@@ -135,9 +136,11 @@ def draw_size_series(data: pd.DataFrame, pattern: str, ylabel: str, title: str, 
             ax.set_xlabel("message size")
             ax.set_ylabel("vs reference (%)")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8, frameon=False)
+    ncol = min(len(labels), 3 if len(transports) == 1 else 4)
+    nlines = (len(labels) + ncol - 1) // ncol
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.06 + 0.04 * ((len(labels) - 1) // 4), 1, 0.95))
+    fig.tight_layout(rect=(0, 0.035 * nlines * 4 / (3.0 * nrows + 1.0) + 0.02, 1, 0.95))
     return fig
 
 
@@ -157,14 +160,17 @@ def draw_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, pattern: str, clip: f
             grid[i, j] = r["diff_pct"]
             txt = f"{r['diff_pct']:+.0f}%\n{MARK[r['verdict']]}"
             weak = r["verdict"] in ("SAME", "AMBIGUOUS")
-            ax.text(j, i, txt, ha="center", va="center", fontsize=7, color="#555555" if weak else "black",
+            dark = abs(r["diff_pct"]) > 0.6 * clip  # white on the saturated cells
+            ax.text(j, i, txt, ha="center", va="center", fontsize=7,
+                    color="white" if dark else "#555555" if weak else "black",
                     fontweight="normal" if weak else "bold")
         ax.imshow(np.clip(grid, -clip, clip), cmap=cmap, vmin=-clip, vmax=clip, aspect="auto")
         for m in marks[(marks["pattern"] == pattern) & (marks["transport"] == transport)].to_dict("records"):
             if m["row"] in rows:
                 x = np.interp(math.log2(m["crossover"]), [math.log2(s) for s in sizes], range(len(sizes)))
                 i = rows.index(m["row"])
-                ax.plot([x, x], [i - 0.45, i + 0.45], color="black", lw=2.2)
+                # a marker on the row's lower edge: visible, and clear of the cell text
+                ax.plot([x], [i + 0.38], marker="^", ms=7, color="black", mec="white", mew=0.8)
         ax.set_xticks(range(len(sizes)))
         ax.set_xticklabels([schema.kib(s).replace(" ", "") for s in sizes])
         ax.set_yticks(range(len(rows)))
@@ -172,7 +178,7 @@ def draw_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, pattern: str, clip: f
         ax.grid(False)
         ax.set_title(f"{pattern} · {transport}")
     fig.suptitle("Throughput diff % (blue: candidate faster). ▲ FAST ▼ SLOW = SAME ? AMBIGUOUS; "
-                 "bar: estimated crossover", fontsize=9)
+                 "black triangle: estimated crossover", fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     return fig
 
