@@ -316,3 +316,13 @@ def test_pinning_runs_the_bench_under_taskset(tmp_path):
         i = cmd.index("taskset")
         assert cmd[i:i + 3] == ["taskset", "-c", "0"] and cmd[i + 3].endswith(f"bench_{r['pattern'].lower()}")
     assert shutil.which("taskset")
+
+
+def test_bad_shard_and_bad_resume_dir_are_one_line_errors(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}})
+    exp = write_experiment(tmp_path)
+    for args, needle in ((["--shard", "3/2"], "--shard '3/2'"), (["--resume", str(tmp_path)], "--resume")):
+        proc = run_testbed(["run", str(exp), "--dry-run", *args], env_for(listing))
+        assert proc.returncode == 2
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0], proc.stderr

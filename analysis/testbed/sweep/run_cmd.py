@@ -40,7 +40,7 @@ def fail(text: str) -> int:
 def main(args: argparse.Namespace) -> int:
     try:
         return _main(args)
-    except ExperimentError as exc:
+    except (ExperimentError, ValueError) as exc:  # bad input: one line, no traceback
         return fail(str(exc))
 
 
