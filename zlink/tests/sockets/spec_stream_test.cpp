@@ -122,6 +122,49 @@ TEST_P(Stream, UnknownIdIsEhostunreach) {
     EXPECT_EQ(zmq_errno(), EHOSTUNREACH);
 }
 
+// zmq_setsockopt(3), ZMQ_CONNECT_ROUTING_ID: "Sets the peer id of the peer
+// connected via the following zmq_connect() call" (also for ZMQ_STREAM). A
+// STREAM that connects out to a plain listening socket addresses it by that id.
+TEST_P(Stream, ConnectOutWithConnectRoutingId) {
+    // A plain listener on a fresh endpoint of this transport.
+    int lfd = -1;
+    std::string ep;
+    if (transport() == "tcp") {
+        lfd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+        socklen_t len = sizeof a;
+        getsockname(lfd, reinterpret_cast<sockaddr *>(&a), &len);
+        ep = "tcp://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+    } else {
+        const std::string path = "/tmp/zlink-spec-" + unique_name() + ".sock";
+        ipc_paths_.push_back(path);
+        lfd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+        ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+        ep = "ipc://" + path;
+    }
+    ASSERT_EQ(::listen(lfd, 4), 0);
+    void *client = socket(ZMQ_STREAM);
+    set_str(client, ZMQ_CONNECT_ROUTING_ID, "out-1");
+    connect(client, ep);
+    const int fd = ::accept(lfd, nullptr, nullptr);
+    ASSERT_GE(fd, 0);
+    timeval tv{3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    EXPECT_EQ(recv_all(client), (frames{"out-1", ""})) << "connect notification";
+    send_all(client, {"out-1", "hi"});
+    EXPECT_EQ(raw_read(fd, 2), "hi");
+    ASSERT_EQ(::write(fd, "yo", 2), 2);
+    EXPECT_EQ(recv_all(client), (frames{"out-1", "yo"}));
+    ::close(fd);
+    ::close(lfd);
+}
+
 INSTANTIATE_TEST_SUITE_P(, Stream, ::testing::Values("tcp", "ipc"),
                          [](const auto &info) { return std::string(info.param); });
 
