@@ -121,7 +121,7 @@ def test_ctrl_c_leaves_a_resumable_run_and_prints_the_command(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     run_dir = only_run_dir(out)
-    assert f"--resume {run_dir}" in err
+    assert f"./testbed run {exp} --resume {run_dir}" in err
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
     # bare --resume finds the newest unfinished run of the experiment
     resumed = run_testbed(["run", str(exp), "--out", str(out), "--resume"], env_for(listing))

@@ -203,7 +203,9 @@ def print_summary(m: dict, run_dir: Path, ctx: RunContext) -> None:
 
 
 def resume_command(exp: Experiment, run_dir: Path) -> str:
-    return shlex.join(["./testbed", "run", exp.name, "--resume", str(run_dir)])
+    from testbed import paths
+    shipped = exp.path.resolve().parent.parent == paths.EXPERIMENTS_DIR.resolve()
+    return shlex.join(["./testbed", "run", exp.name if shipped else str(exp.path), "--resume", str(run_dir)])
 
 
 def load_history(results_root: Path) -> dict:
