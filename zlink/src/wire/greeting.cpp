@@ -21,13 +21,13 @@ constexpr bool is_mechanism_char(std::uint8_t c) noexcept
 } // namespace
 
 std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism,
-                                                      bool as_server) noexcept
+                                                      bool as_server, std::uint8_t minor) noexcept
 {
     std::array<std::uint8_t, greeting_size> g{};
     g[0] = 0xFF;
     g[signature_size - 1] = 0x7F;
     g[major_pos] = our_major;
-    g[major_pos + 1] = our_minor;
+    g[major_pos + 1] = minor;
     const std::size_t n = std::min(mechanism.size(), mechanism_size);
     std::memcpy(g.data() + mechanism_pos, mechanism.data(), n);
     g[as_server_pos] = as_server ? 1 : 0;

@@ -40,10 +40,12 @@ struct zmtp_version {
     }
 };
 
-// Builds our greeting: ZMTP 3.1, `mechanism` (1-20 chars from "A-Z0-9-_.+"; the
-// caller passes a constant such as "NULL"), as-server flag, zero padding and filler.
+// Builds our greeting: ZMTP 3.`minor` (always 3.1 in zlink; tests pass 0 to emulate a
+// ZMTP 3.0 peer), `mechanism` (1-20 chars from "A-Z0-9-_.+"; the caller passes a
+// constant such as "NULL"), as-server flag, zero padding and filler.
 std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism = "NULL",
-                                                      bool as_server = false) noexcept;
+                                                      bool as_server = false,
+                                                      std::uint8_t minor = our_minor) noexcept;
 
 // Incremental parser of the peer's greeting. Feed whatever bytes arrived, in any
 // split; it consumes only what belongs to the greeting.

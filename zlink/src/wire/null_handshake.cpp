@@ -1,6 +1,7 @@
 // NULL-mechanism handshake: greeting exchange, then READY both ways (RFC 37).
 #include "wire/null_handshake.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace zlink::wire {
@@ -29,7 +30,7 @@ null_handshake::null_handshake(const handshake_options& opts)
 
     // RFC 37: "When a peer uses the NULL security mechanism, the as-server field
     // MUST be zero."
-    const auto g = make_greeting("NULL", false);
+    const auto g = make_greeting("NULL", false, opts.announce_minor);
     out_.reserve(greeting_size + ready_frame_size(opts_.self, routing_id_, extra_) +
                  max_error_frame_size);
     out_.assign(g.begin(), g.end());
@@ -156,6 +157,14 @@ void null_handshake::on_command()
         id_size_ = value.size();
     }
     done_ = true;
+}
+
+zmtp_version null_handshake::session_version() const noexcept
+{
+    const zmtp_version peer = greeting_.peer_version();
+    if (peer.major > our_major)
+        return {our_major, opts_.announce_minor};
+    return {peer.major, std::min(peer.minor, opts_.announce_minor)};
 }
 
 std::span<const std::uint8_t> null_handshake::peer_routing_id() const noexcept

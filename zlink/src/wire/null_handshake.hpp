@@ -39,6 +39,9 @@ struct handshake_options {
     std::span<const property_view> extra = {};     // e.g. "X-..." metadata (copied)
     // Largest READY/ERROR body accepted from the peer; above it: handshake_too_large.
     std::size_t max_handshake_command = 64 * 1024;
+    // Minor version we announce. zlink always speaks 3.1; interop tests set 0 to
+    // play a ZMTP 3.0 peer (then send subscriptions in the message form).
+    std::uint8_t announce_minor = our_minor;
 };
 
 class null_handshake {
@@ -67,6 +70,10 @@ public:
 
     // Valid once the greeting was accepted.
     zmtp_version peer_version() const noexcept { return greeting_.peer_version(); }
+    // The version both sides speak: the lower of ours and the peer's ("A peer MAY
+    // downgrade its protocol to talk to a lower protocol peer"). Pass this to
+    // frame_encoder::add_subscription.
+    zmtp_version session_version() const noexcept;
     // Valid after done().
     socket_type peer_socket_type() const noexcept { return peer_type_; }
     bool peer_has_routing_id() const noexcept { return peer_has_id_; }

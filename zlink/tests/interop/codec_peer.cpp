@@ -6,6 +6,8 @@
 //
 // Supported: --type PAIR/DEALER (initiator, echo), SUB/XSUB (subscriber),
 // PUB/XPUB (publisher); one connection; tcp://host:port and ipc://path.
+// --zmtp 3.0 plays a ZMTP 3.0 peer: announces 3.0, sends subscriptions as
+// \x01/\x00 messages and refuses SUBSCRIBE/CANCEL commands (which 3.0 lacks).
 #include "wire/command.hpp"
 #include "wire/frame_decoder.hpp"
 #include "wire/frame_encoder.hpp"
@@ -122,8 +124,9 @@ int open_endpoint(const std::string& ep, bool bind)
 
 class connection {
 public:
-    connection(int fd, socket_type self, const std::string& id)
-        : fd_(fd), hs_({.self = self, .routing_id = bytes_of(id)})
+    connection(int fd, socket_type self, const std::string& id, bool zmtp30)
+        : fd_(fd), hs_({.self = self, .routing_id = bytes_of(id), .announce_minor = zmtp30 ? std::uint8_t{0} : our_minor}),
+          zmtp30_(zmtp30)
     {
         timeval tv{5, 0};
         ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -153,7 +156,7 @@ public:
 
     void send_subscription(bool subscribe, const std::string& topic)
     {
-        push([&] { return enc_.add_subscription(subscribe, bytes_of(topic), hs_.peer_version()); });
+        push([&] { return enc_.add_subscription(subscribe, bytes_of(topic), hs_.session_version()); });
         flush();
     }
 
@@ -262,6 +265,9 @@ private:
             check(enc_.add_pong(ctx), "PONG");
             flush();
         } else if (cmd.kind == command_kind::subscribe || cmd.kind == command_kind::cancel) {
+            // A real ZMTP 3.0 peer does not know these commands: the subscription
+            // would be lost. The other side must have downgraded to the message form.
+            check(!zmtp30_, "ZMTP 3.0 peer received a ZMTP 3.1 " + std::string(cmd.name) + " command");
             track(cmd.kind == command_kind::subscribe,
                   std::string(cmd.data.begin(), cmd.data.end()));
         } else if (cmd.kind == command_kind::error) {
@@ -309,6 +315,7 @@ private:
     std::size_t begin_ = 0, end_ = 0;
     std::vector<std::uint8_t> body_;
     bool closed_ = false;
+    bool zmtp30_ = false;
 };
 
 // ---- roles (same scripts as peer.cpp) -------------------------------------------------
@@ -358,6 +365,7 @@ int main(int argc, char** argv)
     std::string role, type, bind, connect, id;
     long count = 0;
     int heartbeat_ms = 0;
+    bool zmtp30 = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string k = argv[i], v = argv[i + 1];
         if (k == "--role") role = v;
@@ -366,6 +374,7 @@ int main(int argc, char** argv)
         else if (k == "--connect") connect = v;
         else if (k == "--count") count = std::stol(v);
         else if (k == "--id") id = v;
+        else if (k == "--zmtp") zmtp30 = (v == "3.0");
         else if (k == "--heartbeat") heartbeat_ms = std::stoi(v); // pauses like peer.cpp; sends no PING
         else fail("unsupported option " + k + " (codec peer: --role --type --bind/--connect --count --id)");
     }
@@ -374,7 +383,7 @@ int main(int argc, char** argv)
     check(st.has_value(), "unsupported --type '" + type + "'");
     const int fd = open_endpoint(bind.empty() ? connect : bind, !bind.empty());
     check(fd >= 0, "no connection");
-    connection c(fd, *st, id);
+    connection c(fd, *st, id, zmtp30);
     c.publisher_ = (*st == socket_type::pub || *st == socket_type::xpub);
 
     if (role == "initiator") {

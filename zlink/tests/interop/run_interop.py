@@ -38,6 +38,11 @@ PATTERNS = {
     "heartbeat.pair-pair": (("PAIR", "initiator", ["--heartbeat", "40"]),
                             ("PAIR", "echo", ["--count", "104", "--heartbeat", "40"])),
     "pub-sub": (("PUB", "publisher", []), ("SUB", "subscriber", [])),
+    # Both sides told to speak ZMTP 3.0: only the codec peer can (--zmtp 3.0), so
+    # these run codec-3.0 against zlink, which must downgrade its subscriptions.
+    "zmtp30.pub-sub": (("PUB", "publisher", ["--zmtp", "3.0"]), ("SUB", "subscriber", ["--zmtp", "3.0"])),
+    "zmtp30.xpub-xsub": (("XPUB", "publisher", ["--zmtp", "3.0"]),
+                         ("XSUB", "subscriber", ["--zmtp", "3.0"])),
     "pub-xsub": (("PUB", "publisher", []), ("XSUB", "subscriber", [])),
     "xpub-sub": (("XPUB", "publisher", []), ("SUB", "subscriber", [])),
     "xpub-xsub": (("XPUB", "publisher", []), ("XSUB", "subscriber", [])),

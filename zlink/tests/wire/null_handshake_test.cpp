@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 
 namespace zlink::wire {
@@ -278,6 +279,47 @@ TEST(Handshake, TwoPeersComplete)
     EXPECT_TRUE(a.peer_has_routing_id()); // libzmq-style: ROUTER sends (empty) Identity
     EXPECT_TRUE(a.peer_routing_id().empty());
 }
+
+} // namespace
+} // namespace zlink::wire
+
+namespace zlink::wire {
+namespace {
+
+// "A peer SHALL always use its own protocol (including framing) when talking to an
+// equal or higher protocol peer." / "A peer MAY downgrade its protocol to talk to a
+// lower protocol peer."
+struct version_case {
+    const char* name;
+    std::uint8_t ours_minor;
+    int peer_major, peer_minor;
+    zmtp_version session;
+};
+
+class SessionVersion : public ::testing::TestWithParam<version_case> {};
+
+TEST_P(SessionVersion, IsTheLowerOfBoth)
+{
+    const auto& c = GetParam();
+    null_handshake hs({.self = socket_type::pair, .announce_minor = c.ours_minor});
+    EXPECT_EQ(hs.outgoing()[11], c.ours_minor) << "announced minor version";
+    bytes g = {0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F,
+               static_cast<std::uint8_t>(c.peer_major), static_cast<std::uint8_t>(c.peer_minor)};
+    g.resize(12 + 20 + 1 + 31, 0);
+    std::memcpy(g.data() + 12, "NULL", 4);
+    hs.feed(g);
+    ASSERT_FALSE(hs.failed());
+    EXPECT_EQ(hs.session_version().major, c.session.major);
+    EXPECT_EQ(hs.session_version().minor, c.session.minor);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, SessionVersion,
+                         ::testing::Values(version_case{"v31_v31", 1, 3, 1, {3, 1}},
+                                           version_case{"v31_v30", 1, 3, 0, {3, 0}},
+                                           version_case{"v30_v31", 0, 3, 1, {3, 0}},
+                                           version_case{"v31_v35", 1, 3, 5, {3, 1}},
+                                           version_case{"v31_v40", 1, 4, 0, {3, 1}}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 } // namespace
 } // namespace zlink::wire
