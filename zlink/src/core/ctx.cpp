@@ -28,7 +28,8 @@ int ctx_t::set(int option, int value) {
     std::lock_guard<std::mutex> lock(mutex_);
     switch (option) {
     case ZMQ_IO_THREADS:
-        if (value < 1 || started_)  // libzmq ignores late changes; we refuse them
+        // As libzmq: accepted any time, effective only before the first socket.
+        if (value < 0)
             break;
         io_thread_count_ = value;
         return 0;
@@ -111,6 +112,8 @@ socket_base_t *ctx_t::create_socket(int type) {
 
 io_thread *ctx_t::choose_io_thread() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (io_threads_.empty())
+        return nullptr;  // ZMQ_IO_THREADS=0: inproc only
     // Least loaded; ties go round-robin so connections spread evenly.
     io_thread *best = nullptr;
     for (size_t i = 0; i < io_threads_.size(); ++i) {

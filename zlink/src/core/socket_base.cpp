@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "core/ctx.hpp"
 #include "core/io_object.hpp"
@@ -206,6 +207,10 @@ int socket_base_t::bind(const char *text) {
         return 0;
     }
     io_thread *t = ctx_->choose_io_thread();
+    if (!t) {
+        errno = EMTHREAD;
+        return -1;
+    }
     options_t snap = endpoint_options(ep);
     std::string resolved;
     auto listener = make_listener(this, t, ep, snap, resolved);
@@ -233,6 +238,10 @@ int socket_base_t::connect(const char *text) {
         return rc;
     }
     io_thread *t = ctx_->choose_io_thread();
+    if (!t) {
+        errno = EMTHREAD;
+        return -1;
+    }
     options_t snap = endpoint_options(ep);
     pipe_t *session_end = nullptr;
     pipe_t *socket_end = nullptr;
@@ -404,6 +413,10 @@ void socket_base_t::owned_gone(io_object *obj) {
 void socket_base_t::stop() { terminated_ = true; }
 
 int socket_base_t::close() {
+    {
+        std::lock_guard<std::mutex> lock(monitor_mutex_);
+        stop_monitor_locked();
+    }
     closing_ = true;
     // Pipes first: a session must learn that the socket is gone (and drain
     // what it left, within ZMQ_LINGER) before it is asked to stop.  Both
@@ -426,11 +439,71 @@ bool socket_base_t::reap_step() {
 
 namespace zlink {
 
-int socket_base_t::monitor(const char *, int) {
-    errno = ENOTSUP;  // not implemented yet
-    return -1;
+int socket_base_t::monitor(const char *addr, int events) {
+    std::lock_guard<std::mutex> lock(monitor_mutex_);
+    if (!addr) {
+        stop_monitor_locked();
+        return 0;
+    }
+    endpoint_t ep;
+    if (parse_endpoint(addr, ep) != 0)
+        return -1;
+    if (ep.protocol != "inproc") {
+        errno = EPROTONOSUPPORT;  // as libzmq: monitors speak inproc only
+        return -1;
+    }
+    stop_monitor_locked();
+    socket_base_t *m = ctx_->create_socket(ZMQ_PAIR);
+    if (!m)
+        return -1;
+    int zero = 0;
+    m->setsockopt(ZMQ_LINGER, &zero, sizeof zero);
+    if (m->bind(addr) != 0) {
+        int e = errno;
+        m->close();
+        errno = e;
+        return -1;
+    }
+    monitor_socket_ = m;
+    monitor_events_ = events;
+    return 0;
 }
 
-void socket_base_t::event(int, int, const std::string &) {}
+void socket_base_t::stop_monitor_locked() {
+    if (!monitor_socket_)
+        return;
+    if (monitor_events_ & ZMQ_EVENT_MONITOR_STOPPED)
+        send_event_locked(ZMQ_EVENT_MONITOR_STOPPED, 0, "");
+    monitor_socket_->close();
+    monitor_socket_ = nullptr;
+    monitor_events_ = 0;
+}
+
+// Events come from IO threads and from the socket's own thread; the monitor
+// PAIR socket is used under a lock, as libzmq does.
+void socket_base_t::event(int event, int value, const std::string &endpoint) {
+    std::lock_guard<std::mutex> lock(monitor_mutex_);
+    if (monitor_socket_ && (monitor_events_ & event))
+        send_event_locked(event, value, endpoint);
+}
+
+void socket_base_t::send_event_locked(int event, int value, const std::string &endpoint) {
+    // Frame 1: 16-bit event id + 32-bit value (native byte order); frame 2: endpoint.
+    msg_t head;
+    head.init_size(6);
+    auto *p = static_cast<unsigned char *>(head.data());
+    uint16_t ev16 = static_cast<uint16_t>(event);
+    uint32_t v32 = static_cast<uint32_t>(value);
+    std::memcpy(p, &ev16, 2);
+    std::memcpy(p + 2, &v32, 4);
+    if (monitor_socket_->send(head, ZMQ_SNDMORE | ZMQ_DONTWAIT) != 0) {
+        head.close();
+        return;
+    }
+    msg_t addr;
+    addr.init_buffer(endpoint.data(), endpoint.size());
+    if (monitor_socket_->send(addr, ZMQ_DONTWAIT) != 0)
+        addr.close();
+}
 
 }  // namespace zlink

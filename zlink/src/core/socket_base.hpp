@@ -42,6 +42,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -140,7 +141,10 @@ private:
     bool closing_ = false;
     bool terminated_ = false;  // ctx_term seen
     // monitor
-    void *monitor_socket_ = nullptr;
+    void stop_monitor_locked();
+    void send_event_locked(int event, int value, const std::string &endpoint);
+    std::mutex monitor_mutex_;
+    socket_base_t *monitor_socket_ = nullptr;
     int monitor_events_ = 0;
     friend class ctx_t;
 };

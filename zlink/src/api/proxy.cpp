@@ -1,0 +1,116 @@
+// zmq_proxy / zmq_proxy_steerable, written against the public API only:
+// forward whole multipart messages both ways, copy each frame to the capture
+// socket, obey PAUSE / RESUME / TERMINATE / STATISTICS on the control socket.
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "zmq.h"
+
+namespace {
+
+struct side_stats {
+    uint64_t msgs_in = 0, bytes_in = 0, msgs_out = 0, bytes_out = 0;
+};
+
+// Moves one whole message from `from` to `to`; -1 on error (errno set).
+int forward(void *from, void *to, void *capture, side_stats &in_stats, side_stats &out_stats) {
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    for (;;) {
+        int n = zmq_msg_recv(&m, from, ZMQ_DONTWAIT);
+        if (n < 0) {
+            int e = zmq_errno();
+            zmq_msg_close(&m);
+            if (e == EAGAIN)
+                return 0;  // nothing (more) to read right now
+            errno = e;
+            return -1;
+        }
+        const bool more = zmq_msg_more(&m) != 0;
+        in_stats.msgs_in += more ? 0 : 1;
+        in_stats.bytes_in += static_cast<uint64_t>(n);
+        if (capture) {
+            zmq_msg_t c;
+            zmq_msg_init(&c);
+            zmq_msg_copy(&c, &m);
+            if (zmq_msg_send(&c, capture, more ? ZMQ_SNDMORE : 0) < 0)
+                zmq_msg_close(&c);
+        }
+        if (zmq_msg_send(&m, to, more ? ZMQ_SNDMORE : 0) < 0) {
+            int e = zmq_errno();
+            zmq_msg_close(&m);
+            errno = e;
+            return -1;
+        }
+        out_stats.msgs_out += more ? 0 : 1;
+        out_stats.bytes_out += static_cast<uint64_t>(n);
+        if (!more)
+            break;
+    }
+    zmq_msg_close(&m);
+    return 0;
+}
+
+int reply_stats(void *control, const side_stats &f, const side_stats &b) {
+    const uint64_t v[8] = {f.msgs_in, f.bytes_in, f.msgs_out, f.bytes_out,
+                           b.msgs_in, b.bytes_in, b.msgs_out, b.bytes_out};
+    for (int i = 0; i < 8; ++i)
+        if (zmq_send(control, &v[i], sizeof v[i], i < 7 ? ZMQ_SNDMORE : 0) < 0)
+            return -1;
+    return 0;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int zmq_proxy_steerable(void *frontend,
+                                                                          void *backend,
+                                                                          void *capture,
+                                                                          void *control) {
+    if (!frontend || !backend) {
+        errno = EFAULT;
+        return -1;
+    }
+    side_stats fs, bs;
+    bool paused = false;
+    for (;;) {
+        zmq_pollitem_t items[3] = {{frontend, 0, ZMQ_POLLIN, 0},
+                                   {backend, 0, ZMQ_POLLIN, 0},
+                                   {control, 0, ZMQ_POLLIN, 0}};
+        const int n = control ? 3 : 2;
+        if (paused)
+            items[0].events = items[1].events = 0;
+        if (zmq_poll(items, n, -1) < 0)
+            return -1;  // ETERM ends the proxy, as in libzmq
+        if (control && (items[2].revents & ZMQ_POLLIN)) {
+            char cmd[32];
+            int len = zmq_recv(control, cmd, sizeof cmd, 0);
+            if (len < 0)
+                return -1;
+            std::string_view c(cmd, static_cast<size_t>(len < 32 ? len : 32));
+            if (c == "PAUSE")
+                paused = true;
+            else if (c == "RESUME")
+                paused = false;
+            else if (c == "TERMINATE")
+                return 0;
+            else if (c == "STATISTICS") {
+                if (reply_stats(control, fs, bs) < 0)
+                    return -1;
+            }
+            // Unknown commands are ignored, as libzmq does.
+        }
+        if (!paused && (items[0].revents & ZMQ_POLLIN) &&
+            forward(frontend, backend, capture, fs, bs) < 0)
+            return -1;
+        if (!paused && frontend != backend && (items[1].revents & ZMQ_POLLIN) &&
+            forward(backend, frontend, capture, bs, fs) < 0)
+            return -1;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) int zmq_proxy(void *frontend, void *backend,
+                                                                void *capture) {
+    return zmq_proxy_steerable(frontend, backend, capture, nullptr);
+}
