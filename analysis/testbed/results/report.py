@@ -232,15 +232,25 @@ def _how_to_read(ctx, cmp):
         if floor:
             lines += ["", fmt.md_table(["Transport", "Metric", "Noise floor (largest A/A diff)"],
                                        [[t, m, f"{100 * v:.1f}%"] for (t, m), v in sorted(floor.items())])]
+        aa = cmp[cmp["kind"] == "aa"]
+        if not aa.empty:
+            plain = compare.apply_verdicts(aa, None)
+            false = int(plain["verdict"].isin(["FAST", "SLOW"]).sum())
+            lines += ["", f"Without the noise floor (threshold {100 * compare.DEFAULT_MIN_EFFECT:.0f}% only), "
+                          f"{false} of {len(aa)} A/A comparisons would have been called FAST or SLOW: "
+                          f"differences between two identical builds."]
         lines.append("")
     return lines
 
 
 def _summary(cmp):
     lib = cmp[cmp["kind"] == "library"]
+    title = "## Summary"
+    if lib.empty:  # a noise-floor run: summarise its A/A pairs instead
+        lib, title = cmp[cmp["kind"] == "aa"], "## Summary (A/A pairs: every call here is noise)"
     if lib.empty:
         return []
-    lines = ["## Summary", ""]
+    lines = [title, ""]
     rows = []
     for (p, t, m), g in sorted(lib.groupby(["pattern", "transport", "metric"]),
                                key=lambda kv: (ORDER.get(kv[0][0], 99), kv[0][0], T_ORDER.get(kv[0][1], 9),
@@ -250,7 +260,7 @@ def _summary(cmp):
     lines += [fmt.md_table(["Pattern", "Transport", "Metric"] + compare.VERDICTS + ["Cells"], rows), ""]
     tot = lib["verdict"].value_counts()
     lines += [f"Overall: {int(tot.get('FAST', 0))} FAST, {int(tot.get('SLOW', 0))} SLOW, {int(tot.get('SAME', 0))} SAME, "
-              f"{int(tot.get('AMBIGUOUS', 0))} AMBIGUOUS of {len(lib)} library comparisons.", ""]
+              f"{int(tot.get('AMBIGUOUS', 0))} AMBIGUOUS of {len(lib)} comparisons.", ""]
     dec = lib[lib["verdict"].isin(["FAST", "SLOW"])]
     for title, sub in (("Biggest decisive wins", dec[dec["diff_pct"] > 0].sort_values(
             ["diff_pct", "pattern", "transport", "msg_size"], ascending=[False, True, True, True])),
