@@ -34,7 +34,7 @@ class Progress:
         if not self.plain:
             from rich.console import Console
 
-            self._console = Console(stderr=True, highlight=False)
+            self._console = Console(stderr=True, highlight=False, soft_wrap=True)
 
     def say(self, message: str) -> None:
         if self.quiet:

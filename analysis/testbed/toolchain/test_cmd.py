@@ -5,12 +5,11 @@ zlink under ASan/UBSan and its libFuzzer targets), and close with one line
 from __future__ import annotations
 
 import argparse
-import os
+import re
 import stat
 import time
 from pathlib import Path
 
-from testbed import paths
 from testbed.toolchain import libraries, system, zlink_build
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
@@ -66,12 +65,22 @@ def _zlink_ctest(kind: str, label: str, flags: list[str], regex: str | None, pro
     return run_ctest(label, build_dir, regex, env)
 
 
+_FUZZ_NAME = re.compile(r"(?:[A-Za-z0-9]+_)?fuzz_[A-Za-z0-9_]+")
+
+
 def _fuzz_targets(build_dir: Path) -> list[Path]:
+    """Executables named fuzz_<x> or <project>_fuzz_<x> anywhere in the fuzz build."""
     found = []
-    for path in sorted(build_dir.rglob("fuzz_*")):
-        if path.is_file() and path.stat().st_mode & stat.S_IXUSR and path.suffix == "":
+    for path in sorted(build_dir.rglob("*fuzz_*")):
+        if _FUZZ_NAME.fullmatch(path.name) and path.is_file() and path.stat().st_mode & stat.S_IXUSR:
             found.append(path)
     return found
+
+
+def _seeds(fuzz_src: Path, target: Path) -> Path:
+    """zlink/fuzz/corpus/<x> for target (zlink_)fuzz_<x>, else corpus/<target name>."""
+    short = fuzz_src / "corpus" / target.name.split("fuzz_", 1)[1]
+    return short if short.is_dir() else fuzz_src / "corpus" / target.name
 
 
 def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
@@ -92,12 +101,12 @@ def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
     targets = _fuzz_targets(build_dir)
     if not targets:
         result.failed = 1
-        result.notes.append(f"no fuzz_* executables in {build_dir}")
+        result.notes.append(f"no (*_)fuzz_* executables in {build_dir}")
         return result
     for target in targets:
         progress.step(f"fuzzing {target.name} for {seconds} s")
         ok, note = run_fuzzer(target, seconds, zlink_build.ZLINK_TREES / "fuzz-corpus" / target.name,
-                              fuzz_src / "corpus" / target.name)
+                              _seeds(fuzz_src, target))
         progress.say(f"    {note}")
         result.notes.append(note)
         if ok:

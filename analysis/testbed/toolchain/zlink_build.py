@@ -96,8 +96,6 @@ FUZZ_COMPILERS = ("clang", "clang++")
 
 
 def fuzz_flags() -> list[str]:
-    # zlink's CMake adds -fsanitize=fuzzer to the fuzz targets; the rest of the
-    # library gets the fuzzer's coverage instrumentation and ASan/UBSan.
-    instrument = "-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
-    return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=OFF", "-DZLINK_BUILD_FUZZERS=ON",
-            f"-DCMAKE_C_FLAGS={instrument}", f"-DCMAKE_CXX_FLAGS={instrument}"]
+    # zlink/fuzz/CMakeLists.txt instruments its targets itself (-fsanitize=fuzzer,
+    # address, undefined); the toolchain only picks clang and switches the targets on.
+    return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=OFF", "-DZLINK_BUILD_FUZZERS=ON"]
