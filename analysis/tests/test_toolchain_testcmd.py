@@ -1,0 +1,62 @@
+"""`./testbed test` closes with one `N passed, N failed` line over all suites and
+fails when anything failed, including a suite that ran nothing."""
+from __future__ import annotations
+
+import argparse
+import os
+
+import pytest
+
+from testbed.toolchain import test_cmd
+from testbed.toolchain.build_all import Outcome
+from testbed.toolchain.suites import SuiteResult
+
+
+def _args(**kw):
+    parser = argparse.ArgumentParser()
+    test_cmd.add_arguments(parser)
+    args = parser.parse_args([])
+    for key, value in kw.items():
+        setattr(args, key, value)
+    return args
+
+
+@pytest.fixture
+def fake_suites(monkeypatch):
+    monkeypatch.setattr(test_cmd.system, "missing", lambda: [])
+    monkeypatch.setattr(test_cmd, "build_everything",
+                        lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"), Outcome("zlink", True, "skipped: no")])
+    results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0)}
+    monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, progress: results["zlink"])
+    monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
+    return results
+
+
+def test_closing_line_sums_all_suites(fake_suites, capsys):
+    assert test_cmd.main(_args()) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1] == "16 passed, 0 failed"  # 1 build + 10 ctest + 5 pytest
+
+
+def test_any_failure_fails_the_command(fake_suites, capsys):
+    fake_suites["pytest"] = SuiteResult("pytest", 0, 1, ["pytest collected no test"])
+    assert test_cmd.main(_args()) == 1
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "11 passed, 1 failed"
+
+
+def test_only_narrows(fake_suites, capsys):
+    assert test_cmd.main(_args(only=["pytest"])) == 0
+    out = capsys.readouterr().out
+    assert "zlink ctest" not in out and out.strip().splitlines()[-1] == "6 passed, 0 failed"
+
+
+def test_fuzz_target_discovery(tmp_path):
+    for name in ["zlink_fuzz_decoder", "fuzz_frame", "fuzz_decoder.cpp.o", "libzlink_fuzz.a", "confuzz_x"]:
+        path = tmp_path / name
+        path.write_text("")
+        os.chmod(path, 0o755)
+    (tmp_path / "fuzz_not_executable").write_text("")
+    assert [p.name for p in test_cmd._fuzz_targets(tmp_path)] == ["fuzz_frame", "zlink_fuzz_decoder"]
+    fuzz_src = tmp_path / "src"
+    (fuzz_src / "corpus" / "decoder").mkdir(parents=True)
+    assert test_cmd._seeds(fuzz_src, tmp_path / "zlink_fuzz_decoder") == fuzz_src / "corpus" / "decoder"
