@@ -27,7 +27,7 @@ def fake_suites(monkeypatch):
     monkeypatch.setattr(test_cmd, "build_everything",
                         lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"), Outcome("zlink", True, "skipped: no")])
     results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0)}
-    monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, progress: results["zlink"])
+    monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
     return results
 
@@ -60,3 +60,9 @@ def test_fuzz_target_discovery(tmp_path):
     fuzz_src = tmp_path / "src"
     (fuzz_src / "corpus" / "decoder").mkdir(parents=True)
     assert test_cmd._seeds(fuzz_src, tmp_path / "zlink_fuzz_decoder") == fuzz_src / "corpus" / "decoder"
+
+
+def test_suite_selection():
+    assert test_cmd._selected(_args()) == {"zlink", "pytest"}
+    assert test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30)) == {"zlink", "sanitize", "fuzz"}
+    assert test_cmd._selected(_args(only=["sanitize", "fuzz"])) == {"sanitize", "fuzz"}

@@ -15,18 +15,21 @@ from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
 from testbed.toolchain.suites import SuiteResult, run_ctest, run_fuzzer, run_pytest
 
-SUITES = ("zlink", "pytest")
+SUITES = ("zlink", "sanitize", "fuzz", "pytest")
+DEFAULT_FUZZ_SECONDS = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", action="append", choices=SUITES,
-                        help="run only this suite (repeatable); zlink includes --sanitize/--fuzz-seconds")
+                        help="run only this suite (repeatable). zlink = zlink's ctest; sanitize = its "
+                             "ctest under ASan/UBSan; fuzz = its libFuzzer targets; pytest = analysis/tests")
     parser.add_argument("-k", dest="expr", metavar="EXPR", help="pytest -k expression")
     parser.add_argument("-R", "--ctest-regex", metavar="REGEX", help="ctest -R regex for zlink's tests")
     parser.add_argument("--sanitize", action="store_true",
                         help="also build zlink with -fsanitize=address,undefined and run its ctest")
     parser.add_argument("--fuzz-seconds", type=int, default=0, metavar="N",
-                        help="build zlink's fuzz targets (clang, libFuzzer) and run each for N seconds")
+                        help="build zlink's fuzz targets (clang, libFuzzer) and run each for N seconds "
+                             f"(with --only fuzz and no N: {DEFAULT_FUZZ_SECONDS})")
 
 
 def _builds(progress: Progress, selected: set[str]) -> SuiteResult:
@@ -116,21 +119,34 @@ def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
     return result
 
 
-def _zlink_suites(args: argparse.Namespace, progress: Progress) -> list[SuiteResult]:
+def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progress) -> list[SuiteResult]:
     reason = zlink_build.missing_reason()
     if reason:
         progress.say(f"zlink: {reason}; zlink tests NOT run (continuing with the rest)")
         return [SuiteResult("zlink", notes=[f"not run: {reason}"])]
     prefix = _interop_prefix()
-    results = [_zlink_ctest("test", "zlink ctest", zlink_build.test_flags(prefix), args.ctest_regex, progress)]
-    if args.sanitize:
+    results = []
+    if "zlink" in selected:
+        results.append(_zlink_ctest("test", "zlink ctest", zlink_build.test_flags(prefix), args.ctest_regex,
+                                    progress))
+    if "sanitize" in selected:
         env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
                "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
         results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)", zlink_build.sanitize_flags(prefix),
                                     args.ctest_regex, progress, env))
-    if args.fuzz_seconds > 0:
-        results.append(_fuzz(args.fuzz_seconds, progress))
+    if "fuzz" in selected:
+        results.append(_fuzz(args.fuzz_seconds or DEFAULT_FUZZ_SECONDS, progress))
     return results
+
+
+def _selected(args: argparse.Namespace) -> set[str]:
+    """--only picks suites (default zlink+pytest); --sanitize/--fuzz-seconds add theirs."""
+    selected = set(args.only or ("zlink", "pytest"))
+    if args.sanitize:
+        selected.add("sanitize")
+    if args.fuzz_seconds > 0:
+        selected.add("fuzz")
+    return selected
 
 
 def main(args: argparse.Namespace) -> int:
@@ -139,14 +155,14 @@ def main(args: argparse.Namespace) -> int:
         return 2
     started = time.monotonic()
     progress = Progress()
-    selected = set(args.only or SUITES)
+    selected = _selected(args)
     if system.missing():
         progress.step("host tools (something is missing)")
         system.ensure(progress)
     progress.step("builds")
     results = [_builds(progress, selected)]
-    if "zlink" in selected:
-        results += _zlink_suites(args, progress)
+    if selected & {"zlink", "sanitize", "fuzz"}:
+        results += _zlink_suites(args, selected, progress)
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
         results.append(run_pytest(args.expr))
