@@ -54,6 +54,7 @@ def test_fake_experiment_is_valid(tmp_path):
     ('sizes = [64, 1024]', 'sizes = []', "workload.sizes", "non-empty"),
     ('io_threads = [1]', 'io_threads = [1]\n[sweep.env]\nZMQ_X = []', "sweep.env.ZMQ_X", "non-empty"),
     ('patterns = ["PAIR", "PUBSUB"]', 'patterns = []', "workload.patterns", "PAIR"),
+    ('[workload]', '[workload]\nwarmup = 0', "workload.warmup", "an integer >= 1"),
     # zipped lists of different lengths
     ('env.ZMQ_ASIO_OUT_BATCH_SIZE = ["unset", 16384]', 'env.ZMQ_ASIO_OUT_BATCH_SIZE = ["unset"]',
      "sweep.zip[0].env.ZMQ_ASIO_", "equally long"),

@@ -338,7 +338,7 @@ def _workload(path: Path, sec: _Section) -> dict:
     out = {
         "kind": kind, "patterns": patterns, "transports": transports, "sizes": sizes,
         "counts": counts, "lat_counts": lat_counts,
-        "warmup": sec.positive("warmup", 1000, minimum=0),
+        "warmup": sec.positive("warmup", 1000, minimum=1),  # the bench requires >= 1
         "mode": sec.choice("mode", MODES, "both"),
         "hwm": sec.positive("hwm", 0, minimum=0),
         "bench_timeout_ms": sec.positive("bench_timeout_ms", 10000),

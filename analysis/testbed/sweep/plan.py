@@ -146,6 +146,7 @@ PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardo
 PER_MESSAGE_S = {"tcp": 0.30e-6, "ipc": 0.28e-6, "inproc": 0.20e-6}
 BYTES_PER_S = {"tcp": 0.8e9, "ipc": 0.9e9, "inproc": 3.0e9}  # loaded-host loopback figures
 RTT_BASE_S = {"tcp": 90e-6, "ipc": 70e-6, "inproc": 50e-6}
+STARTUP_PROCESS_S = 0.05           # one bench process with tiny counts (measured ~25 ms)
 
 
 def history_key(pattern, transport, msg_size, io_threads, count, lat_count, kind) -> tuple:
@@ -166,7 +167,6 @@ def estimate_cell_seconds(cell: Cell, exp: Experiment, hyperfine_runs: int = 10,
     per_msg = PER_MESSAGE_S[t] + cell.msg_size / BYTES_PER_S[t]
     thr = 0.0 if exp.mode == "lat" else (cell.count + exp.warmup) * per_msg
     lat = 0.0 if exp.mode == "thr" else cell.lat_count * (RTT_BASE_S[t] + 2 * cell.msg_size / BYTES_PER_S[t])
-    one = PROCESS_OVERHEAD_S + thr + lat
-    if cell.kind == "startup":
-        return one * (hyperfine_runs + 3)
-    return one
+    if cell.kind == "startup":  # hyperfine: 1 warm-up + N timed processes, each ~50 ms plus its work
+        return PROCESS_OVERHEAD_S + (hyperfine_runs + 1) * (STARTUP_PROCESS_S + thr + lat)
+    return PROCESS_OVERHEAD_S + thr + lat
