@@ -208,6 +208,16 @@ void session_t::begin() {
     ho.routing_id = {reinterpret_cast<const uint8_t *>(opts_.routing_id.data()),
                      opts_.routing_id.size()};
     hs_ = std::make_unique<wire::null_handshake>(ho);
+    if (opts_.handshake_ivl > 0) {
+        // A peer that never completes the handshake must not hold a session.
+        auto self_ = self();
+        const unsigned gen = generation_;
+        heartbeat_timer_.expires_after(std::chrono::milliseconds(opts_.handshake_ivl));
+        heartbeat_timer_.async_wait([self_, gen](const asio::error_code &ec) {
+            if (!ec && gen == self_->generation_ && !self_->active_)
+                self_->connection_lost("handshake timeout", ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+        });
+    }
     pump_out();
     start_read();
 }

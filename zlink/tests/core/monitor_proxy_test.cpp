@@ -134,3 +134,26 @@ TEST(Proxy, ForwardsBothWaysAndObeysControl) {
         zmq_close(s);
     zmq_ctx_term(ctx);
 }
+
+TEST(Monitor, SilentPeerIsDroppedAfterHandshakeIvl) {
+    void *ctx = zmq_ctx_new();
+    void *srv = zmq_socket(ctx, ZMQ_PAIR);
+    int zero = 0, ivl = 100;
+    zmq_setsockopt(srv, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(srv, ZMQ_HANDSHAKE_IVL, &ivl, sizeof ivl);
+    ASSERT_EQ(zmq_socket_monitor(srv, "inproc://mon3", ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL), 0);
+    void *mon = zmq_socket(ctx, ZMQ_PAIR);
+    ASSERT_EQ(zmq_connect(mon, "inproc://mon3"), 0);
+    ASSERT_EQ(zmq_bind(srv, "tcp://127.0.0.1:*"), 0);
+    char ep[256];
+    size_t len = sizeof ep;
+    zmq_getsockopt(srv, ZMQ_LAST_ENDPOINT, ep, &len);
+    void *raw = zmq_socket(ctx, ZMQ_STREAM);  // connects, never speaks ZMTP
+    zmq_setsockopt(raw, ZMQ_LINGER, &zero, sizeof zero);
+    ASSERT_EQ(zmq_connect(raw, ep), 0);
+    EXPECT_EQ(next_event(mon), ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+    zmq_close(raw);
+    zmq_close(srv);
+    zmq_close(mon);
+    zmq_ctx_term(ctx);
+}
