@@ -62,12 +62,12 @@ int mailbox::process() {
     return n;
 }
 
-bool mailbox::wait(int timeout_ms) {
+int mailbox::wait(int timeout_ms) {
     if (pending())
-        return true;
+        return 1;
     pollfd p{fd_, POLLIN, 0};
     int rc = ::poll(&p, 1, timeout_ms);
-    return rc != 0;
+    return rc > 0 ? 1 : rc;  // poll sets errno (EINTR) on -1
 }
 
 }  // namespace zlink

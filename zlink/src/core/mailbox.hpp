@@ -23,8 +23,9 @@ public:
     // Runs queued commands; returns how many ran.  Cheap when empty.
     int process();
     // Blocks until a command is queued or timeout_ms passes (-1 = forever).
-    // Returns false on timeout.  EINTR returns true (caller re-checks).
-    bool wait(int timeout_ms);
+    // Returns 1 when signalled, 0 on timeout, -1 with errno EINTR when a
+    // signal interrupted the wait (zmq_send/zmq_recv then fail with EINTR).
+    int wait(int timeout_ms);
     bool pending() const { return pending_.load(std::memory_order_acquire); }
     int fd() const { return fd_; }
 

@@ -62,8 +62,11 @@ int socket_base_t::xgetsockopt(int, void *, size_t *) {
 }
 
 int socket_base_t::process_commands(int timeout_ms) {
-    if (timeout_ms != 0)
-        mailbox_.wait(timeout_ms);
+    if (timeout_ms != 0 && mailbox_.wait(timeout_ms) < 0 && errno == EINTR) {
+        mailbox_.process();
+        errno = terminated_ ? ETERM : EINTR;
+        return -1;
+    }
     mailbox_.process();
     if (terminated_) {
         errno = ETERM;

@@ -157,3 +157,33 @@ TEST(Monitor, SilentPeerIsDroppedAfterHandshakeIvl) {
     zmq_close(mon);
     zmq_ctx_term(ctx);
 }
+
+TEST(Monitor, FrameOverMaxMsgSizeDropsConnectionThenPeerComesBack) {
+    void *ctx = zmq_ctx_new();
+    void *rx = zmq_socket(ctx, ZMQ_PAIR);
+    int zero = 0, to = 5000;
+    int64_t max = 100;
+    zmq_setsockopt(rx, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(rx, ZMQ_RCVTIMEO, &to, sizeof to);
+    zmq_setsockopt(rx, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    ASSERT_EQ(zmq_socket_monitor(rx, "inproc://mon4", ZMQ_EVENT_DISCONNECTED), 0);
+    void *mon = zmq_socket(ctx, ZMQ_PAIR);
+    ASSERT_EQ(zmq_connect(mon, "inproc://mon4"), 0);
+    ASSERT_EQ(zmq_bind(rx, "tcp://127.0.0.1:*"), 0);
+    char ep[256];
+    size_t len = sizeof ep;
+    zmq_getsockopt(rx, ZMQ_LAST_ENDPOINT, ep, &len);
+    void *tx = zmq_socket(ctx, ZMQ_PAIR);
+    zmq_setsockopt(tx, ZMQ_LINGER, &zero, sizeof zero);
+    ASSERT_EQ(zmq_connect(tx, ep), 0);
+    std::string big(1000, 'b');
+    ASSERT_EQ(zmq_send(tx, big.data(), big.size(), 0), 1000);
+    EXPECT_EQ(next_event(mon), ZMQ_EVENT_DISCONNECTED);
+    ASSERT_EQ(zmq_send(tx, "small", 5, 0), 5);  // after tx reconnects
+    char buf[2000];
+    EXPECT_EQ(zmq_recv(rx, buf, sizeof buf, 0), 5);
+    zmq_close(tx);
+    zmq_close(rx);
+    zmq_close(mon);
+    zmq_ctx_term(ctx);
+}

@@ -202,3 +202,37 @@ TEST(Api, HasAndVersionTellTheTruth) {
     zmq_version(&ma, &mi, &pa);
     EXPECT_EQ(ma * 10000 + mi * 100 + pa, 100);  // zlink 0.1.0
 }
+
+#include <csignal>
+#include <pthread.h>
+
+TEST(PairInproc, SignalInterruptsBlockingRecvWithEintr) {
+    Ctx c;
+    void *a = zmq_socket(c.ctx, ZMQ_PAIR);
+    ASSERT_EQ(zmq_bind(a, "inproc://eintr"), 0);
+    struct sigaction sa {};
+    sa.sa_handler = [](int) {};
+    sigaction(SIGUSR1, &sa, nullptr);  // no SA_RESTART: poll() returns EINTR
+    pthread_t self = pthread_self();
+    std::thread killer([self] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        pthread_kill(self, SIGUSR1);
+    });
+    char x;
+    EXPECT_EQ(zmq_recv(a, &x, 1, 0), -1);
+    EXPECT_EQ(zmq_errno(), EINTR);
+    killer.join();
+    zmq_close(a);
+}
+
+TEST(PairInproc, MaxMsgSizeIsPerSocketOption) {
+    Ctx c;
+    void *a = zmq_socket(c.ctx, ZMQ_PAIR);
+    int64_t m = 100;
+    ASSERT_EQ(zmq_setsockopt(a, ZMQ_MAXMSGSIZE, &m, sizeof m), 0);
+    int64_t got = 0;
+    size_t len = sizeof got;
+    ASSERT_EQ(zmq_getsockopt(a, ZMQ_MAXMSGSIZE, &got, &len), 0);
+    EXPECT_EQ(got, 100);
+    zmq_close(a);
+}
