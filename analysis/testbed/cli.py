@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "libs": ("testbed.toolchain.libs_cmd", "list the registered libraries and their builds"),
     "bench": ("testbed.bench.bench_cmd", "run one benchmark and print its JSON"),
     "ceiling": ("testbed.bench.ceiling_cmd", "measure the host's raw TCP/UDS/memcpy limits"),
+    "profile": ("testbed.bench.profile_cmd", "per-message instructions and syscalls (callgrind, perf, strace)"),
     "test": ("testbed.toolchain.test_cmd", "run every test (ctest and pytest)"),
     "run": ("testbed.sweep.run_cmd", "run an experiment's sweep"),
     "merge": ("testbed.sweep.merge_cmd", "merge shards of one run"),
