@@ -389,10 +389,9 @@ int main(int argc, char** argv)
     if (role == "initiator") {
         for (long i = 0; i < 104; ++i) {
             const frames msg = script_message(i);
-            if (heartbeat_ms > 0) {
+            if (heartbeat_ms > 0 && i == 50) {
                 // Stay responsive while pausing: PINGs are answered inside recv().
-                const auto until = clock_type::now() + std::chrono::milliseconds(
-                                                           i == 50 ? 10 * heartbeat_ms : heartbeat_ms / 2);
+                const auto until = clock_type::now() + std::chrono::milliseconds(15 * heartbeat_ms);
                 while (clock_type::now() < until) {
                     check(!c.recv(false).has_value(), "unexpected message while idle");
                     std::this_thread::sleep_for(std::chrono::milliseconds(2));

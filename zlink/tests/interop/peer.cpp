@@ -5,11 +5,10 @@
 //   interop_peer --role ROLE --type TYPE (--bind ENDPOINT | --connect ENDPOINT)
 //                [--id ID] [--peer-id ID] [--count N] [--maxmsgsize N] [--heartbeat MS]
 //
-// --heartbeat MS sets HEARTBEAT_IVL=MS, HEARTBEAT_TIMEOUT=HEARTBEAT_TTL=4*MS and
-// makes the initiator pause MS/2 between messages and 10*MS once mid-script, so
-// the run outlasts several heartbeat timeouts with no other traffic: a peer that
-// does not answer PING (or mis-parses it) gets disconnected, and the PAIR script
-// then loses messages and fails.
+// --heartbeat MS sets HEARTBEAT_IVL=MS, HEARTBEAT_TIMEOUT=HEARTBEAT_TTL=5*MS and
+// makes the initiator fall silent for 15*MS mid-script: three heartbeat timeouts
+// with no other traffic, so a peer that does not answer PING (or mis-parses it)
+// gets disconnected, and the PAIR script then loses messages and fails.
 //
 // Roles (each verifies what it receives and exits 1 with a one-line reason):
 //   initiator   PAIR/DEALER/ROUTER: sends a fixed script of messages (single,
@@ -163,10 +162,10 @@ void run_initiator(void* s, const args& a, int type)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
         }
-        // A quiet spell of 10 heartbeat intervals: only PING/PONG keep the connection
+        // A quiet spell of 15 heartbeat intervals: only PING/PONG keep the connection
         // alive then (libzmq counts any traffic as a sign of life).
-        if (a.heartbeat_ms > 0)
-            std::this_thread::sleep_for(std::chrono::milliseconds(i == 50 ? 10 * a.heartbeat_ms : a.heartbeat_ms / 2));
+        if (a.heartbeat_ms > 0 && i == 50)
+            std::this_thread::sleep_for(std::chrono::milliseconds(15 * a.heartbeat_ms));
         send_frames(s, msg);
         frames got;
         check(recv_frames(s, got), "no echo for message " + std::to_string(i));
@@ -337,7 +336,7 @@ int main(int argc, char** argv)
     if (!a.id.empty())
         check(zmq_setsockopt(s, ZMQ_ROUTING_ID, a.id.data(), a.id.size()) == 0, "ZMQ_ROUTING_ID");
     if (a.heartbeat_ms > 0) {
-        const int ivl = a.heartbeat_ms, timeout = 4 * a.heartbeat_ms;
+        const int ivl = a.heartbeat_ms, timeout = 5 * a.heartbeat_ms;
         zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &ivl, sizeof ivl);
         zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &timeout, sizeof timeout);
         zmq_setsockopt(s, ZMQ_HEARTBEAT_TTL, &timeout, sizeof timeout);

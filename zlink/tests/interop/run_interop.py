@@ -35,8 +35,8 @@ PATTERNS = {
                       ("ROUTER", "echo", ["--count", "104", "--id", "router-E"])),
     # Heartbeats on both sides (PING/PONG with TTL), run long enough to time out
     # a peer that does not answer.
-    "heartbeat.pair-pair": (("PAIR", "initiator", ["--heartbeat", "40"]),
-                            ("PAIR", "echo", ["--count", "104", "--heartbeat", "40"])),
+    "heartbeat.pair-pair": (("PAIR", "initiator", ["--heartbeat", "100"]),
+                            ("PAIR", "echo", ["--count", "104", "--heartbeat", "100"])),
     "pub-sub": (("PUB", "publisher", []), ("SUB", "subscriber", [])),
     # Both sides told to speak ZMTP 3.0: only the codec peer can (--zmtp 3.0), so
     # these run codec-3.0 against zlink, which must downgrade its subscriptions.
