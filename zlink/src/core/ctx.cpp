@@ -192,9 +192,9 @@ int ctx_t::terminate() {
     return 0;
 }
 
-int ctx_t::register_inproc(const std::string &name, socket_base_t *s) {
+int ctx_t::register_inproc(const std::string &name, socket_base_t *s, const options_t &opts) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!inproc_.emplace(name, s).second) {
+    if (!inproc_.emplace(name, inproc_binder{s, opts}).second) {
         errno = EADDRINUSE;
         return -1;
     }
@@ -204,14 +204,14 @@ int ctx_t::register_inproc(const std::string &name, socket_base_t *s) {
 void ctx_t::unregister_inproc(const std::string &name, socket_base_t *s) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = inproc_.find(name);
-    if (it != inproc_.end() && it->second == s)
+    if (it != inproc_.end() && it->second.socket == s)
         inproc_.erase(it);
 }
 
 void ctx_t::unregister_inproc_all(socket_base_t *s) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = inproc_.begin(); it != inproc_.end();)
-        it = it->second == s ? inproc_.erase(it) : std::next(it);
+        it = it->second.socket == s ? inproc_.erase(it) : std::next(it);
     // A closing connecter's never-adopted pipe ends finish on the reaper.
     for (auto it = inproc_pending_.begin(); it != inproc_pending_.end();) {
         if (it->second.connecter != s) {
@@ -230,23 +230,17 @@ forwarder *ctx_t::make_forwarder() {
     return forwarders_.back().get();
 }
 
-void ctx_t::cancel_pending(pipe_t *bind_end) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = inproc_pending_.begin(); it != inproc_pending_.end(); ++it)
-        if (it->second.bind_end == bind_end) {
-            inproc_pending_.erase(it);
-            return;
-        }
-}
-
-socket_base_t *ctx_t::find_inproc(const std::string &name, const pending_connect *pending) {
+bool ctx_t::find_inproc(const std::string &name, const pending_connect *pending,
+                        inproc_binder &out) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = inproc_.find(name);
-    if (it != inproc_.end())
-        return it->second;
+    if (it != inproc_.end()) {
+        out = it->second;
+        return true;
+    }
     if (pending)
         inproc_pending_.emplace(name, *pending);
-    return nullptr;
+    return false;
 }
 
 std::vector<ctx_t::pending_connect> ctx_t::take_pending(const std::string &name) {

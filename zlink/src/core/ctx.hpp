@@ -51,13 +51,17 @@ public:
         zlink::forwarder *fwd = nullptr;  // bind_end's executor until bound
     };
     forwarder *make_forwarder();  // lives as long as the context
-    void cancel_pending(pipe_t *bind_end);
-    int register_inproc(const std::string &name, socket_base_t *s);
+    struct inproc_binder {
+        socket_base_t *socket;
+        options_t opts;  // snapshot at bind time (never read live across threads)
+    };
+    int register_inproc(const std::string &name, socket_base_t *s, const options_t &opts);
     void unregister_inproc(const std::string &name, socket_base_t *s);
     void unregister_inproc_all(socket_base_t *s);
     // Returns the binder or nullptr; when nullptr and `pending` is given,
     // stores it (under the same lock, so bind cannot slip in between).
-    socket_base_t *find_inproc(const std::string &name, const pending_connect *pending);
+    bool find_inproc(const std::string &name, const pending_connect *pending,
+                     inproc_binder &out);
     std::vector<pending_connect> take_pending(const std::string &name);
 
 private:
@@ -79,7 +83,7 @@ private:
     int64_t max_msgsz_ = 0x7fffffff;
     knobs_t knobs_;
     unsigned next_thread_ = 0;
-    std::map<std::string, socket_base_t *> inproc_;
+    std::map<std::string, inproc_binder> inproc_;
     std::multimap<std::string, pending_connect> inproc_pending_;
     std::vector<std::unique_ptr<forwarder>> forwarders_;
 };

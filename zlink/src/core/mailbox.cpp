@@ -21,13 +21,13 @@ mailbox::mailbox() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
 mailbox::~mailbox() { ::close(fd_); }
 
 void mailbox::post(std::function<void()> fn) {
-    bool signal;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        signal = queue_.empty();
-        queue_.push_back(std::move(fn));
-        pending_.store(true, std::memory_order_release);
-    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool signal = queue_.empty();
+    queue_.push_back(std::move(fn));
+    pending_.store(true, std::memory_order_release);
+    // Signal under the lock: process() then never sees a queued command
+    // without the eventfd set, nor an eventfd left set with nothing queued
+    // (which would make pollers spin).  Only on empty -> non-empty.
     if (signal) {
         uint64_t one = 1;
         ssize_t rc;

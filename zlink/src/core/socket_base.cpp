@@ -196,7 +196,7 @@ int socket_base_t::bind(const char *text) {
     if (parse_endpoint(text, ep) != 0)
         return -1;
     if (ep.protocol == "inproc") {
-        if (ctx_->register_inproc(ep.address, this) != 0)
+        if (ctx_->register_inproc(ep.address, this, options) != 0)
             return -1;
         // Adopt connects that happened before this bind.
         for (auto &p : ctx_->take_pending(ep.address)) {
@@ -283,9 +283,10 @@ int socket_base_t::connect_inproc(const std::string &name) {
     // unlimited if either side is unlimited.
     auto sum = [](int a, int b) { return (a == 0 || b == 0) ? 0 : a + b; };
     ctx_t::pending_connect pending{this, nullptr, options};
-    socket_base_t *peer = ctx_->find_inproc(name, nullptr);
-    if (peer) {
-        const options_t &po = peer->opts();  // set before bind; not changed concurrently
+    ctx_t::inproc_binder binder;
+    if (ctx_->find_inproc(name, nullptr, binder)) {
+        socket_base_t *peer = binder.socket;
+        const options_t &po = binder.opts;
         auto pp = pipe_t::create_pair(&mailbox_, &peer->commands(), sum(options.sndhwm, po.rcvhwm),
                                       sum(options.rcvhwm, po.sndhwm));
         pp.a->peer_routing_id = po.routing_id;
@@ -310,12 +311,11 @@ int socket_base_t::connect_inproc(const std::string &name) {
     send_routing_id(pp.a, options.routing_id);
     pending.bind_end = pp.b;
     pending.fwd = fwd;
-    if (socket_base_t *late = ctx_->find_inproc(name, &pending)) {
+    if (ctx_->find_inproc(name, &pending, binder)) {
         // Bound in between: attach there instead.
-        (void)late;
-        ctx_->cancel_pending(pp.b);
+        socket_base_t *late = binder.socket;
         fwd->set_target(&late->commands());
-        send_routing_id(pp.b, late->opts().routing_id);
+        send_routing_id(pp.b, binder.opts.routing_id);
         pp.b->peer_routing_id = options.routing_id;
         pp.b->peer_socket_type = options.type;
         pipe_t *b = pp.b;
