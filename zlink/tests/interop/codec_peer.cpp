@@ -154,6 +154,12 @@ public:
         flush();
     }
 
+    void send_ping(std::uint16_t ttl_deciseconds)
+    {
+        push([&] { return enc_.add_ping(ttl_deciseconds, bytes_of("probe")); });
+        flush();
+    }
+
     void send_subscription(bool subscribe, const std::string& topic)
     {
         push([&] { return enc_.add_subscription(subscribe, bytes_of(topic), hs_.session_version()); });
@@ -408,6 +414,21 @@ int main(int argc, char** argv)
             check(got.has_value(), "timed out after echoing " + std::to_string(n));
             c.send(*got);
         }
+    } else if (role == "ttl-probe") {
+        // RFC 37: the ping-ttl "provides a strong hint to the other peer to disconnect
+        // if no further traffic is received after that time". Send one PING with a
+        // 0.3 s TTL and nothing else; expect the peer to hang up within 5 s.
+        c.send_ping(3);
+        const auto start = clock_type::now();
+        while (!c.closed()) {
+            check(clock_type::now() - start < std::chrono::seconds(5),
+                  "peer kept the connection open 5 s past a 0.3 s PING TTL");
+            check(!c.recv(false).has_value(), "unexpected message");
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count();
+        check(ms >= 250, "peer hung up after " + std::to_string(ms) + " ms, before the 300 ms TTL");
+        std::printf("peer closed %lld ms after the PING\n", static_cast<long long>(ms));
     } else if (role == "subscriber") {
         c.send_subscription(true, "A");
         const std::string big = big_payload('A');

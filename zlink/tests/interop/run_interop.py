@@ -37,6 +37,9 @@ PATTERNS = {
     # a peer that does not answer.
     "heartbeat.pair-pair": (("PAIR", "initiator", ["--heartbeat", "100"]),
                             ("PAIR", "echo", ["--count", "104", "--heartbeat", "100"])),
+    # The codec peer sends one PING with a 0.3 s TTL, then falls silent: the other
+    # side must close the connection once the TTL passes without traffic.
+    "ttl.pair-pair": (("PAIR", "echo", ["--count", "0"]), ("PAIR", "ttl-probe", [])),
     "pub-sub": (("PUB", "publisher", []), ("SUB", "subscriber", [])),
     # Both sides told to speak ZMTP 3.0: only the codec peer can (--zmtp 3.0), so
     # these run codec-3.0 against zlink, which must downgrade its subscriptions.
@@ -121,14 +124,15 @@ def run_pair(a) -> int:
         return fail(str(e))
     connecter = start(cmd(connecter_name, "--connect", endpoint))
     procs = {binder_name: binder, connecter_name: connecter}
-    # Publishers run until told to stop: stop them once the subscriber is done.
-    publisher = "first" if first[1] == "publisher" else None
+    # Publishers (and echoes with --count 0) run until told to stop: stop the first
+    # side once the second is done.
+    first_role, first_extra = first[1], first[2]
+    serves = first_role == "publisher" or (first_role == "echo" and first_extra[:2] == ["--count", "0"])
     ok = True
-    if publisher:
-        other = "second"
-        ok &= finish(procs[other], f"{other}({sides[other][1][0]})", deadline)
-        stop(procs[publisher])
-        ok &= finish(procs[publisher], f"{publisher}({sides[publisher][1][0]})", deadline)
+    if serves:
+        ok &= finish(procs["second"], f"second({sides['second'][1][0]})", deadline)
+        stop(procs["first"])
+        ok &= finish(procs["first"], f"first({sides['first'][1][0]})", deadline)
     else:
         for name in ("first", "second"):
             ok &= finish(procs[name], f"{name}({sides[name][1][0]})", deadline)
