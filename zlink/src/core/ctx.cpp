@@ -127,12 +127,10 @@ io_thread *ctx_t::choose_io_thread() {
 
 void ctx_t::close_socket(socket_base_t *s) {
     unregister_inproc_all(s);
-    io_thread *r;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        r = reaper_.get();
-    }
-    r->post([this, s] { reap(s); });
+    // Post under the lock: reaped() needs it too, so terminate() cannot
+    // destroy the reaper while this thread is still inside post().
+    std::lock_guard<std::mutex> lock(mutex_);
+    reaper_->post([this, s] { reap(s); });
 }
 
 // The reaper watches the socket's mailbox fd and runs its commands until the
@@ -162,22 +160,20 @@ void ctx_t::reap(socket_base_t *s) {
 }
 
 void ctx_t::reaped(socket_base_t *s) {
-    delete s;
+    // Under the lock: shutdown() posts to sockets in the set under the same
+    // lock, so nobody can be inside s's mailbox while it is destroyed.
     std::lock_guard<std::mutex> lock(mutex_);
     sockets_.erase(s);
+    delete s;
     cv_.notify_all();
 }
 
 int ctx_t::shutdown() {
-    std::vector<socket_base_t *> live;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (terminating_)
-            return 0;
-        terminating_ = true;
-        live.assign(sockets_.begin(), sockets_.end());
-    }
-    for (socket_base_t *s : live)
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (terminating_)
+        return 0;
+    terminating_ = true;
+    for (socket_base_t *s : sockets_)
         s->commands().post([s] { s->stop(); });
     return 0;
 }

@@ -39,6 +39,14 @@ pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_a
     return {a, b};
 }
 
+void pipe_t::discard_unused_pair(pipe_t *end) {
+    delete end->pair_refs_;
+    delete end->in_;
+    delete end->out_;
+    delete end->peer_;
+    delete end;
+}
+
 // Commands travel as small closures (fit std::function's inline storage).
 void pipe_t::send_activate_read() {
     pipe_t *p = peer_;

@@ -58,6 +58,8 @@ public:
     // hwm_ab limits messages queued from a to b; hwm_ba the reverse.
     // exec_a / exec_b run commands for the thread owning each end.
     static pair_t create_pair(executor *exec_a, executor *exec_b, int hwm_ab, int hwm_ba);
+    // Frees a pair neither of whose ends was ever used or handed out.
+    static void discard_unused_pair(pipe_t *either_end);
 
     // Must be called on the owning thread before the end is used.
     void set_sink(pipe_events *sink) { sink_ = sink; }

@@ -258,13 +258,8 @@ int socket_base_t::connect(const char *text) {
     }
     auto session = make_connecter(this, t, ep, snap, session_end);
     if (!session) {
-        if (socket_end) {
-            // Never handed out: both ends are ours to drop.
-            attach_pipe(socket_end, true);
-            socket_end->terminate();
-            session_end->set_nodelay();
-            session_end->terminate();
-        }
+        if (socket_end)
+            pipe_t::discard_unused_pair(socket_end);  // never handed out
         return -1;
     }
     options.connect_routing_id.clear();
