@@ -1,6 +1,7 @@
 """Configure, build and install a CMake project the same way for every library."""
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from testbed.toolchain import keys
@@ -22,9 +23,10 @@ def configure(src: Path, build: Path, flags: list[str], progress: Progress, *, t
 
 
 def build(build_dir: Path, progress: Progress, *, title: str, install: bool = False,
-          log: Path | None = None) -> None:
+          log: Path | None = None, targets: list[str] | None = None) -> None:
     log = log or build_dir.parent / "build.log"
-    progress.run(["cmake", "--build", str(build_dir), "-j", keys.JOBS], cwd=build_dir, log=log,
+    pick = ["--target", *targets] if targets else []
+    progress.run(["cmake", "--build", str(build_dir), "-j", keys.JOBS, *pick], cwd=build_dir, log=log,
                  title=f"{title}: build")
     if install:
         progress.run(["cmake", "--install", str(build_dir)], cwd=build_dir, log=log,
@@ -41,3 +43,11 @@ def cache_value(build_dir: Path, name: str) -> str | None:
         if sep and head.split(":", 1)[0] == name:
             return value
     return None
+
+
+def ninja_targets(build_dir: Path) -> list[str]:
+    """Every target name of a Ninja build tree (empty for other generators)."""
+    if not (build_dir / "build.ninja").is_file():
+        return []
+    out = subprocess.run(["ninja", "-C", str(build_dir), "-t", "targets", "all"], capture_output=True, text=True)
+    return [line.split(":", 1)[0] for line in out.stdout.splitlines() if ":" in line]

@@ -9,6 +9,7 @@ toolchain only passes these cache variables (zlink/CMakeLists.txt declares them)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from testbed import paths
 from testbed.toolchain import cmake, keys
@@ -68,7 +69,8 @@ class ZlinkLibrary:
 
 
 def configure_and_build(kind: str, flags: list[str], progress: Progress, env: dict | None = None,
-                        compilers: tuple[str, str] | None = None) -> Path:
+                        compilers: tuple[str, str] | None = None,
+                        pick: Callable[[list[str]], list[str]] | None = None) -> Path:
     """An incremental (not keyed) zlink build in build/zlink/<kind>/, for tests: the
     build tool itself decides what is stale, so re-running is cheap."""
     build_dir = ZLINK_TREES / kind
@@ -77,7 +79,9 @@ def configure_and_build(kind: str, flags: list[str], progress: Progress, env: di
     log.unlink(missing_ok=True)
     cmake.configure(source_dir(), build_dir, flags, progress, title=f"zlink ({kind})", env=env, log=log,
                     compilers=compilers)
-    cmake.build(build_dir, progress, title=f"zlink ({kind})", log=log)
+    # pick(all target names) -> the targets to build; None builds everything.
+    targets = pick(cmake.ninja_targets(build_dir)) if pick else None
+    cmake.build(build_dir, progress, title=f"zlink ({kind})", log=log, targets=targets or None)
     return build_dir
 
 
