@@ -10,6 +10,8 @@ BUILD_DIR = Path(os.environ.get("TESTBED_BUILD_DIR", REPO_ROOT / "build"))
 SOURCES_DIR = BUILD_DIR / "sources"
 LIBS_DIR = BUILD_DIR / "libs"
 BENCH_BUILD_DIR = BUILD_DIR / "bench"
+# Tools installed by setup from the Rust crate registry (cargo install --root here).
+TOOLS_DIR = BUILD_DIR / "tools"
 BASELINES_DIR = REPO_ROOT / "baselines"
 BENCH_SRC_DIR = REPO_ROOT / "bench"
 ZLINK_SRC_DIR = REPO_ROOT / "zlink"

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from testbed import paths
+from testbed.toolchain.system import CARGO_TOOLS, tool_path
 
 
 def _read(path: str) -> str | None:
@@ -87,13 +88,22 @@ def git_state() -> dict:
     return {"commit": commit, "dirty": bool(status) if status is not None else None}
 
 
+def _inferno_version() -> str | None:
+    # inferno-flamegraph has no --version; setup installs the pinned one into build/tools.
+    path = tool_path("inferno-flamegraph")
+    pinned = next(t.version for t in CARGO_TOOLS if t.crate == "inferno")
+    if not path:
+        return None
+    return f"inferno {pinned} (build/tools)" if str(paths.TOOLS_DIR) in path else f"inferno at {path}"
+
+
 def tool_versions() -> dict:
     return {
         "python": sys.version.split()[0],
         "perf": _cmd(["perf", "--version"]),
         "hyperfine": _cmd(["hyperfine", "--version"]),
         "taskset": _cmd(["taskset", "--version"]),
-        "inferno": _cmd(["inferno-flamegraph", "--version"]),
+        "inferno": _inferno_version(),
         "gcc": _cmd(["gcc", "--version"]),
         "cmake": _cmd(["cmake", "--version"]),
     }

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from testbed.toolchain.system import tool_path
 
 
 @dataclass
@@ -99,9 +100,9 @@ def record_flamegraph(cmd: list[str], env: dict, out_dir: Path, stem: str, timeo
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or [""])[-1]
         return {**info, "error": f"profiled run exited {proc.returncode}: {last}"}
-    collapse, flame = shutil.which("inferno-collapse-perf"), shutil.which("inferno-flamegraph")
+    collapse, flame = tool_path("inferno-collapse-perf"), tool_path("inferno-flamegraph")
     if not (collapse and flame):
-        return {**info, "error": "inferno not installed (cargo install inferno); perf.data kept"}
+        return {**info, "error": "inferno not installed (./testbed setup installs it); perf.data kept"}
     svg = out_dir / f"{stem}.svg"
     try:
         script = subprocess.run(["perf", "script", "-i", str(data)], capture_output=True, check=True,

@@ -24,6 +24,8 @@ def main(args: argparse.Namespace) -> int:
     progress = Progress()
     progress.step("host tools")
     still_missing = system.ensure(progress, install=not args.no_install)
+    if not args.no_install and not still_missing:
+        still_missing += system.ensure_cargo_tools(progress)
     progress.step("pins")
     try:
         pin = pins.load()
@@ -42,7 +44,7 @@ def main(args: argparse.Namespace) -> int:
     seconds = time.monotonic() - started
     if failed or still_missing:
         problems = ([f"failed: {', '.join(failed)}"] if failed else []) + (
-            [f"missing host packages: {', '.join(r.package for r in still_missing)}"] if still_missing else [])
+            [f"missing host tools: {', '.join(getattr(r, 'package', None) or r.crate for r in still_missing)}"] if still_missing else [])
         progress.say(f"setup incomplete ({'; '.join(problems)}) in {seconds:.1f} s")
         return 1
     progress.say(f"setup done in {seconds:.1f} s")

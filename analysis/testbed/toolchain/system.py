@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from testbed import paths
 from testbed.toolchain.progress import CommandFailed, Progress
 
 
@@ -60,7 +61,47 @@ REQUIREMENTS: list[Requirement] = [
     Requirement("valgrind", "callgrind instruction counts", _cmd("valgrind")),
     Requirement("nix-bin", "the Nix path (flake checks)", _cmd("nix")),
     Requirement("jq", "JSON in shell scripts", _cmd("jq")),
+    Requirement("strace", "syscall counts per message (./testbed profile)", _cmd("strace")),
 ]
+
+
+@dataclass(frozen=True)
+class CargoTool:
+    crate: str
+    version: str
+    binary: str                  # one binary it installs, to probe for
+    why: str
+
+
+# Not packaged by Debian: installed with cargo into build/tools (pinned version).
+CARGO_TOOLS: list[CargoTool] = [
+    CargoTool("inferno", "0.12.8", "inferno-flamegraph", "flamegraph SVGs of perf record profiles"),
+]
+
+
+def tool_path(binary: str) -> str | None:
+    """A tool from build/tools/bin if setup installed it there, else from PATH."""
+    local = paths.TOOLS_DIR / "bin" / binary
+    return str(local) if local.exists() else shutil.which(binary)
+
+
+def ensure_cargo_tools(progress: Progress) -> list[CargoTool]:
+    """cargo install the pinned tools that are missing; return those still missing."""
+    still = []
+    for tool in CARGO_TOOLS:
+        if tool_path(tool.binary):
+            continue
+        progress.say(f"    installing {tool.crate} {tool.version} with cargo ({tool.why}; a few minutes, once)")
+        try:
+            progress.run(["cargo", "install", "--locked", "--quiet", "--root", str(paths.TOOLS_DIR),
+                          "--version", tool.version, tool.crate], cwd=paths.REPO_ROOT,
+                         log=paths.TOOLS_DIR / f"{tool.crate}.log", title=f"cargo install {tool.crate}")
+        except CommandFailed as exc:
+            progress.say(f"    {exc}")
+        if not tool_path(tool.binary):
+            still.append(tool)
+            progress.say(f"    STILL MISSING: {tool.crate} ({tool.why})")
+    return still
 
 
 def _os_release() -> dict[str, str]:
