@@ -21,37 +21,53 @@ mailbox::mailbox() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
 mailbox::~mailbox() { ::close(fd_); }
 
 void mailbox::post(std::function<void()> fn) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const bool signal = queue_.empty();
-    queue_.push_back(std::move(fn));
-    pending_.store(true, std::memory_order_release);
-    // Signal under the lock: process() then never sees a queued command
-    // without the eventfd set, nor an eventfd left set with nothing queued
-    // (which would make pollers spin).  Only on empty -> non-empty.
-    if (signal) {
-        uint64_t one = 1;
-        ssize_t rc;
-        do
-            rc = ::write(fd_, &one, sizeof one);
-        while (rc < 0 && errno == EINTR);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.push_back(std::move(fn));
+        pending_.store(true, std::memory_order_release);
     }
+    signal();  // outside the lock: the reader never waits behind a syscall
+}
+
+// Sets the eventfd once per batch; signalled_ tracks whether it is set.
+void mailbox::signal() {
+    if (signalled_.exchange(true, std::memory_order_acq_rel))
+        return;
+    uint64_t one = 1;
+    ssize_t rc;
+    do
+        rc = ::write(fd_, &one, sizeof one);
+    while (rc < 0 && errno == EINTR);
+}
+
+// Clears the eventfd, then re-sets it if a command slipped in meanwhile, so
+// the fd is readable exactly when commands are queued (no lost wake-up for
+// zmq_poll users, no fd left readable with nothing queued).
+void mailbox::unsignal() {
+    signalled_.store(false, std::memory_order_release);
+    uint64_t v;
+    while (::read(fd_, &v, sizeof v) < 0 && errno == EINTR) {
+    }
+    if (pending_.load(std::memory_order_acquire))
+        signal();
 }
 
 int mailbox::process() {
     // A command may call back into the socket; never re-enter the batch.
-    if (in_process_ || !pending_.load(std::memory_order_acquire))
+    if (in_process_)
         return 0;
+    if (!pending_.load(std::memory_order_acquire)) {
+        if (signalled_.load(std::memory_order_acquire))
+            unsignal();  // a late signal for an already processed command
+        return 0;
+    }
     in_process_ = true;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         running_.swap(queue_);
-        pending_.store(false, std::memory_order_relaxed);
-        // Reset the eventfd while holding the lock, so a post racing with us
-        // either lands in running_ or re-signals after this read.
-        uint64_t v;
-        while (::read(fd_, &v, sizeof v) < 0 && errno == EINTR) {
-        }
+        pending_.store(false, std::memory_order_release);
     }
+    unsignal();
     int n = 0;
     for (auto &fn : running_) {
         fn();

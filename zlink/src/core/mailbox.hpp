@@ -3,8 +3,9 @@
 // Why an eventfd: ZMQ_FD and zmq_poll need a real file descriptor that
 // becomes readable when the socket has commands to process (libzmq's
 // edge-triggered contract).  The atomic `pending_` lets the hot path check
-// for commands without a system call; the eventfd is written only on the
-// empty -> non-empty transition (one wake-up per batch of commands).
+// for commands without a system call; the eventfd is written at most once
+// until the reader clears it (one wake-up per batch of commands), and never
+// while holding the queue lock, so posters and the reader do not convoy.
 #pragma once
 #include <atomic>
 #include <functional>
@@ -30,11 +31,14 @@ public:
     int fd() const { return fd_; }
 
 private:
+    void signal();
+    void unsignal();
     int fd_;
     std::mutex mutex_;
     std::vector<std::function<void()>> queue_;
     std::vector<std::function<void()>> running_;
     std::atomic<bool> pending_{false};
+    std::atomic<bool> signalled_{false};
     bool in_process_ = false;
 };
 
