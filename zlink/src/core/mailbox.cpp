@@ -24,14 +24,14 @@ void mailbox::post(std::function<void()> fn) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         queue_.push_back(std::move(fn));
-        pending_.store(true, std::memory_order_release);
+        pending_.store(true, std::memory_order_seq_cst);
     }
     signal();  // outside the lock: the reader never waits behind a syscall
 }
 
 // Sets the eventfd once per batch; signalled_ tracks whether it is set.
 void mailbox::signal() {
-    if (signalled_.exchange(true, std::memory_order_acq_rel))
+    if (signalled_.exchange(true, std::memory_order_seq_cst))
         return;
     uint64_t one = 1;
     ssize_t rc;
@@ -43,12 +43,15 @@ void mailbox::signal() {
 // Clears the eventfd, then re-sets it if a command slipped in meanwhile, so
 // the fd is readable exactly when commands are queued (no lost wake-up for
 // zmq_poll users, no fd left readable with nothing queued).
+// Order matters: clear the fd first, then the flag.  (Flag first would let
+// a poster's write land between the two and be swallowed by our read while
+// the flag says "set": the fd would stay silent with commands queued.)
 void mailbox::unsignal() {
-    signalled_.store(false, std::memory_order_release);
     uint64_t v;
     while (::read(fd_, &v, sizeof v) < 0 && errno == EINTR) {
     }
-    if (pending_.load(std::memory_order_acquire))
+    signalled_.store(false, std::memory_order_seq_cst);
+    if (pending_.load(std::memory_order_seq_cst))
         signal();
 }
 
