@@ -96,6 +96,8 @@ const attack_t attacks[] = {
      [](int, std::mt19937 &) { return greeting() + ready_dealer() + long_frame_header(uint64_t{1} << 62); }},
 };
 
+void PrintTo(const attack_t &a, std::ostream *os) { *os << a.name; }
+
 long rss_bytes() {
     long pages = 0, resident = 0;
     if (FILE *f = std::fopen("/proc/self/statm", "r")) {

@@ -50,6 +50,9 @@ const pattern_t patterns[] = {
     {"PUB", ZMQ_PUB, "SUB", false},
 };
 
+// Readable test names in gtest's failure messages.
+void PrintTo(const pattern_t &p, std::ostream *os) { *os << p.name; }
+
 class SlowConsumer : public ::testing::TestWithParam<std::tuple<const char *, pattern_t>> {
 protected:
     void SetUp() override {
@@ -177,10 +180,14 @@ TEST_P(SlowConsumer, FrozenConsumerProcess) {
     EXPECT_GE(clock::now() - t0, 250ms) << "the send did not block";
 
     c.signal(SIGCONT);
-    set_int(s_, ZMQ_SNDTIMEO, 20000);
+    set_int(s_, ZMQ_SNDTIMEO, 10000);
     for (int seq = accepted; seq < count; ++seq) {
         const std::string b = body_for(seq);
-        ASSERT_EQ(send_msg(std::to_string(seq), &b, 0), 0) << "seq " << seq << ": " << zmq_strerror(zmq_errno());
+        if (send_msg(std::to_string(seq), &b, 0) != 0) {
+            const std::string why = zmq_strerror(zmq_errno());
+            FAIL() << "seq " << seq << ": " << why << "; consumer said: "
+                   << c.expect_line("DONE", 1s).value_or("<nothing>");
+        }
     }
     std::vector<std::string> seen;
     auto done = c.expect_line("DONE ", 30s, &seen);
