@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -174,6 +175,44 @@ inline std::vector<std::string> recv_frames(void *s, int flags = 0) {
     } while (more);
     return frames;
 }
+
+// Sends the attack on a fresh connection; "" if the target closed it (or,
+// for a hang-up case, after we closed), else why not.
+inline std::string raw_attack(int port, const std::string &bytes, bool we_hang_up) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return std::string("connect: ") + std::strerror(errno);
+    }
+    size_t off = 0;
+    while (off < bytes.size()) {
+        const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+        if (n <= 0) break;  // already closed on us
+        off += static_cast<size_t>(n);
+    }
+    std::string why;
+    if (!we_hang_up) {
+        const auto deadline = clock::now() + 5s;
+        why = "connection still open after 5 s";
+        while (clock::now() < deadline) {
+            pollfd p{fd, POLLIN, 0};
+            if (::poll(&p, 1, 100) <= 0) continue;
+            char buf[4096];
+            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            if (n == 0 || (n < 0 && errno == ECONNRESET)) {
+                why.clear();
+                break;
+            }  // n > 0: our greeting/READY from the target; keep reading
+        }
+    }
+    ::close(fd);
+    return why;
+}
+
 
 inline std::string fault_peer_path() { return FAULT_PEER_PATH; }
 

@@ -12,6 +12,7 @@
 // zmq_setsockopt(3), ZMQ_MAXMSGSIZE: "Limits the size of the inbound message.
 // If a peer sends a message larger than ZMQ_MAXMSGSIZE it is disconnected."
 #include "fault_util.hpp"
+#include "zmtp_bytes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,30 +36,6 @@ constexpr int warmup = 50;  // RSS baseline after allocator/thread caches settle
 // about 4 KiB or more per hostile connection.
 constexpr long rss_growth_limit = 1L << 20;
 constexpr int max_msg = 1 << 20;
-
-std::string greeting(int major = 3, int minor = 1, const std::string &mech = "NULL") {
-    std::string g(64, '\0');
-    g[0] = '\xff';
-    g[9] = '\x7f';
-    g[10] = static_cast<char>(major);
-    g[11] = static_cast<char>(minor);
-    g.replace(12, mech.size(), mech);
-    return g;
-}
-std::string ready_dealer() {
-    const std::string name = "Socket-Type", value = "DEALER";
-    std::string body = "\x05READY";
-    body += static_cast<char>(name.size());
-    body += name;
-    body += std::string("\0\0\0", 3) + static_cast<char>(value.size());
-    body += value;
-    return std::string("\x04", 1) + static_cast<char>(body.size()) + body;
-}
-std::string long_frame_header(uint64_t size) {
-    std::string h(1, '\x02');  // long, no MORE
-    for (int i = 7; i >= 0; --i) h += static_cast<char>((size >> (8 * i)) & 0xff);
-    return h;
-}
 
 struct attack_t {
     const char *name;
@@ -85,6 +62,9 @@ const attack_t attacks[] = {
      }},
     {"truncated_frame_then_close", true, true,
      [](int, std::mt19937 &) { return greeting() + ready_dealer() + std::string("\x00\x10" "abc", 5); }},
+    // (d) also during the handshake: half a greeting, then the client hangs up.
+    {"truncated_greeting_then_close", true, true,
+     [](int, std::mt19937 &) { return greeting().substr(0, 20); }},
     {"random_garbage", true, false,
      [](int, std::mt19937 &rng) {
          // At least a greeting's length, so the target always has enough to decide.
@@ -175,42 +155,7 @@ protected:
         return ev;
     }
 
-    // Sends the attack on a fresh connection; "" if the target closed it (or,
-    // for a hang-up case, after we closed), else why not.
-    std::string attack(const std::string &bytes, bool we_hang_up) {
-        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(static_cast<uint16_t>(port_));
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
-            ::close(fd);
-            return std::string("connect: ") + std::strerror(errno);
-        }
-        size_t off = 0;
-        while (off < bytes.size()) {
-            const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
-            if (n <= 0) break;  // already closed on us
-            off += static_cast<size_t>(n);
-        }
-        std::string why;
-        if (!we_hang_up) {
-            const auto deadline = clock::now() + 5s;
-            why = "connection still open after 5 s";
-            while (clock::now() < deadline) {
-                pollfd p{fd, POLLIN, 0};
-                if (::poll(&p, 1, 100) <= 0) continue;
-                char buf[4096];
-                const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-                if (n == 0 || (n < 0 && errno == ECONNRESET)) {
-                    why.clear();
-                    break;
-                }  // n > 0: our greeting/READY from the target; keep reading
-            }
-        }
-        ::close(fd);
-        return why;
-    }
+    std::string attack(const std::string &bytes, bool we_hang_up) { return raw_attack(port_, bytes, we_hang_up); }
 
     void *ctx_ = nullptr, *target_ = nullptr, *mon_ = nullptr, *good_ = nullptr;
     int port_ = 0;
