@@ -83,10 +83,11 @@ void ctx_t::start_threads_locked() {
     started_ = true;
     for (int i = 0; i < io_thread_count_; ++i) {
         io_threads_.push_back(std::make_unique<io_thread>());
-        io_threads_.back()->start();
+        std::string name = "zlink/IO/" + std::to_string(i);
+        io_threads_.back()->start(name.c_str());
     }
     reaper_ = std::make_unique<io_thread>();
-    reaper_->start();
+    reaper_->start("zlink/reaper");
 }
 
 socket_base_t *ctx_t::create_socket(int type) {

@@ -16,7 +16,7 @@ class io_thread final : public executor {
 public:
     io_thread();
     ~io_thread() override;
-    void start();
+    void start(const char *name);  // name: at most 15 characters
     void stop_and_join();
     void post(std::function<void()> fn) override;
     asio::io_context &ioc() { return ioc_; }

@@ -29,28 +29,34 @@ void mailbox::post(std::function<void()> fn) {
     signal();  // outside the lock: the reader never waits behind a syscall
 }
 
-// Sets the eventfd once per batch; signalled_ tracks whether it is set.
+// Sets the eventfd once per batch.  signalled_ mirrors the eventfd state
+// exactly, because both change together under signal_mutex_ (taken only on
+// the not-signalled -> signalled transition and by the reader), so the fd is
+// never left readable with signalled_ false (pollers would spin).
 void mailbox::signal() {
-    if (signalled_.exchange(true, std::memory_order_seq_cst))
+    if (signalled_.load(std::memory_order_seq_cst))
+        return;  // already set; a concurrent unsignal() re-checks pending_
+    std::lock_guard<std::mutex> lock(signal_mutex_);
+    if (signalled_.load(std::memory_order_relaxed))
         return;
     uint64_t one = 1;
     ssize_t rc;
     do
         rc = ::write(fd_, &one, sizeof one);
     while (rc < 0 && errno == EINTR);
+    signalled_.store(true, std::memory_order_seq_cst);
 }
 
 // Clears the eventfd, then re-sets it if a command slipped in meanwhile, so
-// the fd is readable exactly when commands are queued (no lost wake-up for
-// zmq_poll users, no fd left readable with nothing queued).
-// Order matters: clear the fd first, then the flag.  (Flag first would let
-// a poster's write land between the two and be swallowed by our read while
-// the flag says "set": the fd would stay silent with commands queued.)
+// the fd is readable exactly when commands are queued.
 void mailbox::unsignal() {
-    uint64_t v;
-    while (::read(fd_, &v, sizeof v) < 0 && errno == EINTR) {
+    {
+        std::lock_guard<std::mutex> lock(signal_mutex_);
+        uint64_t v;
+        while (::read(fd_, &v, sizeof v) < 0 && errno == EINTR) {
+        }
+        signalled_.store(false, std::memory_order_seq_cst);
     }
-    signalled_.store(false, std::memory_order_seq_cst);
     if (pending_.load(std::memory_order_seq_cst))
         signal();
 }

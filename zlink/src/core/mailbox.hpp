@@ -38,6 +38,7 @@ private:
     std::vector<std::function<void()>> queue_;
     std::vector<std::function<void()>> running_;
     std::atomic<bool> pending_{false};
+    std::mutex signal_mutex_;
     std::atomic<bool> signalled_{false};
     bool in_process_ = false;
 };

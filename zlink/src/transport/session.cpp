@@ -201,6 +201,7 @@ void session_t::begin() {
     read_blocked_ = false;
     close_after_write_ = false;
     peer_ttl_ms_ = 0;
+    failing_event_ = 0;
     if (raw_)
         return handshake_done();
     wire::handshake_options ho;
@@ -303,10 +304,15 @@ void session_t::connection_lost(const char *why, int event) {
     (void)why;
     const bool was_active = active_;
     close_connection();
-    if (event != 0 && !was_active)
-        owner()->event(event, 0, endpoint);
-    if (was_active)
-        owner()->event(ZMQ_EVENT_DISCONNECTED, 0, endpoint);
+    // As libzmq 4.3.5 reports it: a connection that dies before the
+    // handshake completes gets a HANDSHAKE_FAILED_* event (NO_DETAIL for a
+    // plain hang-up), and every accepted/connected connection ends with
+    // DISCONNECTED.
+    if (!was_active)
+        owner()->event(event != 0 ? event : ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL,
+                       event_value_, endpoint);
+    owner()->event(ZMQ_EVENT_DISCONNECTED, 0, endpoint);
+    event_value_ = 0;
     // Inbound: a half-received multipart message must not reach the socket.
     in_msg_.close();
     in_msg_.init();
@@ -500,9 +506,14 @@ void session_t::on_read(const asio::error_code &ec, size_t n) {
         size_t used = hs_->feed({inbuf_.data() + in_begin_, in_end_ - in_begin_});
         in_begin_ += used;
         if (hs_->failed()) {
-            int ev = hs_->error() == wire::wire_error::mechanism_mismatch
-                         ? ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                         : ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+            const int ev = ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+            if (hs_->error() == wire::wire_error::mechanism_mismatch)
+                event_value_ = ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH;
+            if (!hs_->outgoing().empty()) {
+                // RFC 37: send our ERROR command before closing.
+                failing_event_ = ev;
+                return pump_out();
+            }
             return connection_lost(wire::to_string(hs_->error()), ev);
         }
         pump_out();  // our READY, once the greeting was accepted
@@ -627,6 +638,9 @@ void session_t::pump_out() {
                                   return self_->connection_lost(ec.message().c_str(),
                                                                 ZMQ_EVENT_CLOSED);
                               self_->hs_->consume_outgoing(n);
+                              if (self_->failing_event_ && self_->hs_->outgoing().empty())
+                                  return self_->connection_lost("handshake failed",
+                                                                self_->failing_event_);
                               self_->pump_out();
                           });
         return;
@@ -665,7 +679,9 @@ bool session_t::fill_batch() {
     if (pong_due_ && enc_->add_pong({reinterpret_cast<const uint8_t *>(pong_ctx_.data()),
                                       pong_ctx_.size()}))
         pong_due_ = false;
-    if (ping_due_ && enc_->add_ping(static_cast<uint16_t>(opts_.heartbeat_ttl / 100), {}))
+    // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
+    const int ttl_ds = std::min(opts_.heartbeat_ttl / 100, 65535);
+    if (ping_due_ && enc_->add_ping(static_cast<uint16_t>(ttl_ds), {}))
         ping_due_ = false;
     for (;;) {
         msg_t m;

@@ -131,6 +131,8 @@ private:
     std::chrono::steady_clock::time_point last_recv_;
     int peer_ttl_ms_ = 0;
     bool finished_sent_ = false;
+    int failing_event_ = 0;
+    int event_value_ = 0;  // value for the next handshake-failure event  // handshake failed: close once our ERROR is sent
 };
 
 }  // namespace zlink
