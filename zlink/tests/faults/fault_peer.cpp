@@ -6,11 +6,11 @@
 //       Streams single-frame messages "E:<seq>" (seq 0, 1, 2, ...) forever,
 //       blocking when the peer is slow or absent. Prints "BOUND" once bound.
 //   fault_peer --role receiver --type PAIR|DEALER|ROUTER|SUB (--bind|--connect) EP
-//              [--count N | --until-end] [--order contiguous|increasing]
+//              [--count N | --until-seq N | --until-end] [--order contiguous|increasing]
 //              [--size S] [--routing-id ID] [--rcvhwm H]
 //       Receives data messages [<seq>] or [<seq>, body of S bytes]; the body
 //       pattern is checked byte by byte (a message must arrive whole). ROUTER
-//       strips the sender id frame. A "sync" message makes it print "READY"
+//       strips the sender id frame. --until-seq stops after a seq >= N. A "sync" message makes it print "READY"
 //       once (the connection is up); "end" stops an --until-end run. Prints
 //       "FIRST <seq>" on the first data message and, at the end,
 //       "DONE n=<count> first=<seq> last=<seq>" (exit 0), or "ERROR <why>" (exit 1).
@@ -30,7 +30,7 @@ namespace {
 
 struct args_t {
     std::string role, type, bind, connect, order = "contiguous", routing_id;
-    long epoch = 0, count = 0, size = 0, rcvhwm = -1;
+    long epoch = 0, count = 0, until_seq = -1, size = 0, rcvhwm = -1;
     bool until_end = false;
 };
 
@@ -63,6 +63,7 @@ args_t parse(int argc, char **argv) {
         else if (k == "--routing-id") a.routing_id = val();
         else if (k == "--epoch") a.epoch = std::stol(val());
         else if (k == "--count") a.count = std::stol(val());
+        else if (k == "--until-seq") a.until_seq = std::stol(val());
         else if (k == "--size") a.size = std::stol(val());
         else if (k == "--rcvhwm") a.rcvhwm = std::stol(val());
         else if (k == "--until-end") a.until_end = true;
@@ -155,6 +156,7 @@ int run_receiver(void *s, const args_t &a) {
         last = seq;
         ++n;
         if (a.count > 0 && n == a.count) break;
+        if (a.until_seq >= 0 && seq >= a.until_seq) break;
     }
     say("DONE n=" + std::to_string(n) + " first=" + std::to_string(first) + " last=" + std::to_string(last));
     return 0;

@@ -89,7 +89,11 @@ protected:
 
     // This process sends "seq" continuously from a thread; the child
     // receives. The first child is killed once data flows; the second must
-    // get a contiguous run of newer sequence numbers.
+    // get newer sequence numbers in order, up to one sent well after the
+    // restart. Messages queued here while the peer was dead may come first
+    // (the connect side keeps its pipe across reconnects, as libzmq does); a
+    // DEALER delivers them all (contiguous), a PUB may have dropped some at
+    // its HWM (increasing).
     void survivor_sends(int survivor_type, const char *child_type, bool first_must_be_zero) {
         void *s = survivor(survivor_type);
         std::atomic<bool> stop{false};
@@ -121,8 +125,10 @@ protected:
             std::this_thread::sleep_for(100ms);  // let it stream, then kill mid-stream
             c1.kill9();
         }
-        const long sent_at_kill = sent;
-        child_process c2({"--role", "receiver", "--type", child_type, "--bind", ep_, "--count", "300"});
+        const long target = sent + 200;  // sent after the restart began
+        const char *order = survivor_type == ZMQ_PUB ? "increasing" : "contiguous";
+        child_process c2({"--role", "receiver", "--type", child_type, "--bind", ep_, "--until-seq",
+                          std::to_string(target), "--order", order});
         ASSERT_TRUE(c2.started());
         std::vector<std::string> seen;
         auto done = c2.expect_line("DONE ", line_timeout, &seen);
@@ -131,10 +137,9 @@ protected:
         ASSERT_EQ(c2.wait_exit(5s), 0);
         long n = -1, first = -1, last = -1;
         ASSERT_EQ(std::sscanf(done->c_str(), "DONE n=%ld first=%ld last=%ld", &n, &first, &last), 3) << *done;
-        EXPECT_EQ(n, 300);
-        EXPECT_GT(first, first1) << "the restarted peer got old data";
-        EXPECT_EQ(last, first + 299);  // contiguous is also checked by the child
-        EXPECT_GT(last, sent_at_kill) << "nothing sent after the restart arrived";
+        EXPECT_GT(first, first1) << "the restarted peer got data the first one had";
+        EXPECT_GE(last, target);
+        if (survivor_type != ZMQ_PUB) EXPECT_EQ(n, last - first + 1) << "contiguous";
     }
 
     void *ctx_ = nullptr;
