@@ -37,7 +37,7 @@ extern "C" __attribute__((visibility("default"))) int zmq_poll(zmq_pollitem_t *i
                 errno = ENOTSOCK;
                 return -1;
             }
-            fds[i] = {s->fd(), items[i].events ? POLLIN : short(0), 0};
+            fds[i] = {s->fd(), static_cast<short>(items[i].events ? POLLIN : 0), 0};
         } else {
             short ev = 0;
             if (items[i].events & ZMQ_POLLIN) ev |= POLLIN;
