@@ -29,6 +29,7 @@ let
         "ipp"
         "cmake"
         "in"
+        "py" # the interop test driver (tests/interop/run_interop.py)
       ]
     ) ./.;
   };
