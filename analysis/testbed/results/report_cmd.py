@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 DROP = ("command", "stderr_tail")
 
 
-def compact(run_dir: Path, dest: Path) -> None:
+def compact(run_dir: Path, dest: Path, noise_floor: Path | None = None) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     lines = []
     for line in (run_dir / "results.jsonl").read_text().splitlines():
@@ -37,6 +38,9 @@ def compact(run_dir: Path, dest: Path) -> None:
         lines.append(json.dumps(cell, sort_keys=True, separators=(",", ":")))
     (dest / "results.jsonl").write_text("\n".join(lines) + "\n")
     manifest = json.loads((run_dir / "manifest.json").read_text())
+    if noise_floor is not None:
+        # Stored relative to the published run, so regenerate finds it in any clone.
+        manifest["noise_floor_run"] = os.path.relpath(noise_floor.resolve(), dest.resolve())
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     if (run_dir / "ceiling.json").is_file():
         shutil.copyfile(run_dir / "ceiling.json", dest / "ceiling.json")
@@ -48,13 +52,14 @@ def main(args) -> int:
     try:
         manifest = load.read_manifest(run_dir)
         out = args.out
+        noise_floor = args.noise_floor.resolve() if args.noise_floor else None
         if args.publish:
             exp = manifest.get("experiment")
             exp = exp.get("name") if isinstance(exp, dict) else exp
             out = paths.REPORTS_DIR / (exp or run_dir.parent.name) / (manifest.get("run_id") or run_dir.name)
-            compact(run_dir, out)
-            run_dir = out
-        path = report.render_run(run_dir, out, args.noise_floor)
+            compact(run_dir, out, noise_floor)
+            run_dir, noise_floor = out, None  # the published manifest names it now
+        path = report.render_run(run_dir, out, noise_floor)
     except (load.RunDirError, FileNotFoundError) as exc:
         print(f"testbed report: {exc}", file=sys.stderr)
         return 2
