@@ -139,40 +139,34 @@ ZLINK_API int zmq_getsockopt(void *s, int option, void *val, size_t *len) {
     return sock ? sock->getsockopt(option, val, len) : -1;
 }
 
-ZLINK_API int zmq_bind(void *s, const char *addr) {
+namespace {
+// bind/connect/unbind/disconnect share one shape: a valid socket, a non-null address.
+int endpoint_call(void *s, const char *addr, int (socket_base_t::*op)(const char *)) {
     socket_base_t *sock = as_socket(s);
-    if (sock && !addr) {
+    if (!sock)
+        return -1;
+    if (!addr) {
         errno = EINVAL;
         return -1;
     }
-    return sock ? sock->bind(addr) : -1;
+    return (sock->*op)(addr);
+}
+}  // namespace
+
+ZLINK_API int zmq_bind(void *s, const char *addr) {
+    return endpoint_call(s, addr, &socket_base_t::bind);
 }
 
 ZLINK_API int zmq_connect(void *s, const char *addr) {
-    socket_base_t *sock = as_socket(s);
-    if (sock && !addr) {
-        errno = EINVAL;
-        return -1;
-    }
-    return sock ? sock->connect(addr) : -1;
+    return endpoint_call(s, addr, &socket_base_t::connect);
 }
 
 ZLINK_API int zmq_unbind(void *s, const char *addr) {
-    socket_base_t *sock = as_socket(s);
-    if (sock && !addr) {
-        errno = EINVAL;
-        return -1;
-    }
-    return sock ? sock->unbind(addr) : -1;
+    return endpoint_call(s, addr, &socket_base_t::unbind);
 }
 
 ZLINK_API int zmq_disconnect(void *s, const char *addr) {
-    socket_base_t *sock = as_socket(s);
-    if (sock && !addr) {
-        errno = EINVAL;
-        return -1;
-    }
-    return sock ? sock->disconnect(addr) : -1;
+    return endpoint_call(s, addr, &socket_base_t::disconnect);
 }
 
 ZLINK_API int zmq_send(void *s, const void *buf, size_t len, int flags) {
