@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import sys
@@ -94,6 +95,11 @@ def _main(args: argparse.Namespace) -> int:
         return dry_run(exp, cells, shard, seed, runner.load_history(out_root))
 
     lib_names = [e.name for e in exp.libraries]
+    if not args.no_build and not os.environ.get("TESTBED_PREBUILT"):
+        # A fresh machine: the README's main command installs what it needs itself.
+        from testbed.toolchain import progress as progressmod, system
+        if system.missing() or any(not system.tool_path(t.binary) for t in system.CARGO_TOOLS):
+            system.ensure_all(progressmod.Progress())
     found, missing = libsmod.resolve(lib_names, build=not args.no_build)
     for e in exp.libraries:
         if e.name in missing:

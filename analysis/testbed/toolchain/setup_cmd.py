@@ -23,9 +23,7 @@ def main(args: argparse.Namespace) -> int:
     started = time.monotonic()
     progress = Progress()
     progress.step("host tools")
-    still_missing = system.ensure(progress, install=not args.no_install)
-    if not args.no_install and not still_missing:
-        still_missing += system.ensure_cargo_tools(progress)
+    still_missing = system.ensure_all(progress, install=not args.no_install)
     progress.step("pins")
     try:
         pin = pins.load()

@@ -162,3 +162,12 @@ def ensure(progress: Progress, install: bool = True) -> list[Requirement]:
     for req in still:
         progress.say(f"    STILL MISSING after install: {package_name(req, dist)} ({req.why})")
     return still
+
+
+def ensure_all(progress: Progress, install: bool = True) -> list:
+    """Host packages, then (only when those are complete) the pinned cargo tools.
+    Returns what is still missing: Requirements and CargoTools."""
+    still: list = ensure(progress, install=install)
+    if install and not still:
+        still += ensure_cargo_tools(progress)
+    return still
