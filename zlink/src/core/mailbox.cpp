@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 namespace zlink {
 
@@ -18,15 +19,24 @@ mailbox::mailbox() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     }
 }
 
-mailbox::~mailbox() { ::close(fd_); }
+// A poster's command may be the one that lets the owner destroy this mailbox
+// (a session's last "finished"), so the owner can run it and delete us while the
+// poster is still inside signal().  Destruction waits until no poster is inside.
+mailbox::~mailbox() {
+    while (posters_.load(std::memory_order_acquire) != 0)
+        std::this_thread::yield();
+    ::close(fd_);
+}
 
 void mailbox::post(std::function<void()> fn) {
+    posters_.fetch_add(1, std::memory_order_seq_cst);  // before the command is visible
     {
         std::lock_guard<std::mutex> lock(mutex_);
         queue_.push_back(std::move(fn));
         pending_.store(true, std::memory_order_seq_cst);
     }
     signal();  // outside the lock: the reader never waits behind a syscall
+    posters_.fetch_sub(1, std::memory_order_release);  // last touch of *this
 }
 
 // Sets the eventfd once per batch.  signalled_ mirrors the eventfd state

@@ -40,6 +40,7 @@ private:
     std::atomic<bool> pending_{false};
     std::mutex signal_mutex_;
     std::atomic<bool> signalled_{false};
+    std::atomic<int> posters_{0};  // threads inside post(); see ~mailbox()
     bool in_process_ = false;
 };
 

@@ -203,7 +203,15 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
         seen += one;
     }
     std::printf("%s: monitor events (event:count):%s\n", a.name, seen.c_str());
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan keeps freed blocks in its quarantine (up to 256 MiB), so RSS grows here
+    // whether or not anything leaks; in this build LeakSanitizer checks for leaks at
+    // exit instead, and the plain build of this same test asserts the RSS bound.
+    std::printf("%s: RSS bound not asserted under AddressSanitizer (quarantine); LeakSanitizer checks leaks\n",
+                a.name);
+#else
     EXPECT_LT(rss_peak - rss_base, rss_growth_limit) << "memory grows with each hostile connection";
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(, HostileInput, ::testing::ValuesIn(attacks),
