@@ -33,7 +33,14 @@ in
   };
 
   analysis-tests = pythonCheck "analysis-tests" ''
-    cd analysis && python -m pytest -q -p no:cacheprovider
+    # The toolchain tests exercise the non-Nix path (cargo fetch of the pinned crate,
+    # source builds, the hash check on a fetched tree); inside a Nix build the
+    # libraries come prebuilt from this flake, so those three files run in
+    # `./testbed test` (CI) instead of here.
+    cd analysis && python -m pytest -q -p no:cacheprovider \
+      --ignore=tests/test_toolchain_sources.py \
+      --ignore=tests/test_toolchain_curve.py \
+      --ignore=tests/test_toolchain_libraries.py
   '';
 
   notebooks = pythonCheck "notebooks" ''

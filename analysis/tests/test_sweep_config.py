@@ -70,6 +70,10 @@ def test_fake_experiment_is_valid(tmp_path):
 ])
 def test_malformed_gives_one_line_naming_key_and_allowed(tmp_path, old, new, key, allowed):
     assert old in EXPERIMENT
+    if key == "experiment.seed" and not config.available_seeds():
+        # Seed names are checked against the seeds folder; without it (e.g. inside a
+        # Nix build) there is nothing to check against. CI has ../shared/seeds.
+        pytest.skip(f"no seeds folder at {paths.SEEDS_DIR}")
     msg = error_of(tmp_path, EXPERIMENT.replace(old, new, 1))
     assert f": {key}" in msg, msg
     assert allowed in msg, msg
