@@ -47,9 +47,15 @@ in
     python - <<'PY'
     import pathlib, sys, nbformat
     from nbclient import NotebookClient
+    import os
     books = sorted(pathlib.Path("notebooks").glob("*.ipynb"))
     if not books:
         sys.exit("notebooks: no notebooks/*.ipynb to execute")
+    # No results/ inside a build: the notebooks read the published batch-sweep run.
+    runs = sorted(pathlib.Path("reports/batch-sweep").glob("*/manifest.json"))
+    if not runs:
+        sys.exit("notebooks: no published run under reports/batch-sweep to read")
+    os.environ["TESTBED_NOTEBOOK_RUN"] = str(runs[-1].parent.resolve())
     for book in books:
         nb = nbformat.read(book, as_version=4)
         NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(book.parent)}}).execute()
