@@ -169,6 +169,20 @@ ZLINK_API int zmq_disconnect(void *s, const char *addr) {
     return endpoint_call(s, addr, &socket_base_t::disconnect);
 }
 
+namespace {
+// zmq_send and zmq_send_const: hand the built message over; on failure release it
+// without letting close() overwrite the send's errno.
+int send_built(socket_base_t *sock, msg_t &m, int flags, size_t len) {
+    if (sock->send(m, flags) != 0) {
+        int e = errno;
+        m.close();
+        errno = e;
+        return -1;
+    }
+    return size_result(len);
+}
+}  // namespace
+
 ZLINK_API int zmq_send(void *s, const void *buf, size_t len, int flags) {
     socket_base_t *sock = as_socket(s);
     if (!sock)
@@ -180,13 +194,7 @@ ZLINK_API int zmq_send(void *s, const void *buf, size_t len, int flags) {
     msg_t m;
     if (m.init_buffer(buf, len) != 0)
         return -1;
-    if (sock->send(m, flags) != 0) {
-        int e = errno;
-        m.close();
-        errno = e;
-        return -1;
-    }
-    return size_result(len);
+    return send_built(sock, m, flags, len);
 }
 
 ZLINK_API int zmq_send_const(void *s, const void *buf, size_t len, int flags) {
@@ -199,13 +207,7 @@ ZLINK_API int zmq_send_const(void *s, const void *buf, size_t len, int flags) {
     }
     msg_t m;
     m.init_const(buf, len);
-    if (sock->send(m, flags) != 0) {
-        int e = errno;
-        m.close();
-        errno = e;
-        return -1;
-    }
-    return size_result(len);
+    return send_built(sock, m, flags, len);
 }
 
 ZLINK_API int zmq_recv(void *s, void *buf, size_t len, int flags) {

@@ -29,6 +29,27 @@ long ms_left(clock_type::time_point deadline) {
     auto d = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now());
     return d.count();
 }
+
+// The blocking half of send and recv: retry `attempt` (0, or -1 with errno) while
+// it fails with EAGAIN, processing commands in between (they wake us when a pipe
+// becomes writable/readable), until timeout_ms passes (-1 = forever) -> EAGAIN.
+template <typename Process, typename Attempt>
+int retry_until(int timeout_ms, Process process, Attempt attempt) {
+    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+        int wait = timeout_ms < 0 ? -1 : static_cast<int>(ms_left(deadline));
+        if (timeout_ms > 0 && wait <= 0) {
+            errno = EAGAIN;
+            return -1;
+        }
+        if (process(wait) != 0)
+            return -1;
+        if (attempt() == 0)
+            return 0;
+        if (errno != EAGAIN)
+            return -1;
+    }
+}
 }  // namespace
 
 socket_base_t::socket_base_t(ctx_t *ctx, int type) : ctx_(ctx) {
@@ -136,21 +157,8 @@ int socket_base_t::send(msg_t &msg, int flags) {
         return -1;
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
-    const int timeout = options.sndtimeo;
-    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout);
-    for (;;) {
-        int wait = timeout < 0 ? -1 : static_cast<int>(ms_left(deadline));
-        if (timeout > 0 && wait <= 0) {
-            errno = EAGAIN;
-            return -1;
-        }
-        if (process_commands(wait) != 0)
-            return -1;
-        if (xsend(msg) == 0)
-            return 0;
-        if (errno != EAGAIN)
-            return -1;
-    }
+    return retry_until(options.sndtimeo, [this](int wait) { return process_commands(wait); },
+                       [this, &msg] { return xsend(msg); });
 }
 
 int socket_base_t::recv(msg_t &msg, int flags) {
@@ -168,23 +176,13 @@ int socket_base_t::recv(msg_t &msg, int flags) {
     }
     if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
         return -1;
-    const int timeout = options.rcvtimeo;
-    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout);
-    for (;;) {
-        int wait = timeout < 0 ? -1 : static_cast<int>(ms_left(deadline));
-        if (timeout > 0 && wait <= 0) {
-            errno = EAGAIN;
-            return -1;
-        }
-        if (process_commands(wait) != 0)
-            return -1;
-        if (xrecv(msg) == 0) {
-            rcvmore_ = msg.has_more();
-            return 0;
-        }
-        if (errno != EAGAIN)
-            return -1;
-    }
+    return retry_until(options.rcvtimeo, [this](int wait) { return process_commands(wait); },
+                       [this, &msg] {
+                           if (xrecv(msg) != 0)
+                               return -1;
+                           rcvmore_ = msg.has_more();
+                           return 0;
+                       });
 }
 
 // ---- endpoints ----
