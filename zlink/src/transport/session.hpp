@@ -98,7 +98,7 @@ private:
     std::optional<socket_type> sock_;
     bool active_ = false;  // handshake done, data flowing
     bool raw_;
-    std::unique_ptr<wire::null_handshake> hs_;
+    std::unique_ptr<wire::handshake> hs_;  // the mechanism (NULL today)
     wire::frame_decoder dec_;
     std::unique_ptr<wire::frame_encoder> enc_;
     wire::zmtp_version peer_version_{3, 1};

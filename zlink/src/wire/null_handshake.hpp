@@ -22,6 +22,7 @@
 #include "wire/error.hpp"
 #include "wire/frame_decoder.hpp"
 #include "wire/greeting.hpp"
+#include "wire/handshake.hpp"
 #include "wire/socket_type.hpp"
 
 #include <cstddef>
@@ -44,13 +45,15 @@ struct handshake_options {
     std::uint8_t announce_minor = our_minor;
 };
 
-class null_handshake {
+class null_handshake final : public handshake {
 public:
     explicit null_handshake(const handshake_options& opts);
 
+    const char* mechanism() const noexcept override { return "NULL"; }
+
     // Octets to send now, and how many of them were written.
-    std::span<const std::uint8_t> outgoing() const noexcept;
-    void consume_outgoing(std::size_t n) noexcept;
+    std::span<const std::uint8_t> outgoing() const noexcept override;
+    void consume_outgoing(std::size_t n) noexcept override;
 
     // Consumes peer octets; returns how many. Never consumes past the end of the
     // peer's READY; consumes nothing once done() or failed(). Errors: every greeting
@@ -59,28 +62,28 @@ public:
     // unexpected_message (a message frame), handshake_too_large,
     // missing_socket_type, unknown_socket_type, incompatible_socket_type,
     // peer_sent_error.
-    std::size_t feed(std::span<const std::uint8_t> in);
+    std::size_t feed(std::span<const std::uint8_t> in) override;
 
-    bool done() const noexcept { return done_; }
-    bool failed() const noexcept { return error_ != wire_error::none; }
-    wire_error error() const noexcept { return error_; }
+    bool done() const noexcept override { return done_; }
+    bool failed() const noexcept override { return error_ != wire_error::none; }
+    wire_error error() const noexcept override { return error_; }
     // The ERROR reason the peer sent (peer_sent_error), or the peer's mechanism
     // (mechanism_mismatch), or the peer's Socket-Type value (unknown/incompatible).
-    std::string_view error_detail() const noexcept { return detail_; }
+    std::string_view error_detail() const noexcept override { return detail_; }
 
     // Valid once the greeting was accepted.
-    zmtp_version peer_version() const noexcept { return greeting_.peer_version(); }
+    zmtp_version peer_version() const noexcept override { return greeting_.peer_version(); }
     // The version both sides speak: the lower of ours and the peer's ("A peer MAY
     // downgrade its protocol to talk to a lower protocol peer"). Pass this to
     // frame_encoder::add_subscription.
-    zmtp_version session_version() const noexcept;
+    zmtp_version session_version() const noexcept override;
     // Valid after done().
-    socket_type peer_socket_type() const noexcept { return peer_type_; }
-    bool peer_has_routing_id() const noexcept { return peer_has_id_; }
-    std::span<const std::uint8_t> peer_routing_id() const noexcept;
+    socket_type peer_socket_type() const noexcept override { return peer_type_; }
+    bool peer_has_routing_id() const noexcept override { return peer_has_id_; }
+    std::span<const std::uint8_t> peer_routing_id() const noexcept override;
     // The peer's raw READY properties (walk with metadata_reader / find_property),
     // for zmq_msg_gets and ZMQ_METADATA-style lookups.
-    std::span<const std::uint8_t> peer_metadata() const noexcept;
+    std::span<const std::uint8_t> peer_metadata() const noexcept override;
 
 private:
     std::size_t feed_frames(std::span<const std::uint8_t> in);

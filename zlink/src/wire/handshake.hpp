@@ -1,0 +1,108 @@
+// The connection start as the engine sees it, whatever the security mechanism.
+//
+// This is the seam between the transport engine (src/transport) and the
+// mechanisms of the wire layer (NULL today; PLAIN and CURVE, RFC 24/26, next).
+// A handshake is a byte-driven state machine with no I/O of its own: the
+// engine writes outgoing(), feeds what it reads, and stops feeding once done()
+// or failed(). Everything a mechanism needs beyond bytes arrives through this
+// interface too:
+//   - ZAP (RFC 27): a server-side mechanism that must ask the ZAP handler
+//     publishes a request in zap_pending(); the engine's session sends it to
+//     inproc://zeromq.zap.01 and hands the reply to zap_answer(). The handshake
+//     makes no progress while a request is pending.
+//   - Frame transforms: after done(), a mechanism that protects traffic (CURVE's
+//     MESSAGE command) returns a frame_transform from transform(); the engine then
+//     passes every outgoing frame through seal() and every incoming MESSAGE
+//     command through open(). NULL and PLAIN return nullptr: frames go as they are
+//     (and large bodies keep their zero-copy path).
+// The engine never asks which mechanism it holds except for logs and monitor
+// events (mechanism()).
+#pragma once
+
+#include "wire/error.hpp"
+#include "wire/greeting.hpp"
+#include "wire/socket_type.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zlink::wire {
+
+// What the mechanism asks the ZAP handler (RFC 27 request frames it fills in;
+// the session adds version, request id, domain, address and identity).
+struct zap_request {
+    std::string mechanism;                            // "NULL", "PLAIN", "CURVE"
+    std::vector<std::vector<std::uint8_t>> credentials; // PLAIN: user, password; CURVE: client key
+};
+
+// What the ZAP handler answered (or the session's stand-in when no handler
+// exists and ZMQ_ZAP_ENFORCE_DOMAIN is off).
+struct zap_reply {
+    std::string status_code;             // "200" accepts; "300", "400", "500" refuse
+    std::string status_text;
+    std::string user_id;
+    std::vector<std::uint8_t> metadata;  // ZMTP property encoding, may be empty
+};
+
+// Protects message frames after the handshake. Implementations own their keys
+// and nonces; both calls are on the engine's thread, in wire order.
+class frame_transform {
+public:
+    virtual ~frame_transform() = default;
+    // Appends the complete wire encoding (flags, size, command body) of one
+    // protected frame carrying `body` with `more` to `out`.
+    virtual wire_error seal(bool more, std::span<const std::uint8_t> body,
+                            std::vector<std::uint8_t>& out) = 0;
+    // Opens one received command body (name included). On success `body`
+    // holds the plaintext and `more` its MORE flag.
+    virtual wire_error open(std::span<const std::uint8_t> command_body, bool& more,
+                            std::vector<std::uint8_t>& body) = 0;
+};
+
+class handshake {
+public:
+    virtual ~handshake() = default;
+
+    // Octets to send now, and how many of them were written.
+    virtual std::span<const std::uint8_t> outgoing() const noexcept = 0;
+    virtual void consume_outgoing(std::size_t n) noexcept = 0;
+
+    // Consumes peer octets; returns how many. Never consumes past the end of the
+    // handshake; consumes nothing once done() or failed(), or while a ZAP
+    // request is pending. Bytes left over after done() belong to the frame decoder.
+    virtual std::size_t feed(std::span<const std::uint8_t> in) = 0;
+
+    virtual bool done() const noexcept = 0;
+    virtual bool failed() const noexcept = 0;
+    virtual wire_error error() const noexcept = 0;
+    // Free-form detail for the error (peer's ERROR reason, peer's mechanism, ...).
+    virtual std::string_view error_detail() const noexcept = 0;
+
+    // Valid once the peer's greeting was accepted.
+    virtual zmtp_version peer_version() const noexcept = 0;
+    virtual zmtp_version session_version() const noexcept = 0;
+    // Valid after done().
+    virtual socket_type peer_socket_type() const noexcept = 0;
+    virtual bool peer_has_routing_id() const noexcept = 0;
+    virtual std::span<const std::uint8_t> peer_routing_id() const noexcept = 0;
+    // The peer's READY (or INITIATE) properties, ZMTP property encoding.
+    virtual std::span<const std::uint8_t> peer_metadata() const noexcept = 0;
+
+    // "NULL", "PLAIN" or "CURVE".
+    virtual const char* mechanism() const noexcept = 0;
+
+    // ZAP: non-null while the handshake waits for the handler's answer.
+    virtual const zap_request* zap_pending() const noexcept { return nullptr; }
+    virtual void zap_answer(const zap_reply&) {}
+    // ZAP's User-Id once accepted (empty without ZAP).
+    virtual std::string_view user_id() const noexcept { return {}; }
+
+    // After done(): non-null when message frames must pass through it.
+    virtual frame_transform* transform() noexcept { return nullptr; }
+};
+
+} // namespace zlink::wire
