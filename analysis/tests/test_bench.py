@@ -1,7 +1,8 @@
-"""The bench harness against the real libzmq-4.3.5 build: every pattern x transport
-x size completes with self-consistent numbers; bad arguments, missing peers and
-injected faults end with the documented exit statuses. Counts are tiny: these
-tests check behaviour, not performance."""
+"""The bench harness against the real libzmq-4.3.5 build (and zlink where stated):
+every pattern x transport x size completes with self-consistent numbers; bad
+arguments, missing peers and injected faults end with the documented exit statuses.
+Counts are tiny: these tests check behaviour, not performance. Placement and the
+two-process roles are tested in test_bench_roles.py."""
 from __future__ import annotations
 
 import glob

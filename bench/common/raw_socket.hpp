@@ -9,6 +9,8 @@
 
 namespace bench {
 
+struct Endpoint;
+
 class RawSocket {
 public:
     RawSocket() = default;
@@ -37,7 +39,11 @@ public:
     static RawListener tcp_loopback();
     // Unix-domain stream socket at a unique path under /tmp (removed on exit).
     static RawListener unix_socket();
-    RawSocket accept(int timeout_ms);
+    // tcp://HOST:PORT (SO_REUSEADDR) or ipc://PATH (a stale file is replaced and the
+    // path removed on exit).
+    static RawListener at(const Endpoint& ep);
+    // Waits up to timeout_ms for one peer (exit 3 naming `what` if none comes).
+    RawSocket accept(int timeout_ms, const std::string& what = "peer");
     std::uint16_t port() const { return port_; }
     const std::string& path() const { return path_; }
 
@@ -49,6 +55,11 @@ private:
 
 RawSocket tcp_connect_loopback(std::uint16_t port, int timeout_ms);
 RawSocket unix_connect(const std::string& path, int timeout_ms);
+
+// Connects to tcp://HOST:PORT or ipc://PATH, retrying while nobody listens yet, for
+// up to timeout_ms; then exit_timeout() naming `what` (e.g. "the receiver's control
+// endpoint"). TCP sockets get TCP_NODELAY.
+RawSocket connect_to_endpoint(const Endpoint& ep, int timeout_ms, const std::string& what);
 
 // A unique path under /tmp with the pid in it, registered for removal on exit.
 std::string unique_tmp_path(const char* what);
