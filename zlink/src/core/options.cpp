@@ -91,6 +91,11 @@ int options_t::set(int option, const void *val, size_t len) {
     case ZMQ_RCVTIMEO: return int_at_least(rcvtimeo, -1);
     case ZMQ_IMMEDIATE: return flag(immediate);
     case ZMQ_IPV6: return flag(ipv6);
+    case ZMQ_INVERT_MATCHING:  // read by PUB/SUB/XPUB/XSUB; libzmq takes any int
+        if (!is_int)
+            return fail();
+        invert_matching = v != 0;
+        return 0;
     case ZMQ_TCP_KEEPALIVE:
         if (!is_int || v < -1 || v > 1)
             return fail();
@@ -135,6 +140,7 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_RCVTIMEO: return put_int(val, len, rcvtimeo);
     case ZMQ_IMMEDIATE: return put_int(val, len, immediate);
     case ZMQ_IPV6: return put_int(val, len, ipv6);
+    case ZMQ_INVERT_MATCHING: return put_int(val, len, invert_matching);
     case ZMQ_TCP_KEEPALIVE: return put_int(val, len, tcp_keepalive);
     case ZMQ_TCP_KEEPALIVE_CNT: return put_int(val, len, tcp_keepalive_cnt);
     case ZMQ_TCP_KEEPALIVE_IDLE: return put_int(val, len, tcp_keepalive_idle);

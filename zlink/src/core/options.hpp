@@ -34,6 +34,7 @@ struct options_t {
     int heartbeat_timeout = -1;  // -1: use heartbeat_ivl
     int handshake_ivl = 30000;
     int connect_timeout = 0;
+    bool invert_matching = false;  // PUB/XPUB send to, SUB delivers, the non-matching
     // Set by socket types, not by users:
     bool recv_routing_id = false;  // ROUTER/STREAM: one pipe per connection, attached after handshake
     bool raw_socket = false;       // STREAM: no ZMTP, bytes only
