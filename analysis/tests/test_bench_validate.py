@@ -90,15 +90,21 @@ def test_not_an_object():
 
 
 def test_ceiling_validator():
-    row = {"transport": "tcp", "probe": "tcp-loopback-nodelay", "msg_size": 64,
+    row = {"transport": "tcp", "probe": "tcp-nodelay", "msg_size": 64,
            "throughput": {"bytes_per_sec": 1e9, "msgs_per_sec": 1e9 / 64, "seconds": 0.1},
            "latency": copy.deepcopy(good_result()["latency"])}
-    good = {"schema": "testbed.ceiling/1", "rows": [row]}
+    good = {"schema": "testbed.ceiling/2", "process_model": "two-process", "placement": {"sender": "0"},
+            "rows": [row]}
     assert validate.ceiling_problems(good) == []
     bad = copy.deepcopy(good)
     bad["rows"][0]["latency"]["p50"] = 1e9
     assert validate.ceiling_problems(bad) != []
-    assert validate.ceiling_problems({"schema": "testbed.ceiling/1", "rows": []}) != []
+    neither = copy.deepcopy(good)
+    neither["rows"][0].update(throughput=None, latency=None)
+    assert any("neither" in p for p in validate.ceiling_problems(neither))
+    assert validate.ceiling_problems({**good, "rows": []}) != []
+    assert validate.ceiling_problems({**good, "schema": "testbed.ceiling/1"}) != []
+    assert any("process_model" in p for p in validate.ceiling_problems({**good, "process_model": "x"}))
 
 
 def test_pattern_names_and_argv():

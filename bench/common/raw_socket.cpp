@@ -35,7 +35,7 @@ void set_timeout_opt(int fd, int opt, int timeout_ms) {
 sockaddr_in resolve_ipv4(const Endpoint& ep) {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(ep.port)));
+    addr.sin_port = htons(ep.port == "*" ? 0 : static_cast<std::uint16_t>(std::stoi(ep.port)));
     if (ep.host == "*") {
         addr.sin_addr.s_addr = htonl(INADDR_ANY);
         return addr;
@@ -57,6 +57,13 @@ sockaddr_un unix_address(const std::string& path) {
     if (path.size() >= sizeof addr.sun_path) exit_error("ipc path too long: " + path);
     std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
     return addr;
+}
+
+void apply_buffers(int fd, SocketBuffers b) {
+    if (b.sndbuf >= 0 && ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &b.sndbuf, sizeof b.sndbuf) != 0)
+        exit_error(errno_text("setsockopt SO_SNDBUF"));
+    if (b.rcvbuf >= 0 && ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &b.rcvbuf, sizeof b.rcvbuf) != 0)
+        exit_error(errno_text("setsockopt SO_RCVBUF"));
 }
 
 // One connect attempt; false (errno kept) when nobody listens yet.
@@ -138,47 +145,22 @@ void RawSocket::read_exact(void* data, std::size_t n) {
     }
 }
 
-RawListener RawListener::tcp_loopback() {
-    RawListener l;
-    l.sock_ = RawSocket(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (l.sock_.fd() < 0) exit_error(errno_text("socket"));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    if (::bind(l.sock_.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) exit_error(errno_text("bind"));
-    if (::listen(l.sock_.fd(), 4) != 0) exit_error(errno_text("listen"));
-    socklen_t len = sizeof addr;
-    ::getsockname(l.sock_.fd(), reinterpret_cast<sockaddr*>(&addr), &len);
-    l.port_ = ntohs(addr.sin_port);
-    return l;
-}
-
-RawListener RawListener::unix_socket() {
-    RawListener l;
-    l.path_ = unique_tmp_path("uds");
-    l.sock_ = RawSocket(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (l.sock_.fd() < 0) exit_error(errno_text("socket"));
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, l.path_.c_str(), sizeof addr.sun_path - 1);
-    if (::bind(l.sock_.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) exit_error(errno_text("bind"));
-    if (::listen(l.sock_.fd(), 4) != 0) exit_error(errno_text("listen"));
-    return l;
-}
-
-RawListener RawListener::at(const Endpoint& ep) {
+RawListener RawListener::at(const Endpoint& ep, SocketBuffers buffers) {
     RawListener l;
     const bool tcp = ep.scheme == "tcp";
     l.sock_ = RawSocket(::socket(tcp ? AF_INET : AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (l.sock_.fd() < 0) exit_error(errno_text("socket"));
+    apply_buffers(l.sock_.fd(), buffers);
     int rc = 0;
     if (tcp) {
         int one = 1;
         ::setsockopt(l.sock_.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        const sockaddr_in addr = resolve_ipv4(ep);
+        sockaddr_in addr = resolve_ipv4(ep);
         rc = ::bind(l.sock_.fd(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+        socklen_t len = sizeof addr;
+        ::getsockname(l.sock_.fd(), reinterpret_cast<sockaddr*>(&addr), &len);
         l.port_ = ntohs(addr.sin_port);
+        l.host_ = ep.host;
     } else {
         l.path_ = ep.path;
         ::unlink(ep.path.c_str());
@@ -191,11 +173,16 @@ RawListener RawListener::at(const Endpoint& ep) {
     return l;
 }
 
-RawSocket connect_to_endpoint(const Endpoint& ep, int timeout_ms, const std::string& what) {
+std::string RawListener::endpoint() const {
+    return path_.empty() ? "tcp://" + host_ + ":" + std::to_string(port_) : "ipc://" + path_;
+}
+
+RawSocket connect_to_endpoint(const Endpoint& ep, int timeout_ms, const std::string& what, SocketBuffers buffers) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     for (;;) {
         RawSocket s(::socket(ep.scheme == "tcp" ? AF_INET : AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
         if (s.fd() < 0) exit_error(errno_text("socket"));
+        apply_buffers(s.fd(), buffers);
         s.set_timeouts(timeout_ms);  // also bounds connect() on Linux
         if (try_connect(s.fd(), ep)) {
             if (ep.scheme == "tcp") s.set_nodelay();
@@ -219,33 +206,6 @@ RawSocket RawListener::accept(int timeout_ms, const std::string& what) {
     int fd = ::accept4(sock_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) exit_error(errno_text("accept"));
     return RawSocket(fd);
-}
-
-RawSocket tcp_connect_loopback(std::uint16_t port, int timeout_ms) {
-    RawSocket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (s.fd() < 0) exit_error(errno_text("socket"));
-    s.set_timeouts(timeout_ms);  // also bounds connect() on Linux
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(port);
-    if (::connect(s.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        if (errno == EINPROGRESS || errno == EAGAIN) exit_timeout("tcp connect did not complete");
-        exit_error(errno_text("tcp connect"));
-    }
-    return s;
-}
-
-RawSocket unix_connect(const std::string& path, int timeout_ms) {
-    RawSocket s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (s.fd() < 0) exit_error(errno_text("socket"));
-    s.set_timeouts(timeout_ms);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-    if (::connect(s.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-        exit_error(errno_text("unix connect"));
-    return s;
 }
 
 }  // namespace bench

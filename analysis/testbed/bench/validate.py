@@ -17,7 +17,7 @@ from testbed.bench.patterns import PROCESS_MODELS
 
 SCHEMA = "testbed.bench/1"
 RESULT_ROLES = ("both", "receiver", "sender", "joined")
-CEILING_SCHEMA = "testbed.ceiling/1"
+CEILING_SCHEMA = "testbed.ceiling/2"
 LATENCY_ORDER = ("min", "p50", "p90", "p99", "p999", "max")
 _REL = 1e-6  # the binary prints 9 significant digits
 
@@ -217,24 +217,39 @@ def _verify_problems(verify: Any, thr: Any, lat: Any) -> list[str]:
 
 
 def ceiling_problems(result: Any) -> list[str]:
-    """Everything wrong with a ceiling_probe result (schema testbed.ceiling/1)."""
+    """Everything wrong with a ceiling_probe result (schema testbed.ceiling/2): rows
+    keyed by (transport, msg_size), each with a throughput or a latency (a role line
+    has only its own), plus the placement and process model it ran with."""
     if not isinstance(result, dict) or result.get("schema") != CEILING_SCHEMA:
         return [f"not a {CEILING_SCHEMA} object"]
     rows = result.get("rows")
     if not isinstance(rows, list) or not rows:
         return ["rows must be a non-empty list"]
     problems: list[str] = []
+    if result.get("process_model") not in PROCESS_MODELS:
+        problems.append(f"process_model is {result.get('process_model')!r}, expected one of {', '.join(PROCESS_MODELS)}")
+    if not isinstance(result.get("placement"), dict):
+        problems.append("placement must be an object (the pins as asked)")
     for i, row in enumerate(rows):
-        where = f"rows[{i}]"
-        if not isinstance(row, dict) or row.get("transport") not in ("tcp", "ipc", "inproc"):
-            problems.append(f"{where}.transport must be tcp, ipc or inproc")
-            continue
-        thr = row.get("throughput")
+        problems += _ceiling_row_problems(row, f"rows[{i}]")
+    return problems
+
+
+def _ceiling_row_problems(row: Any, where: str) -> list[str]:
+    if not isinstance(row, dict) or row.get("transport") not in ("tcp", "ipc", "inproc"):
+        return [f"{where}.transport must be tcp, ipc or inproc"]
+    problems: list[str] = []
+    if not isinstance(row.get("msg_size"), int) or row["msg_size"] <= 0:
+        problems.append(f"{where}.msg_size is {row.get('msg_size')!r}, expected a positive integer")
+    thr, lat = row.get("throughput"), row.get("latency")
+    if thr is None and lat is None:
+        problems.append(f"{where} has neither throughput nor latency")
+    if thr is not None:
         if not isinstance(thr, dict):
-            problems.append(f"{where}.throughput must be an object")
+            problems.append(f"{where}.throughput must be an object or null")
         else:
             for key in ("bytes_per_sec", "msgs_per_sec", "seconds"):
                 _number(thr, key, f"{where}.throughput", problems, positive=True)
-        if row.get("latency") is not None:
-            problems += latency_problems(row["latency"], f"{where}.latency")
+    if lat is not None:
+        problems += latency_problems(lat, f"{where}.latency")
     return problems
