@@ -21,6 +21,7 @@ struct Header {
     std::uint64_t size = 0;
     std::uint64_t warm = 0;   // throughput: uncounted bytes first; latency: uncounted round trips
     std::uint64_t count = 0;  // throughput: counted bytes; latency: counted round trips
+    std::uint64_t write = 0;  // throughput: bytes per write (the receiver reads as much)
 };
 
 SocketBuffers buffers_of(const ProbeOptions& o) { return SocketBuffers{o.sndbuf, o.rcvbuf}; }
@@ -36,9 +37,8 @@ void read_full(RawSocket& s, void* data, std::size_t n, const char* during) {
     }
 }
 
-BandwidthResult receive_stream(RawSocket& s, const Header& h, const ProbeOptions& o) {
-    std::vector<char> buf(std::max<std::size_t>(write_size_for(h.size, o.write_size ? o.write_size : kDefaultWrite),
-                                                kDefaultWrite));
+BandwidthResult receive_stream(RawSocket& s, const Header& h) {
+    std::vector<char> buf(static_cast<std::size_t>(h.write));
     const std::uint64_t total = h.warm + h.count;
     std::uint64_t got = 0, got_at_start = 0;
     bool started = h.warm == 0;
@@ -59,7 +59,7 @@ BandwidthResult receive_stream(RawSocket& s, const Header& h, const ProbeOptions
     const auto end = Clock::now();
     const char ack = 'k';
     s.write_all(&ack, 1);
-    return BandwidthResult{got - got_at_start, seconds_between(start, end), 0};
+    return BandwidthResult{got - got_at_start, seconds_between(start, end), static_cast<std::size_t>(h.write)};
 }
 
 void echo_stream(RawSocket& s, const Header& h) {
@@ -76,9 +76,9 @@ RawSocket open_row(const Endpoint& ep, const ProbeOptions& o, const Header& h) {
     return s;
 }
 
-BandwidthResult send_stream(const Endpoint& ep, const ProbeOptions& o, std::size_t size) {
-    const std::size_t write_size = write_size_for(size, o.write_size ? o.write_size : kDefaultWrite);
+void send_stream(const Endpoint& ep, const ProbeOptions& o, std::size_t size, std::size_t write_size) {
     Header h{};
+    h.write = write_size;
     h.kind = RowKind::throughput;
     h.size = size;
     h.warm = o.bytes / 10;
@@ -92,7 +92,6 @@ BandwidthResult send_stream(const Endpoint& ep, const ProbeOptions& o, std::size
     }
     char ack = 0;
     read_full(s, &ack, 1, "the end of a throughput row");
-    return BandwidthResult{0, 0, write_size};
 }
 
 LatencySummary ping_pong(const Endpoint& ep, const ProbeOptions& o, std::size_t size) {
@@ -123,6 +122,14 @@ std::size_t write_size_for(std::size_t size, std::size_t target) {
     return std::max<std::size_t>(unit, (target / unit) * unit);
 }
 
+std::vector<std::size_t> write_sizes_for(std::size_t size, const std::vector<std::size_t>& targets) {
+    std::vector<std::size_t> out;
+    for (std::size_t t : targets) out.push_back(write_size_for(size, t));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& transport, const ProbeOptions& o) {
     std::vector<ThroughputRow> rows;
     for (;;) {
@@ -137,16 +144,16 @@ std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& 
             echo_stream(s, h);
             continue;
         }
-        BandwidthResult bw = receive_stream(s, h, o);
-        bw.write_size = write_size_for(h.size, o.write_size ? o.write_size : kDefaultWrite);
-        rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size), bw});
+        if (h.write == 0 || h.write > (1ULL << 30)) exit_error("a throughput row with a bad write size arrived");
+        rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size), receive_stream(s, h)});
     }
 }
 
 std::vector<LatencyRow> drive_rows(const Endpoint& ep, const ProbeOptions& o) {
     std::vector<LatencyRow> rows;
     for (std::size_t size : o.sizes) {
-        if (o.mode != Mode::lat) send_stream(ep, o, size);
+        if (o.mode != Mode::lat)
+            for (std::size_t w : write_sizes_for(size, o.write_sizes)) send_stream(ep, o, size, w);
         if (o.mode != Mode::thr) rows.push_back(LatencyRow{ep.scheme, size, ping_pong(ep, o, size)});
         std::fprintf(stderr, "ceiling_probe: %s %zu B done\n", ep.scheme.c_str(), size);
     }

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transports", default=DEFAULT_TRANSPORTS, help=f"default {DEFAULT_TRANSPORTS}")
     parser.add_argument("--bytes", type=int, help="bytes per throughput row (default 256 MiB)")
     parser.add_argument("--lat-count", type=int, help="round trips per latency row (default 2000)")
-    parser.add_argument("--write-size", type=int, help="bytes per write (default 1 MiB of whole messages)")
+    parser.add_argument("--write-sizes", help="write sizes to try per row, the best counts (default 65536,262144,1048576)")
     parser.add_argument("--mode", choices=("thr", "lat", "both"), help="what to measure (default both)")
     parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process",
                         help="two threads of one process (default), or a receiver and a sender process per "
@@ -72,7 +72,7 @@ class CeilingError(Exception):
 
 
 def probe_argv(probe: Path, **options: object) -> list[str]:
-    """ceiling_probe's command line; options named as its flags (write_size -> --write-size)."""
+    """ceiling_probe's command line; options named as its flags (write_sizes -> --write-sizes)."""
     argv = [str(probe)]
     for name, value in options.items():
         if value is not None:
@@ -117,7 +117,7 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
                     lib: str = "libzmq-4.3.5", *, transports: str = DEFAULT_TRANSPORTS,
                     process_model: str = "one-process", **options: object) -> dict:
     """Runs ceiling_probe and returns its validated result plus `host`. `options`:
-    pin_sender, pin_receiver, sndbuf, rcvbuf, write_size, mode (None = default)."""
+    pin_sender, pin_receiver, sndbuf, rcvbuf, write_sizes, mode (None = default)."""
     from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
     try:
         build = ensure_built(lib)
@@ -141,7 +141,7 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
 
 
 def main(args: argparse.Namespace) -> int:
-    options = {k: getattr(args, k) for k in ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_size", "mode")}
+    options = {k: getattr(args, k) for k in ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_sizes", "mode")}
     try:
         result = measure_ceiling(args.sizes, args.bytes, args.lat_count, args.lib, transports=args.transports,
                                  process_model=args.process_model, **options)

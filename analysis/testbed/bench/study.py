@@ -147,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         q.add_argument("--window", type=float, default=0.5, help="minimum timed window in seconds")
         q.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()
     result = placement_study(args) if args.study == "placement" else ceiling_study(args)
+    # Other work on the host inflates every spread: say how busy it was.
+    result["loadavg_before_after"] = [load_before, os.getloadavg()]
     text = json.dumps(result, indent=1)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
