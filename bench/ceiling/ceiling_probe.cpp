@@ -110,13 +110,18 @@ void write_throughput(JsonWriter& w, const std::vector<const ThroughputRow*>& tr
         .value("bytes", best->bytes)
         .value("seconds", best->seconds)
         .value("write_size", static_cast<std::uint64_t>(best->write_size))
+        .value("io", to_string(best->io))
         .value("bytes_per_sec", bps)
         .value("mb_per_sec", bps / 1e6)
         .value("msgs_per_sec", bps / static_cast<double>(size))
         .value("mb_unit", "1e6 bytes");
     w.begin_array("tried");
     for (const auto* t : tried)
-        w.begin_object().value("write_size", static_cast<std::uint64_t>(t->bw.write_size)).value("bytes_per_sec", rate(t->bw)).end_object();
+        w.begin_object()
+            .value("write_size", static_cast<std::uint64_t>(t->bw.write_size))
+            .value("io", to_string(t->bw.io))
+            .value("bytes_per_sec", rate(t->bw))
+            .end_object();
     w.end_array().end_object();
 }
 
@@ -160,6 +165,8 @@ void write_context(JsonWriter& w, const ProbeOptions& o, const std::vector<Threa
         .value("lat_count", o.lat_samples);
     w.begin_array("write_sizes");
     for (std::size_t ws : o.write_sizes) w.value("", static_cast<std::uint64_t>(ws));
+    w.end_array().begin_array("io_waits");
+    for (IoWait io : o.io_waits) w.value("", to_string(io));
     w.end_array()
         .value("mode", to_string(o.mode))
         .value("bind", o.bind)

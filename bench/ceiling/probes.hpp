@@ -12,9 +12,10 @@
 //
 // Throughput streams the payload as efficiently as the kernel allows: the sender
 // coalesces messages into large writes (whole messages), the receiver reads chunks of
-// the same size, and each row is streamed once per write size in --write-sizes; the
-// best is the ceiling (which size wins depends on the host: cache sizes, socket
-// buffers). So msgs_per_sec = bytes_per_sec / size is an upper bound for any library.
+// the same size, and each row is streamed once per write size in --write-sizes and
+// way of waiting in --io-waits; the best is the ceiling (which wins depends on the
+// host: cache sizes, socket buffers, the cost of a cross-CPU wake-up). So
+// msgs_per_sec = bytes_per_sec / size is an upper bound for any library.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,7 @@ struct BandwidthResult {
     std::uint64_t bytes = 0;  // counted bytes (after the warm-up)
     double seconds = 0;
     std::size_t write_size = 0;
+    IoWait io = IoWait::blocking;
 };
 
 struct ThroughputRow {

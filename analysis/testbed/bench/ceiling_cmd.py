@@ -27,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bytes", type=int, help="bytes per throughput row (default 256 MiB)")
     parser.add_argument("--lat-count", type=int, help="round trips per latency row (default 2000)")
     parser.add_argument("--write-sizes", help="write sizes to try per row, the best counts (default 65536,262144,1048576)")
+    parser.add_argument("--io-waits", help="ways of waiting to try per row: blocking, poll (default both)")
     parser.add_argument("--mode", choices=("thr", "lat", "both"), help="what to measure (default both)")
     parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process",
                         help="two threads of one process (default), or a receiver and a sender process per "
@@ -117,7 +118,7 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
                     lib: str = "libzmq-4.3.5", *, transports: str = DEFAULT_TRANSPORTS,
                     process_model: str = "one-process", **options: object) -> dict:
     """Runs ceiling_probe and returns its validated result plus `host`. `options`:
-    pin_sender, pin_receiver, sndbuf, rcvbuf, write_sizes, mode (None = default)."""
+    pin_sender, pin_receiver, sndbuf, rcvbuf, write_sizes, io_waits, mode (None = default)."""
     from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
     try:
         build = ensure_built(lib)
@@ -141,7 +142,7 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
 
 
 def main(args: argparse.Namespace) -> int:
-    options = {k: getattr(args, k) for k in ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_sizes", "mode")}
+    options = {k: getattr(args, k) for k in ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_sizes", "io_waits", "mode")}
     try:
         result = measure_ceiling(args.sizes, args.bytes, args.lat_count, args.lib, transports=args.transports,
                                  process_model=args.process_model, **options)
