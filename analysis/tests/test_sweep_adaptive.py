@@ -17,6 +17,7 @@ import pytest
 from test_sweep_support import make_prebuilt, only_run_dir, read_results, write_experiment
 from testbed.sweep import run_cmd
 
+LOOK_CONFIDENCE = 0.99  # what the fake adaptive_design asks every look to use
 FAKES = {"libzmq-4.3.5": {"fake_msgs_per_sec": 1e6, "fake_p50_us": 10.0},
          "zlink": {"fake_msgs_per_sec": 2e6, "fake_p50_us": 8.0}}
 
@@ -42,7 +43,17 @@ class FakeDecide:
     def module(self) -> types.ModuleType:
         mod = types.ModuleType("testbed.results.decide")
         mod.decide, mod.min_samples = self.decide, lambda confidence: self.needed
+        mod.adaptive_design = self.adaptive_design
         return mod
+
+    def adaptive_design(self, cap, batch=1, confidence=0.95):
+        """Like the stats piece's: the first look after `needed`, one per `batch` after."""
+        if cap < self.needed:
+            raise ValueError(f"adaptive cap {cap} per side is below the {self.needed} repetitions per side "
+                             "needed for one decisive look")
+        looks = 1 + -(-(cap - self.needed) // batch)
+        return types.SimpleNamespace(start=self.needed, batch=batch, cap=cap, looks=looks,
+                                     look_confidence=LOOK_CONFIDENCE)
 
     def decide(self, reference, candidate, *, higher_is_better, margin=0.03, confidence=0.95, seed=0):
         self.calls.append({"reference": list(reference), "candidate": list(candidate),
@@ -84,17 +95,19 @@ def groups(run_dir) -> list[dict]:
 
 
 def test_configurations_stop_once_decided(tmp_path, monkeypatch):
-    fake = FakeDecide(decided_at=5)
+    fake = FakeDecide(decided_at=4)
     exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 12\nmargin = 0.05")
     assert run(tmp_path, monkeypatch, fake, exp) == 0
     run_dir = only_run_dir(tmp_path / "out")
-    assert set(reps_per_cell(run_dir).values()) == {5}  # 3 minimum + 2 adaptive, then decided
+    # looks at 3, 5, 7, ... (look_every = 2): decidable from 4, seen at the look at 5
+    assert set(reps_per_cell(run_dir).values()) == {5}
+    assert {len(c["reference"]) for c in fake.calls} == {3, 5}
     assert {g["stop_reason"] for g in groups(run_dir)} == {"decided"}
     assert all(d["verdict"] == "SAME" for g in groups(run_dir) for d in g["decisions"])
     # decide saw the reference's and the candidate's own figures, each metric the right way up
     thr = [c for c in fake.calls if c["higher_is_better"]]
     lat = [c for c in fake.calls if not c["higher_is_better"]]
-    assert thr and lat and all(c["margin"] == 0.05 and c["confidence"] == 0.95 for c in fake.calls)
+    assert thr and lat and all(c["margin"] == 0.05 and c["confidence"] == LOOK_CONFIDENCE for c in fake.calls)
     assert set(thr[-1]["reference"]) == {1e6} and set(thr[-1]["candidate"]) == {2e6}
     assert set(lat[-1]["reference"]) == {10.0} and set(lat[-1]["candidate"]) == {8.0}
     m = json.loads((run_dir / "manifest.json").read_text())
@@ -131,7 +144,11 @@ def test_a_design_that_cannot_decide_is_refused_or_raised(tmp_path, monkeypatch,
     exp = experiment(tmp_path, "min_repetitions = 2\nmax_repetitions = 4")
     assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None, needed=5), exp) == 2
     err = capsys.readouterr().err
-    assert "run.max_repetitions" in err and "needs 5" in err and "allowed: an integer >= 5" in err
+    assert "run.max_repetitions: adaptive cap 4 per side is below the 5 repetitions" in err
+    assert "allowed: a larger cap" in err
+    raised = experiment(tmp_path, "min_repetitions = 2\nmax_repetitions = 6")
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None, needed=4), raised, "--dry-run") == 0
+    assert "min_repetitions raised from 2 to 4" in capsys.readouterr().err
     fixed = experiment(tmp_path, "repetitions = 2")
     assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None, needed=4), fixed) == 0
     assert "repetitions raised from 2 to 4" in capsys.readouterr().err
@@ -141,7 +158,7 @@ def test_a_design_that_cannot_decide_is_refused_or_raised(tmp_path, monkeypatch,
 
 
 def test_an_interrupted_adaptive_run_resumes_where_it_stopped(tmp_path, monkeypatch):
-    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 10")
+    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 10\nlook_every = 1")
     interrupted = FakeDecide(decided_at=6, interrupt_after=9)
     assert run(tmp_path, monkeypatch, interrupted, exp) == 130
     run_dir = only_run_dir(tmp_path / "out")
@@ -178,3 +195,23 @@ def test_calibration_gives_every_library_the_reference_count(tmp_path, monkeypat
         assert cal["count"] / 1e6 == pytest.approx(window * 1.2, rel=0.01)
         assert cal["lat_count"] * 2 * 10.0 / 1e6 == pytest.approx(window * 1.2, rel=0.01)
         assert len(cal["probes"]) == 2  # the 1 ms first window was too short to scale from
+
+
+def test_with_the_stats_piece_decide_a_large_effect_is_decided_at_the_first_look(tmp_path, monkeypatch):
+    """No fake here: the real testbed.results.decide judges fake benches whose zlink is
+    2x faster (and 20% quicker to answer) than libzmq, with 1% noise."""
+    from testbed.results import decide as real
+    fakes = {lib: {**figures, "fake_noise": 0.01} for lib, figures in FAKES.items()}
+    make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, fakes)
+    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 12")
+    fake = FakeDecide(None)
+    fake.module = lambda: real  # run() installs "the module": here the real one
+    assert run(tmp_path, monkeypatch, fake, exp) == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    plan = real.adaptive_design(12, 2, confidence=0.95)
+    assert set(reps_per_cell(run_dir).values()) == {max(3, plan.start)}
+    for g in groups(run_dir):
+        assert g["stop_reason"] == "decided"
+        assert {d["verdict"] for d in g["decisions"]} == {"FAST"}
+        thr = next(d for d in g["decisions"] if d["metric"] == "throughput")
+        assert 1.9 < thr["ratio"] < 2.1 and thr["confidence"] == pytest.approx(plan.look_confidence)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from testbed.sweep.config_run import Design
 from testbed.sweep.plan import Cell
@@ -28,10 +28,17 @@ class DesignError(ValueError):
     """A design that can never reach a decision; names the key to change."""
 
 
-def load_decide() -> tuple[Callable, Callable]:
-    """(decide, min_samples) from the stats piece; ImportError says what is missing."""
+def load_decide() -> Decider:
+    """The stats piece's functions; ImportError says what is missing."""
     module = importlib.import_module("testbed.results.decide")
-    return module.decide, module.min_samples
+    return Decider(module.decide, module.min_samples, module.adaptive_design)
+
+
+@dataclass(frozen=True)
+class Decider:
+    decide: Callable          # decide(reference, candidate, *, higher_is_better, margin, confidence, seed)
+    min_samples: Callable     # min_samples(confidence) -> n per side
+    adaptive_design: Callable  # adaptive_design(cap, batch, confidence) -> start, looks, look_confidence
 
 
 def metrics_for(mode: str, kind: str) -> tuple[str, ...]:
@@ -46,19 +53,32 @@ def metric_value(result: dict | None, metric: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def checked_design(design: Design, min_samples: int, where: str) -> tuple[Design, str]:
-    """Raise the minimum to what can reach a decision (a note says so); refuse a cap below it."""
-    if design.max_repetitions < min_samples and design.adaptive:
-        raise DesignError(f"{where}: run.max_repetitions: {design.max_repetitions} samples per library can "
-                          f"never reach a decision at confidence {design.confidence:g} (the test needs "
-                          f"{min_samples}); allowed: an integer >= {min_samples}")
-    if design.min_repetitions >= min_samples:
-        return design, ""
-    raised = Design(min_samples, max(design.max_repetitions, min_samples), design.time_budget_s,
-                    design.min_window_s, design.confidence, design.margin)
-    note = (f"repetitions raised from {design.min_repetitions} to {min_samples}: fewer samples per library "
-            f"can never reach a decision at confidence {design.confidence:g}")
-    return raised, note
+def checked_design(design: Design, decider: Decider, where: str) -> tuple[Design, str]:
+    """The design the loop runs. Fixed: one look at N, raised to min_samples if below.
+    Adaptive: the stats piece's plan of looks (its start may raise the minimum; every
+    look is judged at look_confidence so that all looks together keep `confidence`);
+    a cap too small for one decisive look is refused naming the key."""
+    if not design.adaptive:
+        needed = decider.min_samples(design.confidence)
+        if design.min_repetitions >= needed:
+            return replace(design, look_confidence=design.confidence), ""
+        note = (f"repetitions raised from {design.min_repetitions} to {needed}: fewer samples per library "
+                f"can never reach a decision at confidence {design.confidence:g}")
+        return replace(design, min_repetitions=needed, max_repetitions=needed,
+                       look_confidence=design.confidence), note
+    try:
+        plan = decider.adaptive_design(design.max_repetitions, design.look_every,
+                                       confidence=design.confidence)
+    except ValueError as exc:
+        raise DesignError(f"{where}: run.max_repetitions: {exc}; allowed: a larger cap "
+                          f"(or a smaller look_every)") from None
+    start = max(design.min_repetitions, plan.start)
+    note = "" if start == design.min_repetitions else (
+        f"min_repetitions raised from {design.min_repetitions} to {start}: the first look needs that many "
+        f"samples at the per-look confidence {plan.look_confidence:.4g} ({plan.looks} looks share "
+        f"1 - {design.confidence:g})")
+    planned = replace(design, min_repetitions=start, looks=plan.looks, look_confidence=plan.look_confidence)
+    return planned, note
 
 
 @dataclass
@@ -115,8 +135,10 @@ class Judge:
     """Calls decide() for every comparison of a group; a comparison with fewer samples
     than the test needs is undecided without asking."""
 
-    def __init__(self, decide: Callable, min_samples: int, design: Design, reference: str, metrics):
-        self.decide, self.min_samples, self.design = decide, min_samples, design
+    def __init__(self, decider: Decider, design: Design, reference: str, metrics):
+        self.decide, self.design = decider.decide, design
+        self.confidence = design.look_confidence or design.confidence
+        self.min_samples = decider.min_samples(self.confidence)
         self.reference, self.metrics = reference, metrics
 
     def judge(self, group: Group, records: list[dict]) -> list[dict]:
@@ -135,10 +157,13 @@ class Judge:
         if min(len(ref), len(cand)) < self.min_samples:
             return {**base, "verdict": UNDECIDED, "why": f"fewer than {self.min_samples} samples"}
         seed = int(hashlib.sha256(f"{group}/{metric}/{label}".encode()).hexdigest()[:8], 16)
-        d = self.decide(ref, cand, higher_is_better=METRICS[metric][1], margin=self.design.margin,
-                        confidence=self.design.confidence, seed=seed)
-        return {**base, **{k: getattr(d, k, None) for k in ("verdict", "ratio", "low", "high", "p_value",
-                                                             "mde", "method")}}
+        try:
+            d = self.decide(ref, cand, higher_is_better=METRICS[metric][1], margin=self.design.margin,
+                            confidence=self.confidence, seed=seed)
+        except ValueError as exc:  # too few samples for unequal sizes, or an unusable value
+            return {**base, "verdict": UNDECIDED, "why": str(exc)}
+        fields = ("verdict", "ratio", "low", "high", "p_value", "mde", "method")
+        return {**base, "confidence": self.confidence, **{k: getattr(d, k, None) for k in fields}}
 
 
 def all_decided(decisions: list[dict]) -> bool:

@@ -16,6 +16,7 @@ DEFAULT_REPETITIONS = 5
 DEFAULT_MIN_WINDOW_S = 0.5   # the reference library's timed window per run (issue 9)
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MARGIN = 0.03        # SAME: the ratio's interval lies within +/-3%
+DEFAULT_LOOK_EVERY = 2       # adaptive: repetitions between two looks (decide calls)
 
 
 @dataclass(frozen=True)
@@ -24,17 +25,33 @@ class Design:
     max_repetitions: int
     time_budget_s: float | None   # None: no budget; the caps alone bound the run
     min_window_s: float           # 0: no calibration, the declared counts run as written
-    confidence: float
+    confidence: float             # of the whole run's verdicts
     margin: float
+    look_every: int = DEFAULT_LOOK_EVERY
+    # Set by the planner from the stats piece's adaptive_design: every look is judged
+    # at look_confidence so that all looks together keep `confidence`.
+    looks: int = 1
+    look_confidence: float | None = None
 
     @property
     def adaptive(self) -> bool:
         return self.max_repetitions > self.min_repetitions
 
+    def is_look(self, n: int) -> bool:
+        """Is n repetitions per side a point where the verdicts are looked at?"""
+        if n < self.min_repetitions:
+            return False
+        return n >= self.max_repetitions or (n - self.min_repetitions) % self.look_every == 0
+
+    def next_look(self, n: int) -> int:
+        return min(self.max_repetitions, max(self.min_repetitions, n + self.look_every))
+
     def as_manifest(self) -> dict:
         return {"adaptive": self.adaptive, "min_repetitions": self.min_repetitions,
                 "max_repetitions": self.max_repetitions, "time_budget_s": self.time_budget_s,
-                "min_window_s": self.min_window_s, "confidence": self.confidence, "margin": self.margin}
+                "min_window_s": self.min_window_s, "confidence": self.confidence, "margin": self.margin,
+                "look_every": self.look_every, "looks": self.looks,
+                "look_confidence": self.look_confidence or self.confidence}
 
 
 def _cpu_list_ok(text: str) -> bool:
@@ -73,7 +90,8 @@ def _design(sec: Section) -> Design:
         raise sec.err("margin", f"bad value {margin!r}", "a number > 0 and < 0.5 (0.03 = +/-3%)")
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
                   min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
-                  confidence=confidence, margin=margin)
+                  confidence=confidence, margin=margin,
+                  look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY))
 
 
 def parse(sec: Section) -> dict:

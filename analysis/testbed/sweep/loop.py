@@ -75,11 +75,15 @@ class Loop:
                 return
             rng.shuffle(active)
             for group in active:
-                if self.over_budget():
-                    return self.stop_all("budget")
-                batch = group.batch(adaptive.reps_done(group, self.done, self.runnable), self.runnable)
-                self.progress.grow(len(batch))
-                self.run_batch(group, batch)
+                n = adaptive.reps_done(group, self.done, self.runnable)
+                for rep in range(n, self.design.next_look(n)):  # up to the next look
+                    if self.over_budget():
+                        return self.stop_all("budget")
+                    batch = group.batch(rep, self.runnable)
+                    self.progress.grow(len(batch))
+                    self.run_batch(group, batch)
+                    if group.stop_reason:
+                        break
                 self.evaluate(group)
 
     def over_budget(self) -> bool:
@@ -87,13 +91,11 @@ class Loop:
         return budget is not None and self.spent >= budget
 
     def stop_all(self, reason: str) -> None:
-        """Stop every configuration still running (after judging what it has, unless the
-        user interrupted: then nothing more is asked of anyone)."""
+        """Stop every configuration still running. Its verdicts stay those of its last
+        planned look: an extra look here would be one more chance of a false call."""
         for group in self.groups.values():
             if group.stop_reason is None:
-                if reason != "interrupted":
-                    self.evaluate(group)
-                group.stop_reason = group.stop_reason or reason
+                group.stop_reason = reason
 
     # ------------------------------------------------------------ batches
 
@@ -133,10 +135,13 @@ class Loop:
             m.save(self.ctx.run_dir)
 
     def evaluate(self, group: Group) -> None:
+        """Look at the group's verdicts, only at the design's planned looks (each look
+        is one chance of a false call, paid for in look_confidence), and decide
+        whether it stops."""
         n = adaptive.reps_done(group, self.done, self.runnable)
-        if group.stop_reason == "failing" or n < self.design.min_repetitions:
-            if not any(c.library_name in self.runnable for c in group.cells):
-                group.stop_reason = "library-missing"
+        if not any(c.library_name in self.runnable for c in group.cells):
+            group.stop_reason = "library-missing"
+        if group.stop_reason or not self.design.is_look(n):
             return
         group.decisions = self.judge.judge(group, self.records) if self.judge else []
         if adaptive.all_decided(group.decisions):

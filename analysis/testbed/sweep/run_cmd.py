@@ -110,20 +110,20 @@ def _new_plan(args, names) -> Plan:
 
 
 def checked_design(exp: config.Experiment):
-    """(design, note, (decide, min_samples) or None). The planner raises a minimum that
-    cannot reach a decision and refuses a cap that cannot (adaptive.checked_design)."""
+    """(design, note, decider or None). The planner raises a minimum that cannot reach
+    a decision and refuses a cap that cannot (adaptive.checked_design)."""
     if exp.kind != "bench":
         return exp.design, "", None
     try:
-        decide = adaptive.load_decide()
+        decider = adaptive.load_decide()
     except ImportError as exc:
         if exp.design.adaptive:
             raise ExperimentError(exp.path, "run.max_repetitions", "adaptive repetitions need "
                                   f"testbed.results.decide, which is not available ({exc})",
                                   "repetitions = N (a fixed design) until it is") from None
         return exp.design, "", None
-    design, note = adaptive.checked_design(exp.design, decide[1](exp.design.confidence), str(exp.path))
-    return design, note, decide
+    design, note = adaptive.checked_design(exp.design, decider, str(exp.path))
+    return design, note, decider
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -132,7 +132,7 @@ def _main(args: argparse.Namespace) -> int:
     plan = _resumed_plan(args, out_root, names) if args.resume else _new_plan(args, names)
     exp = plan.exp
     try:
-        design, note, decide = checked_design(exp)
+        design, note, decider = checked_design(exp)
     except adaptive.DesignError as exc:
         return fail(str(exc))
     if note:
@@ -153,7 +153,7 @@ def _main(args: argparse.Namespace) -> int:
           f"{'..' + str(design.max_repetitions) if design.adaptive else ''} repetitions, "
           f"estimated up to {fmt_duration(est)}; results in {plan.run_dir}", file=sys.stderr)
     ctx = runner.RunContext(exp, plan.run_dir, plan.manifest, plan.cells, found, missing,
-                            runner.resume_command(exp, plan.run_dir), design, decide)
+                            runner.resume_command(exp, plan.run_dir), design, decider)
     code = runner.run(ctx, plan.seed, perf)
     if plan.shard and code != 130:
         print(f"testbed run: shard {plan.shard[0]}/{plan.shard[1]} done; when every shard is, join them "

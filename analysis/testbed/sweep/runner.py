@@ -50,7 +50,7 @@ class RunContext:
     missing: dict[str, str]         # registered name -> reason
     resume_cmd: str
     design: Design                  # the experiment's design after the planner's check
-    decide: tuple | None = None     # (decide, min_samples) from the stats piece, if available
+    decider: adaptive.Decider | None = None  # the stats piece's decide(), if available
     cell_by_id: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -111,11 +111,10 @@ def _runtime(ctx: RunContext, perf: perfmod.PerfSetup, workdir: Path, topo: Topo
 
 
 def _judge(ctx: RunContext) -> adaptive.Judge | None:
-    if ctx.decide is None:
+    if ctx.decider is None:
         return None
-    decide, min_samples = ctx.decide
     metrics = adaptive.metrics_for(ctx.exp.mode, ctx.exp.kind)
-    return adaptive.Judge(decide, min_samples(ctx.design.confidence), ctx.design, ctx.exp.reference, metrics)
+    return adaptive.Judge(ctx.decider, ctx.design, ctx.exp.reference, metrics)
 
 
 def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
