@@ -5,6 +5,8 @@ toolchain only passes these cache variables (zlink/CMakeLists.txt declares them)
   ZLINK_BUILD_TESTS=ON|OFF             zlink's GoogleTest suites (ctest)
   ZLINK_INTEROP_LIBZMQ_PREFIX=<dir>    the libzmq-4.3.5 prefix for interop tests
   ZLINK_BUILD_FUZZERS=ON               build fuzz/ targets (clang, -fsanitize=fuzzer)
+  ZLINK_LIBZMQ_COMPAT=ON               also install lib/libzmq.so.5 and libzmq.pc (the
+                                       binary drop-in the libzmq suite checks)
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from testbed.toolchain.capabilities import CapabilityError, zmq_has
 from testbed.toolchain.progress import Progress
 
 RELEASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_LIBDIR=lib", "-DZLINK_BUILD_TESTS=OFF",
-                 "-DZLINK_BUILD_FUZZERS=OFF"]
+                 "-DZLINK_BUILD_FUZZERS=OFF", "-DZLINK_LIBZMQ_COMPAT=ON"]
 # -O1 -g as the ASan docs advise: usable stacks, and a much cheaper compile than -O2.
 SANITIZE = "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 ZLINK_TREES = paths.BUILD_DIR / "zlink"
