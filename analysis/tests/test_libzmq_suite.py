@@ -52,7 +52,8 @@ def test_config_rejects_bad_entries_by_name(tmp_path):
         config.load(_config(tmp_path, 'schema = 1\n[never_built]\ntest_y = ""\n[timeouts]\ndefault = 5\n'))
     with pytest.raises(config.SuiteConfigError, match="schema = 2"):
         config.load(_config(tmp_path, "schema = 2\n"))
-    loaded = config.load(_config(tmp_path, 'schema = 1\n[never_built]\ntest_typo = "x"\n[timeouts]\ndefault = 5\n'))
+    typo = 'schema = 1\n[never_built]\ntest_typo = "x"\n[timeouts]\ndefault = 5\n'
+    loaded = config.load(_config(tmp_path, typo))
     with pytest.raises(config.SuiteConfigError, match="test_typo not among"):
         config.check_against_tree(loaded, ["test_pair_tcp"])
 
@@ -156,7 +157,8 @@ test_racy = "hangs in zmq_ctx_term sometimes"
 def test_parse_and_dump_round_trip():
     parsed = expect.parse(FILE)
     lib = parsed.libraries["lib-a"]
-    assert lib.passes == {"test_held", "test_broken"} and lib.flaky == {"test_racy": "hangs in zmq_ctx_term sometimes"}
+    assert lib.passes == {"test_held", "test_broken"}
+    assert lib.flaky == {"test_racy": "hangs in zmq_ctx_term sometimes"}
     assert lib.not_passing["test_missing"] == expect.NotPassing("compile-error", "[api] zmq_timers_* missing")
     assert expect.parse(expect.dump(parsed)) == parsed
 
@@ -195,7 +197,8 @@ def test_judge_applies_the_rules():
     assert verdict.held == ["test_held"]
     assert [o.test for o in verdict.regressions] == ["test_broken"]
     assert verdict.now_passing == ["test_fixed"]
-    assert [(o.test, why) for o, why in verdict.still_not_passing] == [("test_missing", "[api] zmq_timers_* missing")]
+    assert [(o.test, why) for o, why in verdict.still_not_passing] == \
+        [("test_missing", "[api] zmq_timers_* missing")]
     assert [o.test for o in verdict.flaky] == ["test_racy"]
     assert [o.test for o in verdict.unlisted] == ["test_new"]
     assert (verdict.passed, verdict.failed) == (2, 2)
@@ -237,7 +240,8 @@ def test_update_creates_a_library_entry():
 def test_readme_table_agrees_with_the_checked_in_files():
     generated = table.table(expect.load(), config.load().never_built)
     assert table.section(suite.README.read_text()) == generated, \
-        "baselines/libzmq-suite/README.md is stale: run ./testbed test --only libzmq-suite --update-expectations"
+        "baselines/libzmq-suite/README.md is stale: " \
+        "run ./testbed test --only libzmq-suite --update-expectations"
 
 
 def test_table_rows_and_markers():
@@ -262,8 +266,8 @@ class _FakeLibrary:
 def test_ninja_files_link_each_test_against_the_library(tmp_path):
     helpers = build.helpers_ninja(tmp_path / "stage", Path("/u"), Path("/p"))
     assert "build helpers/testutil_security.o: cxx_obj" in helpers and "-DZMQ_CUSTOM_PLATFORM_HPP" in helpers
-    tests = build.tests_ninja(tmp_path / "stage", Path("/u"), Path("/p"), _FakeLibrary(), ["unity", "testutil"],
-                              ["test_pair_tcp"])
+    tests = build.tests_ninja(tmp_path / "stage", Path("/u"), Path("/p"), _FakeLibrary(),
+                              ["unity", "testutil"], ["test_pair_tcp"])
     assert "build helpers/libtestutil.a: archive helpers/unity.o helpers/testutil.o" in tests
     assert "-L/opt/lib-a/lib -Wl,-rpath,/opt/lib-a/lib -lzlink" in tests
     assert f"build bin/test_pair_tcp: test_exe {tmp_path}/stage/tests/test_pair_tcp.cpp" in tests
@@ -276,8 +280,9 @@ def test_compile_errors_name_the_first_error_and_a_broken_helper(tmp_path):
     stage = f"{tmp_path}/stage/tests/"
     (tmp_path / "logs" / "test_bad.log").write_text(
         f"In file included from x\n{stage}test_bad.cpp:5:3: error: 'zmq_timers_new' was not declared\n")
-    (tmp_path / "logs" / "test_link.log").write_text("ld: t.o: undefined reference to `setup_testutil_security'\n")
-    (tmp_path / "logs" / "testutil_security.log").write_text(f"{stage}testutil_security.hpp:104:3: error: x\n")
+    logs = tmp_path / "logs"
+    (logs / "test_link.log").write_text("ld: t.o: undefined reference to `setup_testutil_security'\n")
+    (logs / "testutil_security.log").write_text(f"{stage}testutil_security.hpp:104:3: error: x\n")
     errors = build._compile_errors(tmp_path, ["test_ok", "test_bad", "test_link"], ["testutil_security"])
     assert errors["test_bad"] == "test_bad.cpp:5:3: error: 'zmq_timers_new' was not declared"
     assert "helper testutil_security did not compile: testutil_security.hpp:104:3" in errors["test_link"]

@@ -25,7 +25,8 @@ def _args(**kw):
 def fake_suites(monkeypatch):
     monkeypatch.setattr(test_cmd.system, "missing", lambda: [])
     monkeypatch.setattr(test_cmd, "build_everything",
-                        lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"), Outcome("zlink", True, "skipped: no")])
+                        lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"),
+                                         Outcome("zlink", True, "skipped: no")])
     results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0),
                "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)]}
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
@@ -66,7 +67,8 @@ def test_fuzz_target_discovery(tmp_path):
 
 def test_suite_selection():
     assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "pytest"}
-    assert test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30)) == {"zlink", "sanitize", "fuzz"}
+    selected = test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30))
+    assert selected == {"zlink", "sanitize", "fuzz"}
     assert test_cmd._selected(_args(only=["sanitize", "fuzz"])) == {"sanitize", "fuzz"}
 
 

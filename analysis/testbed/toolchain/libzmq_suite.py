@@ -20,10 +20,10 @@ import re
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from testbed.toolchain import baselines, keys, libraries, sources
 from testbed.toolchain import libzmq_suite_config as config_mod
@@ -145,7 +145,8 @@ def summarise(judgement: expect.Judgement, listed: bool) -> SuiteResult:
         result.notes.append(f"{sum(kinds.values())} not expected to pass: "
                             + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
     if judgement.flaky:
-        result.notes.append("flaky (not counted): " + ", ".join(f"{o.test} {o.status}" for o in judgement.flaky))
+        flaky = ", ".join(f"{o.test} {o.status}" for o in judgement.flaky)
+        result.notes.append(f"flaky (not counted): {flaky}")
     signalled = [o.test for o, _ in judgement.still_not_passing if o.status == SIGNAL]
     signalled += [o.test for o in judgement.regressions if o.status == SIGNAL]
     if signalled:

@@ -131,7 +131,8 @@ def helpers_ninja(stage: Path, unity: Path, platform: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tests_ninja(stage: Path, unity: Path, platform: Path, library, objects: list[str], tests: list[str]) -> str:
+def tests_ninja(stage: Path, unity: Path, platform: Path, library, objects: list[str],
+                tests: list[str]) -> str:
     """Step 2: an archive of the helper objects that compiled, then one compile+link
     step per test (as libzmq links its tests against its static testutil library)."""
     lib = library.prefix / "lib"

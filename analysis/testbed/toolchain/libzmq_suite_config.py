@@ -59,7 +59,8 @@ def _timeouts(table: object, path: Path) -> dict[str, float]:
         raise SuiteConfigError(f"{path}: [timeouts] must be a table with at least `default = <seconds>`")
     for test, seconds in table.items():
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
-            raise SuiteConfigError(f"{path}: timeouts.{test} = {seconds!r}; expected a positive number of seconds")
+            raise SuiteConfigError(f"{path}: timeouts.{test} = {seconds!r}; "
+                                   "expected a positive number of seconds")
     return {test: float(seconds) for test, seconds in table.items()}
 
 

@@ -56,8 +56,9 @@ def provides_soname(prefix: Path) -> bool:
 def build_tools(baseline, progress: Progress) -> Path:
     """The four tools, linked against `baseline` (a LibraryBuild of libzmq-4.3.5); -> bin dir."""
     pin = baselines.pinned()
-    key = keys.build_key(kind="libzmq-perf-tools", source=pin["libzmq"]["nar_hash"], tools=keys.toolchain_id(),
-                         baseline=baseline.info.get("build_id") or str(baseline.prefix))
+    baseline_id = baseline.info.get("build_id") or str(baseline.prefix)
+    key = keys.build_key(kind="libzmq-perf-tools", source=pin["libzmq"]["nar_hash"],
+                         tools=keys.toolchain_id(), baseline=baseline_id)
 
     def build(work: Path) -> None:
         src = sources.libzmq_source(pin, progress)
@@ -67,10 +68,12 @@ def build_tools(baseline, progress: Progress) -> Path:
         (work / "bin").mkdir()
         lib = baseline.prefix / "lib"
         for tool in TOOLS:
-            shutil.copy2(src / "perf" / f"{tool}.cpp", work / "stage" / "perf" / f"{tool}.cpp")
-            progress.run([keys.cxx_compiler(), "-O2", str(work / "stage" / "perf" / f"{tool}.cpp"),
-                          f"-L{lib}", f"-Wl,-rpath,{lib}", "-lzmq", "-pthread", "-o", str(work / "bin" / tool)],
-                         cwd=work, log=work / "build.log", title=f"libzmq perf/{tool} (against {baseline.name})")
+            source = work / "stage" / "perf" / f"{tool}.cpp"
+            shutil.copy2(src / "perf" / f"{tool}.cpp", source)
+            cmd = [keys.cxx_compiler(), "-O2", str(source), f"-L{lib}", f"-Wl,-rpath,{lib}", "-lzmq",
+                   "-pthread", "-o", str(work / "bin" / tool)]
+            progress.run(cmd, cwd=work, log=work / "build.log",
+                         title=f"libzmq perf/{tool} (against {baseline.name})")
         (work / "done").write_text(key + "\n")
 
     return buildcache.cached(SUITE_BUILD_DIR / "perf-tools", key, "done", build) / "bin"
@@ -182,14 +185,15 @@ def _run_pair(check: Check, tools: Path, prefix: Path, scratch: Path) -> _Pair:
     bind, connect = _endpoints(check, scratch)
     count, size = str(COUNTS[check.kind]), str(MESSAGE_SIZE)
     deadline = time.monotonic() + LIMIT_SECONDS
-    local = _spawn([str(tools / f"local_{check.kind}"), bind, size, count], _env(prefix, scratch / "ld-local"),
-                   scratch / "local.out", scratch)
+    local = _spawn([str(tools / f"local_{check.kind}"), bind, size, count],
+                   _env(prefix, scratch / "ld-local"), scratch / "local.out", scratch)
     pair = _Pair(local, None, _wait_for_mapping(local))
     pair.remote = _spawn([str(tools / f"remote_{check.kind}"), connect, size, count],
                          _env(prefix, scratch / "ld-remote"), scratch / "remote.out", scratch)
     local_code, remote_code = _finish([local, pair.remote], deadline)
     pair.codes = (local_code, remote_code)
-    pair.outputs = tuple((scratch / f"{role}.out").read_text(errors="replace") for role in ("local", "remote"))
+    read = [(scratch / f"{role}.out").read_text(errors="replace") for role in ("local", "remote")]
+    pair.outputs = (read[0], read[1])
     return pair
 
 
@@ -212,15 +216,17 @@ def judge_pair(check: Check, pair: _Pair, loaded: set[str], expected: str, secon
         return TestOutcome(check.name, TIMEOUT, seconds, f"not finished after {LIMIT_SECONDS:g} s; "
                                                          f"local: {_last_line(pair.outputs[0])}")
     if not loaded:
-        return TestOutcome(check.name, FAIL, seconds, f"cannot tell which {SONAME} was loaded (no maps, no trace)")
+        return TestOutcome(check.name, FAIL, seconds,
+                           f"cannot tell which {SONAME} was loaded (no maps, no trace)")
     if loaded != {expected}:
         return TestOutcome(check.name, FAIL, seconds, f"loaded {', '.join(sorted(loaded))}, not {expected}")
     for role, code, output in zip(("local", "remote"), codes, pair.outputs):
+        program = f"{role}_{check.kind}"
         if code < 0:
-            return TestOutcome(check.name, SIGNAL, seconds, f"{role}_{check.kind}: {signal.Signals(-code).name}")
+            return TestOutcome(check.name, SIGNAL, seconds, f"{program}: {signal.Signals(-code).name}")
         if code != 0:
-            return TestOutcome(check.name, FAIL, seconds, f"{role}_{check.kind} exit {code}: {_last_line(output)} "
-                                                          f"(with {expected})")
+            detail = f"{program} exit {code}: {_last_line(output)} (with {expected})"
+            return TestOutcome(check.name, FAIL, seconds, detail)
     reporter = pair.outputs[0] if check.kind == "thr" else pair.outputs[1]
     figure = sane_figures(check.kind, reporter, COUNTS[check.kind])
     if figure is None:

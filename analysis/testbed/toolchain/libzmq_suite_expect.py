@@ -76,7 +76,8 @@ def _library(name: str, table: object, path: Path) -> LibraryExpectation:
     if not isinstance(passes, list) or not all(isinstance(t, str) for t in passes):
         raise ExpectationError(f"{where}: pass must be a list of test names")
     if len(set(passes)) != len(passes):
-        raise ExpectationError(f"{where}: pass lists {sorted({t for t in passes if passes.count(t) > 1})} twice")
+        twice = sorted({t for t in passes if passes.count(t) > 1})
+        raise ExpectationError(f"{where}: pass lists {', '.join(twice)} twice")
     raw = table.get("not_passing", {})
     if not isinstance(raw, dict):
         raise ExpectationError(f"{where}: not_passing must be a table")
@@ -117,8 +118,9 @@ def check_names(expectations: Expectations, known: set[str], path: Path = EXPECT
     for name, library in expectations.libraries.items():
         stray = sorted(library.listed() - known)
         if stray:
-            raise ExpectationError(f"{path}: [libraries.\"{name}\"] names {', '.join(stray)}, which the suite "
-                                   "does not run (not in the pinned tree, or never_built in suite.toml)")
+            raise ExpectationError(f"{path}: [libraries.\"{name}\"] names {', '.join(stray)}, which the "
+                                   "suite does not run (not in the pinned tree, or never_built in "
+                                   "suite.toml)")
 
 
 @dataclass

@@ -20,12 +20,13 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
-PASS, FAIL, SKIPPED, TIMEOUT, SIGNAL, COMPILE_ERROR = "pass", "fail", "skipped", "timeout", "signal", "compile-error"
+PASS, FAIL, SKIPPED, TIMEOUT = "pass", "fail", "skipped", "timeout"
+SIGNAL, COMPILE_ERROR = "signal", "compile-error"
 OUTCOMES = (PASS, FAIL, SKIPPED, TIMEOUT, SIGNAL, COMPILE_ERROR)
 SKIP_RETURN_CODE = 77
 # Variables that would let the caller's environment swap the library under test.
@@ -74,7 +75,8 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def classify(test: str, returncode: int | None, lines: list[str], seconds: float, limit: float) -> TestOutcome:
+def classify(test: str, returncode: int | None, lines: list[str], seconds: float,
+             limit: float) -> TestOutcome:
     """How a finished (returncode) or killed-at-its-limit (None) test ended."""
     if returncode is None:
         return TestOutcome(test, TIMEOUT, seconds, f"still running after {limit:g} s; last output: "
@@ -88,8 +90,10 @@ def classify(test: str, returncode: int | None, lines: list[str], seconds: float
         return TestOutcome(test, FAIL, seconds, f"exit {returncode}: {_first_failure(lines)}")
     if counts and counts[0] > 0 and counts[2] == counts[0]:
         return TestOutcome(test, SKIPPED, seconds, f"all {counts[0]} Unity cases ignored")
-    note = f"{counts[0]} cases" + (f", {counts[2]} ignored" if counts[2] else "") if counts else "no Unity summary"
-    return TestOutcome(test, PASS, seconds, note)
+    if not counts:
+        return TestOutcome(test, PASS, seconds, "no Unity summary")
+    ignored = f", {counts[2]} ignored" if counts[2] else ""
+    return TestOutcome(test, PASS, seconds, f"{counts[0]} cases{ignored}")
 
 
 def _kill_group(pgid: int) -> None:

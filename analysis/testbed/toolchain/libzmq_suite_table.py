@@ -25,8 +25,12 @@ def _cell(expectations: Expectations, library: str, test: str) -> str:
 
 def _reason(expectations: Expectations, test: str) -> str:
     """Each distinct reason once; prefixed by its library when libraries differ."""
-    reasons = {name: lib.not_passing[test].reason if test in lib.not_passing else f"flaky: {lib.flaky[test]}"
-               for name, lib in expectations.libraries.items() if test in lib.not_passing or test in lib.flaky}
+    reasons = {}
+    for name, lib in expectations.libraries.items():
+        if test in lib.not_passing:
+            reasons[name] = lib.not_passing[test].reason
+        elif test in lib.flaky:
+            reasons[name] = f"flaky: {lib.flaky[test]}"
     if len(set(reasons.values())) == 1 and len(reasons) == len(expectations.libraries):
         return next(iter(reasons.values()))
     return "; ".join(f"{name}: {reason}" for name, reason in reasons.items())

@@ -24,8 +24,9 @@ DEFAULT_FUZZ_SECONDS = 30
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", action="append", choices=SUITES,
                         help="run only this suite (repeatable). zlink = zlink's ctest; libzmq-suite = "
-                             "libzmq 4.3.5's own tests and perf tools against each library; sanitize = zlink's "
-                             "ctest under ASan/UBSan; fuzz = its libFuzzer targets; pytest = analysis/tests")
+                             "libzmq 4.3.5's own tests and perf tools against each library; sanitize = "
+                             "zlink's ctest under ASan/UBSan; fuzz = its libFuzzer targets; "
+                             "pytest = analysis/tests")
     parser.add_argument("-k", dest="expr", metavar="EXPR", help="pytest -k expression")
     parser.add_argument("-R", "--ctest-regex", metavar="REGEX",
                         help="only tests matching REGEX: ctest -R for zlink's tests, and the libzmq suite's "
@@ -148,7 +149,8 @@ def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progre
         # library must survive a failed allocation, which ASan would otherwise abort on.
         env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:allocator_may_return_null=1",
                "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
-        results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)", zlink_build.sanitize_flags(prefix),
+        results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)",
+                                    zlink_build.sanitize_flags(prefix),
                                     args.ctest_regex, progress, env))
     if "fuzz" in selected:
         results.append(_fuzz(args.fuzz_seconds or DEFAULT_FUZZ_SECONDS, progress))
@@ -182,7 +184,8 @@ def main(args: argparse.Namespace) -> int:
         results += _zlink_suites(args, selected, progress)
     if "libzmq-suite" in selected:
         progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
-        options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex, args.update_expectations)
+        options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
+                                       args.update_expectations)
         results += libzmq_suite.run(options, progress)
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")

@@ -10,8 +10,8 @@ toolchain only passes these cache variables (zlink/CMakeLists.txt declares them)
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from testbed import paths
 from testbed.toolchain import cmake, keys
@@ -60,7 +60,8 @@ class ZlinkLibrary:
         library = prefix / "lib" / "libzlink.so"
         for needed in (prefix / "include" / "zmq.h", library):
             if not needed.exists():
-                raise CapabilityError(f"zlink: its install did not produce {needed.relative_to(prefix)} in {prefix}")
+                missing = needed.relative_to(prefix)
+                raise CapabilityError(f"zlink: its install did not produce {missing} in {prefix}")
         version = cmake.cache_value(build_dir, "CMAKE_PROJECT_VERSION") or "unknown"
         info = self.describe(version or "unknown")
         try:
@@ -96,8 +97,9 @@ def test_flags(libzmq_prefix: Path | None) -> list[str]:
 
 def sanitize_flags(libzmq_prefix: Path | None) -> list[str]:
     flags = [f for f in test_flags(libzmq_prefix) if not f.startswith("-DCMAKE_BUILD_TYPE=")]
-    return ["-DCMAKE_BUILD_TYPE=Debug", *flags, f"-DCMAKE_C_FLAGS={SANITIZE}", f"-DCMAKE_CXX_FLAGS={SANITIZE}",
-            f"-DCMAKE_EXE_LINKER_FLAGS={SANITIZE}", f"-DCMAKE_SHARED_LINKER_FLAGS={SANITIZE}"]
+    return ["-DCMAKE_BUILD_TYPE=Debug", *flags, f"-DCMAKE_C_FLAGS={SANITIZE}",
+            f"-DCMAKE_CXX_FLAGS={SANITIZE}", f"-DCMAKE_EXE_LINKER_FLAGS={SANITIZE}",
+            f"-DCMAKE_SHARED_LINKER_FLAGS={SANITIZE}"]
 
 
 FUZZ_COMPILERS = ("clang", "clang++")
