@@ -46,6 +46,14 @@ int fail() {
 
 }  // namespace
 
+bool options_t::conflate_out() const {
+    return conflate && (type == ZMQ_DEALER || type == ZMQ_PUSH || type == ZMQ_PUB);
+}
+
+bool options_t::conflate_in() const {
+    return conflate && (type == ZMQ_DEALER || type == ZMQ_PULL || type == ZMQ_SUB);
+}
+
 int options_t::set(int option, const void *val, size_t len) {
     int v = 0;
     const bool is_int = get_int(val, len, v);
@@ -91,6 +99,7 @@ int options_t::set(int option, const void *val, size_t len) {
     case ZMQ_RCVTIMEO: return int_at_least(rcvtimeo, -1);
     case ZMQ_IMMEDIATE: return flag(immediate);
     case ZMQ_IPV6: return flag(ipv6);
+    case ZMQ_CONFLATE: return flag(conflate);
     case ZMQ_INVERT_MATCHING:  // read by PUB/SUB/XPUB/XSUB; libzmq takes any int
         if (!is_int)
             return fail();
@@ -141,6 +150,7 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_IMMEDIATE: return put_int(val, len, immediate);
     case ZMQ_IPV6: return put_int(val, len, ipv6);
     case ZMQ_INVERT_MATCHING: return put_int(val, len, invert_matching);
+    case ZMQ_CONFLATE: return put_int(val, len, conflate);
     case ZMQ_TCP_KEEPALIVE: return put_int(val, len, tcp_keepalive);
     case ZMQ_TCP_KEEPALIVE_CNT: return put_int(val, len, tcp_keepalive_cnt);
     case ZMQ_TCP_KEEPALIVE_IDLE: return put_int(val, len, tcp_keepalive_idle);

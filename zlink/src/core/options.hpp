@@ -35,6 +35,7 @@ struct options_t {
     int handshake_ivl = 30000;
     int connect_timeout = 0;
     bool invert_matching = false;  // PUB/XPUB send to, SUB delivers, the non-matching
+    bool conflate = false;         // ZMQ_CONFLATE; see conflate_out()/conflate_in()
     // Set by socket types, not by users:
     bool recv_routing_id = false;  // ROUTER/STREAM: one pipe per connection, attached after handshake
     bool raw_socket = false;       // STREAM: no ZMTP, bytes only
@@ -48,6 +49,13 @@ struct options_t {
     // Generic options; returns 0, or -1 with errno (EINVAL for unknown option
     // or bad value).
     int set(int option, const void *val, size_t len);
+    // ZMQ_CONFLATE takes effect on DEALER, PULL, PUSH, PUB and SUB only (as
+    // libzmq 4.3.5): new pipes keep only the newest message in the direction
+    // data flows (out: PUSH, PUB, DEALER; in: PULL, SUB, DEALER). Unlike
+    // libzmq, the subscription direction of PUB/SUB is never conflated, so
+    // no subscription is lost to a newer one.
+    bool conflate_out() const;
+    bool conflate_in() const;
     int get(int option, void *val, size_t *len) const;
 };
 
