@@ -248,7 +248,8 @@ int socket_base_t::connect(const char *text) {
     // Like libzmq, non-routing sockets get their pipe now, so messages queue
     // before the first connection (unless ZMQ_IMMEDIATE).
     if (!options.immediate && !options.recv_routing_id && !options.raw_socket) {
-        auto pp = pipe_t::create_pair(&mailbox_, t, options.sndhwm, options.rcvhwm);
+        auto pp = pipe_t::create_pair(&mailbox_, t, options.sndhwm, options.rcvhwm,
+                                      options.conflate_out(), options.conflate_in());
         socket_end = pp.a;
         session_end = pp.b;
         socket_end->routing_id = options.connect_routing_id;
@@ -279,8 +280,12 @@ int socket_base_t::connect_inproc(const std::string &name) {
     if (ctx_->find_inproc(name, nullptr, binder)) {
         socket_base_t *peer = binder.socket;
         const options_t &po = binder.opts;
+        // A direction conflates when its writer or its reader asks for it
+        // (libzmq looks at the connecting side only).
         auto pp = pipe_t::create_pair(&mailbox_, &peer->commands(), sum(options.sndhwm, po.rcvhwm),
-                                      sum(options.rcvhwm, po.sndhwm));
+                                      sum(options.rcvhwm, po.sndhwm),
+                                      options.conflate_out() || po.conflate_in(),
+                                      options.conflate_in() || po.conflate_out());
         pp.a->peer_routing_id = po.routing_id;
         pp.a->peer_socket_type = po.type;
         pp.b->peer_routing_id = options.routing_id;
@@ -297,7 +302,8 @@ int socket_base_t::connect_inproc(const std::string &name) {
     }
     // Connect before bind: the binder's end waits in the context.
     auto *fwd = ctx_->make_forwarder();
-    auto pp = pipe_t::create_pair(&mailbox_, fwd, options.sndhwm, options.rcvhwm);
+    auto pp = pipe_t::create_pair(&mailbox_, fwd, options.sndhwm, options.rcvhwm,
+                                  options.conflate_out(), options.conflate_in());
     pp.a->routing_id = options.connect_routing_id;
     options.connect_routing_id.clear();
     send_routing_id(pp.a, options.routing_id);

@@ -260,7 +260,8 @@ void session_t::handshake_done() {
 
 void session_t::attach_new_pipe() {
     socket_base_t *s = owner();
-    auto pp = pipe_t::create_pair(&s->commands(), thread(), opts_.sndhwm, opts_.rcvhwm);
+    auto pp = pipe_t::create_pair(&s->commands(), thread(), opts_.sndhwm, opts_.rcvhwm,
+                                  opts_.conflate_out(), opts_.conflate_in());
     pipe_ = pp.b;
     pipe_->set_sink(this);
     pp.a->peer_routing_id = peer_id_;
