@@ -32,6 +32,9 @@ public:
     std::string endpoint;  // as resolved (ZMQ_LAST_ENDPOINT form)
 
 protected:
+    // Announces the end.  From here on the socket may destroy this object on
+    // its own thread at any moment: finished() must be the last touch of
+    // *this, unless the caller holds a shared_ptr to it.
     void finished();
     // Sends a command to the owning socket (attach_pipe, hiccup, own).
     void send_to_owner(command c);

@@ -83,7 +83,7 @@ void session_t::stop() {
         return;
     }
     if (opts_.linger > 0) {
-        auto self = std::static_pointer_cast<session_t>(shared_from_this());
+        auto self = hold();
         linger_timer_.expires_after(std::chrono::milliseconds(opts_.linger));
         linger_timer_.async_wait([self](const asio::error_code &ec) {
             if (ec)
@@ -121,16 +121,25 @@ void session_t::maybe_finish() {
 // ----------------------------------------------------------------- connecting
 
 void session_t::connected(socket_type sock) {
+    auto self = hold();
     owner()->event(ZMQ_EVENT_CONNECTED, static_cast<int>(sock.native_handle()), endpoint);
     start_engine(std::move(sock));
 }
 
 void session_t::connect_failed(const asio::error_code &ec) {
+    auto self = hold();
     owner()->event(ZMQ_EVENT_CONNECT_DELAYED, ec.value(), endpoint);
     reconnect();
 }
 
 void session_t::connect_retrying() { owner()->event(ZMQ_EVENT_CONNECT_RETRIED, 0, endpoint); }
+
+// Entry points that are not commands or our own handlers hold the session
+// while they run: once finished() is posted, the socket may drop its
+// reference on its own thread at any moment.
+std::shared_ptr<session_t> session_t::hold() {
+    return std::static_pointer_cast<session_t>(shared_from_this());
+}
 
 void session_t::reconnect() {
     if (stopping_ && !pipe_)
@@ -188,6 +197,7 @@ void session_t::attach_new_pipe() {
 }
 
 void session_t::engine_stopped(const engine_end &why) {
+    auto self = hold();
     const bool was_ready = engine_ready_;
     engine_.reset();  // the engine object lives on until its handler returns
     engine_ready_ = false;
@@ -303,16 +313,19 @@ void session_t::zap_request(const wire::zap_request &) {
 // ---------------------------------------------------------------- pipe events
 
 void session_t::read_activated(pipe_t *) {
+    auto self = hold();
     if (engine_)
         engine_->restart_output();
 }
 
 void session_t::write_activated(pipe_t *) {
+    auto self = hold();
     if (engine_)
         engine_->restart_input();
 }
 
 void session_t::pipe_terminated(pipe_t *pipe) {
+    auto self = hold();
     if (pipe != pipe_)
         return;
     pipe_ = nullptr;

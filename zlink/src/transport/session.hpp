@@ -73,6 +73,7 @@ public:
 private:
     session_t(io_thread *thread, socket_base_t *owner, const options_t &opts, bool connect_side,
               pipe_t *pipe);
+    std::shared_ptr<session_t> hold();
     void start_engine(socket_type sock);
     void attach_new_pipe();
     void after_disconnect(const engine_end &why, bool was_ready);
