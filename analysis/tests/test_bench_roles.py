@@ -14,8 +14,14 @@ import time
 import pytest
 
 from testbed.bench import validate
-from testbed.bench.command import (bench_argv, join_roles, local_endpoints, role_argvs, run_bench,
-                                   run_two_process)
+from testbed.bench.command import (
+    bench_argv,
+    join_roles,
+    local_endpoints,
+    role_argvs,
+    run_bench,
+    run_two_process,
+)
 from testbed.bench.patterns import PATTERN_TRANSPORTS, PATTERNS, transports_for
 
 pytestmark = pytest.mark.slow
@@ -59,7 +65,8 @@ TWO_PROCESS = [(p, t) for p in PATTERNS for t in transports_for(p, "two-process"
 
 @pytest.mark.parametrize("pattern,transport", TWO_PROCESS, ids=[f"{p}-{t}" for p, t in TWO_PROCESS])
 def test_two_process_every_pattern(lib, pattern, transport):
-    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 1024, local_endpoints(transport), **COUNTS)
+    endpoints = local_endpoints(transport)
+    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 1024, endpoints, **COUNTS)
     pair = run_two_process(receiver, sender, timeout_s=60)
     assert pair.receiver.exit_code == 0, pair.receiver.stderr
     assert pair.sender.exit_code == 0, pair.sender.stderr
@@ -72,7 +79,8 @@ def test_two_process_every_pattern(lib, pattern, transport):
     assert r["throughput"]["count"] == 2000 and r["latency"] is None
     assert s["throughput"] is None and s["latency"]["count"] == 40
     # The receiver's line carries the sender's own seconds, sent over the control link.
-    assert r["throughput"]["sender_seconds"] == pytest.approx(s["sender_throughput"]["sender_seconds"], rel=1e-9)
+    sender_seconds = s["sender_throughput"]["sender_seconds"]
+    assert r["throughput"]["sender_seconds"] == pytest.approx(sender_seconds, rel=1e-9)
     joined = pair.result
     assert validate.bench_result_problems(joined, pattern=pattern, count=2000, lat_count=40) == []
     assert joined == join_roles(r, s)
@@ -132,7 +140,8 @@ def test_split_placement_two_process(lib):
 @pytest.mark.parametrize("flag", ["--pin-sender", "--pin-receiver"])
 def test_pin_outside_the_allowed_cpus_exits_2(lib, flag):
     bad = str(max(CPUS) + 1)
-    r = run_bench([str(lib.bench_binary("PAIR")), "--transport", "tcp", "--size", "64", flag, bad], timeout_s=30)
+    argv = [str(lib.bench_binary("PAIR")), "--transport", "tcp", "--size", "64", flag, bad]
+    r = run_bench(argv, timeout_s=30)
     assert r.exit_code == 2 and r.stdout == ""
     first = r.stderr.splitlines()[0]
     assert flag in first and bad in first and "allowed" in first, first
@@ -175,7 +184,8 @@ def test_absent_peer_exits_3_within_the_timeout(lib, role):
 
 
 def _start_pair(lib, pattern, transport, **options):
-    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 64, local_endpoints(transport), **options)
+    endpoints = local_endpoints(transport)
+    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 64, endpoints, **options)
     procs = []
     for argv in (receiver, sender):
         procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
