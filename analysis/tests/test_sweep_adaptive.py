@@ -69,7 +69,8 @@ def experiment(tmp_path, run_keys: str, patterns='["PAIR"]'):
     text = (write_experiment(tmp_path).read_text()
             .replace("repetitions = 2\n", run_keys + "\n", 1)
             .replace('patterns = ["PAIR", "PUBSUB"]', f"patterns = {patterns}")
-            .replace("[profiles.quick]\nrepetitions = 1\n", ""))
+            .replace("[profiles.quick]\nrepetitions = 1\n", "")
+            .replace("verdicts = false", ""))
     return write_experiment(tmp_path, text)
 
 

@@ -71,6 +71,7 @@ EXPERIMENT = textwrap.dedent('''\
     warmup_runs = 0
     timeout_s = TIMEOUT
     min_window_s = 0            # the fake's windows are computed: calibration has tests of its own
+    verdicts = false            # runner mechanics only: 2 repetitions need no verdicts (adaptive tests)
 
     [perf]
     work_per_message = false    # likewise (and valgrind on a Python fake is slow)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from testbed.bench.command import PLACEMENTS
+from testbed.bench.patterns import PROCESS_MODELS
 from testbed.sweep.config_net import DIRECT_LINK
 from testbed.sweep.toml_reader import ExperimentError, Section, tname
 
 UNSET = "unset"  # an env axis value meaning "variable not set at all"
-PLACEMENTS = ("split", "one-core", "free")
-PROCESS_MODELS = ("one-process", "two-process", "two-host")
 # Chosen by measurement (experiments/README.md, "Placement and process model").
 DEFAULT_PLACEMENT = "free"
 DEFAULT_PROCESS_MODEL = "one-process"
