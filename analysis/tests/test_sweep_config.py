@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_sweep_support import ANALYSIS, EXPERIMENT
+from test_sweep_support import ANALYSIS, EXPERIMENT, fill
 from testbed import paths
 from testbed.sweep import config, plan, run_cmd
 
@@ -18,7 +18,7 @@ NAMES = ["libzmq-4.3.5", "libzmq-4.3.5-nocurve", "zlink"]
 
 def write(tmp_path: Path, text: str) -> Path:
     p = tmp_path / "experiment.toml"
-    p.write_text(text.replace("TIMEOUT", "20"))
+    p.write_text(fill(text))
     return p
 
 

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -150,4 +151,29 @@ def test_a_two_host_run_across_the_veth_pair_unshaped_and_rate_shaped(tmp_path):
     assert m["hosts"]["driver"] == "netns" and m["links"]["topology"]["kind"] == "veth"
     assert m["links"]["declared"]["20mbit"]["rate"] == "20mbit"
     assert "tbf" in m["links"]["applied"]["20mbit"]["shown"]
+    assert m["hosts"]["receiver"]["namespace"] not in namespaces()
+
+
+@pytest.mark.slow
+def test_the_shipped_two_host_experiment_runs_with_the_real_benches(tmp_path):
+    """CI's check of the real thing: libzmq and zlink (built by ./testbed test before
+    pytest) as two hosts over the veth, unshaped and at 1 Gbit/s."""
+    import os
+    env = dict(os.environ, CI="true", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.run([sys.executable, "-m", "testbed.cli", "run", "two-host", "--profile", "quick",
+                           "--no-build", "--no-report", "--out", str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = next(tmp_path.glob("two-host/*/"))
+    recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert recs and all(r["status"] == "ok" and r["process_model"] == "two-host" for r in recs)
+    assert {r["library"] for r in recs} == {"libzmq-4.3.5", "zlink"}
+    gbit = {link: max(r["result"]["throughput"]["bytes_per_sec"] * 8 / 1e9
+                      for r in recs if r["link"] == link) for link in ("direct", "1gbit")}
+    print(f"two-host real benches, best Gbit/s: {gbit}")
+    assert gbit["1gbit"] < 1.3  # tbf holds the shaped link near 1 Gbit/s
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["hosts"]["receiver"]["address"] == "10.77.0.1" and m["hosts"]["sender"]["address"] == "10.77.0.2"
+    assert m["links"]["declared"]["1gbit"]["rate"] == "1gbit"
+    assert "tbf" in m["links"]["applied"]["1gbit"]["shown"]
     assert m["hosts"]["receiver"]["namespace"] not in namespaces()
