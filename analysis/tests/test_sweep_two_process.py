@@ -101,3 +101,66 @@ def test_one_process_placement_reaches_the_bench_and_a_misplaced_thread_is_caugh
     assert {x["role"] for x in zl["placement_check"]["mismatches"]} == {"sender", "receiver"}
     summary = m["placement"]["threads"]
     assert summary["split"]["verified"] == 2 and summary["split"]["mismatched"] == 2
+
+
+FAKE_SSH = """#!/bin/sh
+# A stand-in for ssh: skip the options, "reach" the host by running the command here.
+while [ "$#" -gt 0 ]; do case "$1" in -o) shift 2 ;; --) shift; break ;; *) host="$1"; shift ;; esac; done
+if [ "$host" = "unreachable" ]; then
+  echo "ssh: connect to host unreachable port 22: No route to host" >&2; exit 255
+fi
+echo "$host" >> "$(dirname "$0")/hosts-reached"
+exec sh -c "$*"
+"""
+
+
+def ssh_experiment(tmp_path, receiver: str):
+    text = (experiment(tmp_path, 'process_model = ["two-host"]', sizes="[1024]").read_text()
+            + f'\n[hosts]\ndriver = "ssh"\nreceiver = "{receiver}"\nsender = "host-b"\n'
+              'receiver_address = "127.0.0.1"\nport = 47311\n')
+    return write_experiment(tmp_path, text)
+
+
+def with_fake_ssh(tmp_path, env: dict) -> dict:
+    bindir = tmp_path / "fakebin"
+    bindir.mkdir()
+    (bindir / "ssh").write_text(FAKE_SSH)
+    (bindir / "ssh").chmod(0o755)
+    return {**env, "PATH": f"{bindir}:{env['PATH']}"}
+
+
+def test_the_ssh_driver_runs_each_role_on_its_host(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    env = with_fake_ssh(tmp_path, env_for(listing))
+    proc = run_testbed(["run", str(ssh_experiment(tmp_path, "host-a")), "--out", str(tmp_path / "out")], env,
+                       timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    recs = read_results(run_dir)
+    assert len(recs) == 4 and all(r["status"] == "ok" for r in recs)
+    for r in recs:
+        assert r["hosts"] == {"receiver": "ssh host-a", "sender": "ssh host-b"}
+        sender = r["command"]["sender"]
+        assert sender[:1] == ["ssh"] and "tcp://127.0.0.1:47311" in sender[-1]
+        assert "timeout --signal=KILL" in r["command"]["receiver"][-1]
+        assert r["roles"]["receiver"]["perf"]["reason"] == "perf is not run on ssh hosts"
+    reached = (tmp_path / "fakebin" / "hosts-reached").read_text().split()
+    assert {"host-a", "host-b"} <= set(reached)
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["hosts"]["driver"] == "ssh" and m["hosts"]["receiver"]["name"] == "ssh host-a"
+    assert m["hosts"]["sender"]["kernel"]  # described through the same driver
+
+
+def test_an_unreachable_host_fails_the_two_host_cells_with_the_cause(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    env = with_fake_ssh(tmp_path, env_for(listing))
+    proc = run_testbed(["run", str(ssh_experiment(tmp_path, "unreachable")), "--out", str(tmp_path / "out")],
+                       env, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert "two-host cells cannot run here" in proc.stderr
+    recs = read_results(only_run_dir(tmp_path / "out"))
+    assert len(recs) == 4
+    for r in recs:
+        assert r["status"] == "failed" and r["result"] is None
+        assert r["failure"].startswith("two-host: ssh unreachable is unreachable")
+        assert "No route" in r["failure"]
