@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_MARGIN = 0.03  # equivalence margin of SAME (issue 9 item 5), unless the run declares one
+DEFAULT_MARGIN = 0.03      # equivalence margin of SAME (issue 9 item 5), unless the run declares one
+DEFAULT_CONFIDENCE = 0.95  # of each verdict, unless the run's design judged at another
 
 
 def is_reference_name(library: str) -> bool:
@@ -96,10 +97,30 @@ class RunManifest:
                          if lib.label != ref and lib.build_id == ref_build)
 
     @property
+    def design(self) -> dict:
+        """The sweep's repetition design (manifest version 2): min/max repetitions,
+        confidence, margin, looks and the per-look confidence it judged at."""
+        d = self.data.get("design")
+        return d if isinstance(d, dict) else {}
+
+    @property
     def margin(self) -> float:
-        """The equivalence margin SAME uses: the run's `margin` if it declares one."""
-        m = self.data.get("margin")
-        return float(m) if isinstance(m, (int, float)) and not isinstance(m, bool) else DEFAULT_MARGIN
+        """The equivalence margin SAME uses: the design's (or a top-level `margin`)."""
+        return _number(self.design.get("margin"), _number(self.data.get("margin"), DEFAULT_MARGIN))
+
+    @property
+    def confidence(self) -> float:
+        """The confidence of each verdict: the per-look confidence of an adaptive design
+        (its looks together keep the run's confidence), so the report judges a cell as
+        the sweep did when it stopped; else the design's confidence; else 95%."""
+        d = self.design
+        return _number(d.get("look_confidence"), _number(d.get("confidence"), DEFAULT_CONFIDENCE))
+
+    def stop_reasons(self) -> dict[str, str]:
+        """Configuration group id -> why its repetitions stopped (decided, cap, budget, ...)."""
+        groups = (self.data.get("summary") or {}).get("groups") or []
+        return {str(g["group"]): str(g.get("stop_reason") or "") for g in groups
+                if isinstance(g, dict) and g.get("group")}
 
     @property
     def calibration_run(self) -> str | None:
@@ -127,16 +148,38 @@ class RunManifest:
                     f"{m.get('profile', '?')} / {m.get('repetitions', '?')} / {m.get('shuffle_seed', '?')}"))
         pin = m.get("pinning")
         out.append(("pinning", _text(pin) if pin else "none"))
-        out.append(("equivalence margin (SAME)", f"+/-{100 * self.margin:g}%"))
+        out.append(("verdicts", f"confidence {100 * self.confidence:.4g}% each, SAME inside "
+                                f"+/-{100 * self.margin:g}%"))
+        out += self._design_rows()
         return out
 
+    def _design_rows(self) -> list[tuple[str, str]]:
+        d = self.design
+        if not d:
+            return []
+        reps = f"{d.get('min_repetitions', '?')}-{d.get('max_repetitions', '?')}" if d.get("adaptive") \
+            else str(d.get("min_repetitions", "?"))
+        looks = f", {d.get('looks')} looks every {d.get('look_every')}" if d.get("adaptive") else ""
+        budget = d.get("time_budget_s")
+        budget = "none" if budget is None else f"{budget:g} s"
+        kind = "adaptive" if d.get("adaptive") else "fixed"
+        return [("design", f"{kind}: {reps} repetitions a side{looks}, run confidence "
+                           f"{d.get('confidence', '?')}, budget {budget}, timed window >= "
+                           f"{d.get('min_window_s', '?')} s")]
+
     def _hosts_rows(self) -> list[tuple[str, str]]:
-        """Two-host runs name both ends (and the link between them) in `hosts`/`link`."""
-        hosts = self.data.get("hosts")
-        hosts = hosts if isinstance(hosts, dict) else {}
-        rows = [(f"host ({role})", _text(h)) for role, h in sorted(hosts.items())]
-        link = self.data.get("link")
-        return rows + ([("link", _text(link))] if link else [])
+        """Two-host runs name both ends in `hosts`; shaped links are described in `links`."""
+        rows = []
+        for key, label in (("hosts", "host"), ("links", "link")):
+            entries = self.data.get(key)
+            entries = entries if isinstance(entries, dict) else {}
+            rows += [(f"{label} `{name}`", _text(v)) for name, v in sorted(entries.items())]
+        return rows
+
+
+def _number(value, default: float) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else default
 
 
 def _text(value) -> str:
