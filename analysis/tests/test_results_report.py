@@ -139,6 +139,12 @@ def test_report_command(run, tmp_path, capsys):
     bad = argparse.Namespace(run_dir=tmp_path / "nope", out=None, calibration=None, publish=False)
     assert report_cmd.main(bad) == 2
     assert "no manifest.json" in capsys.readouterr().err
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "manifest.json").write_text('{"schema": "testbed.manifest/9", "run_id": "x"}')
+    (tmp_path / "odd" / "results.jsonl").write_text("")
+    odd = argparse.Namespace(run_dir=tmp_path / "odd", out=None, calibration=None, publish=False)
+    assert report_cmd.main(odd) == 2
+    assert "schema 'testbed.manifest/9' is not one this testbed reads" in capsys.readouterr().err
 
 
 def test_compact_keeps_what_reports_need(run, tmp_path):
