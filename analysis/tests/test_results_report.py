@@ -116,6 +116,7 @@ def test_an_adaptive_design_is_judged_at_its_look_confidence(tmp_path):
     assert "| design | adaptive: 5-16 repetitions a side, 7 looks every 2, run confidence 0.95, budget 1200 s" in text
     assert "The interval is 98.41%, not 95%" in text
     assert "AMBIGUOUS (n<5)" in text  # 4 repetitions cannot reach 98.41%
+    assert "| Diff (%) | 98.41% CI (%) | Verdict |" in text
 
 
 def test_a_ceiling_probed_under_another_process_model_bounds_nothing(tmp_path):
