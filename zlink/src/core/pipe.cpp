@@ -1,5 +1,7 @@
 #include "core/pipe.hpp"
 
+#include <algorithm>
+
 #include "core/executor.hpp"
 
 namespace zlink {
@@ -10,10 +12,14 @@ namespace {
 constexpr int max_wm_delta = 1024;
 }  // namespace
 
+// The reader reports every lwm reads (see read()), so lwm is an interval: it
+// must stay well below the HWM. (It was hwm - 1024 for HWMs above 2048: a
+// reader that had drained 9999 of 11024 never reported, and the writer saw
+// only 1025 free slots - libzmq's test_hwm_pubsub test_reset_hwm.)
 int pipe_t::compute_lwm(int hwm) {
     if (hwm <= 0)
         return 0;
-    return hwm > 2 * max_wm_delta ? hwm - max_wm_delta : (hwm + 1) / 2;
+    return std::min(max_wm_delta, (hwm + 1) / 2);
 }
 
 pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab,
