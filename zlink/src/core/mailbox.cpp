@@ -8,15 +8,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <system_error>
 #include <thread>
 
 namespace zlink {
 
+// Out of file descriptors (EMFILE, ENFILE) or memory: the socket cannot be
+// made; zmq_socket's C boundary turns this into NULL + that errno.
 mailbox::mailbox() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    if (fd_ < 0) {
-        std::perror("zlink: eventfd");
-        std::abort();
-    }
+    if (fd_ < 0)
+        throw std::system_error(errno, std::system_category(), "zlink: eventfd");
 }
 
 // A poster's command may be the one that lets the owner destroy this mailbox
@@ -28,11 +29,11 @@ mailbox::~mailbox() {
     ::close(fd_);
 }
 
-void mailbox::post(std::function<void()> fn) {
+void mailbox::post(command c) {
     posters_.fetch_add(1, std::memory_order_seq_cst);  // before the command is visible
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(fn));
+        queue_.push_back(std::move(c));
         pending_.store(true, std::memory_order_seq_cst);
     }
     signal();  // outside the lock: the reader never waits behind a syscall
@@ -88,8 +89,8 @@ int mailbox::process() {
     }
     unsignal();
     int n = 0;
-    for (auto &fn : running_) {
-        fn();
+    for (auto &c : running_) {
+        dispatch(c);
         ++n;
     }
     running_.clear();

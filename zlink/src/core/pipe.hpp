@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/command.hpp"
 #include "core/msg.hpp"
 #include "core/msg_queue.hpp"
 
@@ -85,6 +86,8 @@ public:
     bool is_active() const { return state_ == st_active; }
     // The other end, as an identity only (never call into it: other thread).
     pipe_t *peer() const { return peer_; }
+    // Runs a pipe command (core/command.hpp) on this end's thread.
+    void process(const command &c);
 
     // Data the socket layer attaches to an end.
     std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer
@@ -98,6 +101,8 @@ private:
     ~pipe_t() = default;
     enum state_t { st_active, st_term_sent, st_draining, st_done };
 
+    void send_to_peer(command_kind kind, uint64_t value = 0);
+    void send_to_self(command_kind kind);
     void send_activate_read();
     void send_activate_write();
     void send_term();
