@@ -94,6 +94,7 @@ public:
     std::string peer_routing_id;  // Identity the peer announced (READY / inproc)
     int peer_socket_type = -1;    // from the handshake; -1 unknown
     bool locally_initiated = false;  // this side connected (vs accepted)
+    bool probed = false;          // PROBE_ROUTER: the session already sent the empty message
     void *user = nullptr;         // free slot for the owning socket type
 
 private:
