@@ -64,6 +64,24 @@ void pipe_t::send_to_peer(command_kind kind, uint64_t value) {
 }
 void pipe_t::send_to_self(command_kind kind) { exec_->post(command{kind, this}); }
 
+void pipe_t::set_hwms_after_bind(int hwm_out, int hwm_in) {
+    apply_hwms(hwm_out, hwm_in);
+    // What we read the peer writes, and the reverse.
+    const uint64_t peer_out = static_cast<uint32_t>(hwm_in), peer_in = static_cast<uint32_t>(hwm_out);
+    send_to_peer(command_kind::pipe_hwms, peer_out << 32 | peer_in);
+}
+
+void pipe_t::apply_hwms(int hwm_out, int hwm_in) {
+    hwm_ = out_->conflating() ? 0 : hwm_out;
+    lwm_ = in_->conflating() ? 0 : compute_lwm(hwm_in);
+    // A writer stopped at the old limit may go on now.
+    if (!out_active_ && state_ == st_active && !full()) {
+        out_active_ = true;
+        if (sink_)
+            sink_->write_activated(this);
+    }
+}
+
 void pipe_t::send_activate_read() { send_to_peer(command_kind::activate_read); }
 void pipe_t::send_activate_write() { send_to_peer(command_kind::activate_write, msgs_read_); }
 void pipe_t::send_term() { send_to_peer(command_kind::pipe_term); }
@@ -75,6 +93,8 @@ void pipe_t::process(const command &c) {
     case command_kind::activate_write: return process_activate_write(c.value);
     case command_kind::pipe_term: return process_term();
     case command_kind::pipe_term_ack: return process_term_ack();
+    case command_kind::pipe_hwms:
+        return apply_hwms(static_cast<int>(c.value >> 32), static_cast<int>(c.value & 0xffffffffu));
     case command_kind::pipe_drained:
         if (state_ == st_draining)
             finish_passive();
