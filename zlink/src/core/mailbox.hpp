@@ -37,6 +37,7 @@ private:
     std::mutex mutex_;
     std::vector<std::function<void()>> queue_;
     std::vector<std::function<void()>> running_;
+    size_t next_ = 0;  // next command of running_ to run
     std::atomic<bool> pending_{false};
     std::mutex signal_mutex_;
     std::atomic<bool> signalled_{false};

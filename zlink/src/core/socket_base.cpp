@@ -193,17 +193,25 @@ int socket_base_t::bind(const char *text) {
     if (parse_endpoint(text, ep) != 0)
         return -1;
     if (ep.protocol == "inproc") {
+        std::string endpoint_text = text;  // copied before registering: cannot fail after
         if (ctx_->register_inproc(ep.address, this, options) != 0)
             return -1;
+        std::vector<ctx_t::pending_connect> pending;
+        try {
+            pending = ctx_->take_pending(ep.address);
+        } catch (...) {
+            ctx_->unregister_inproc(ep.address, this);  // a failed bind binds nothing
+            throw;
+        }
         // Adopt connects that happened before this bind.
-        for (auto &p : ctx_->take_pending(ep.address)) {
+        for (auto &p : pending) {
             p.fwd->set_target(&mailbox_);
             p.bind_end->peer_routing_id = p.connecter_opts.routing_id;
             p.bind_end->peer_socket_type = p.connecter_opts.type;
             send_routing_id(p.bind_end, options.routing_id);
             attach_pipe(p.bind_end, false);
         }
-        options.last_endpoint = text;
+        options.last_endpoint.swap(endpoint_text);
         return 0;
     }
     io_thread *t = ctx_->choose_io_thread();
@@ -216,11 +224,13 @@ int socket_base_t::bind(const char *text) {
     auto listener = make_listener(this, t, ep, snap, resolved);
     if (!listener)
         return -1;
+    // Owned first: should a later step throw (bad_alloc), close() still
+    // stops this listener, so the socket can be reaped.
+    owned_.emplace(listener.get(), listener);
     options.last_endpoint = resolved;
     listener->endpoint = resolved;
     endpoints_.emplace(text, listener);
     endpoints_.emplace(resolved, listener);
-    owned_.emplace(listener.get(), listener);
     listener->request_start();
     return 0;
 }
@@ -253,7 +263,17 @@ int socket_base_t::connect(const char *text) {
         session_end = pp.b;
         socket_end->routing_id = options.connect_routing_id;
     }
-    auto session = make_connecter(this, t, ep, snap, session_end);
+    std::shared_ptr<io_object> session;
+    try {
+        session = make_connecter(this, t, ep, snap, session_end);
+        if (session)
+            owned_.emplace(session.get(), session);  // owned first, as in bind()
+    } catch (...) {
+        session.reset();
+        if (socket_end)
+            pipe_t::discard_unused_pair(socket_end);
+        throw;
+    }
     if (!session) {
         if (socket_end)
             pipe_t::discard_unused_pair(socket_end);  // never handed out
@@ -265,7 +285,6 @@ int socket_base_t::connect(const char *text) {
     options.last_endpoint = text;
     session->endpoint = text;
     endpoints_.emplace(text, session);
-    owned_.emplace(session.get(), session);
     session->request_start();
     return 0;
 }
@@ -451,9 +470,16 @@ int socket_base_t::monitor(const char *addr, int events) {
     socket_base_t *m = ctx_->create_socket(ZMQ_PAIR);
     if (!m)
         return -1;
-    int zero = 0;
-    m->setsockopt(ZMQ_LINGER, &zero, sizeof zero);
-    if (m->bind(addr) != 0) {
+    int rc;
+    try {
+        int zero = 0;
+        m->setsockopt(ZMQ_LINGER, &zero, sizeof zero);
+        rc = m->bind(addr);
+    } catch (...) {
+        m->close();  // a half-made monitor must not keep the context alive
+        throw;
+    }
+    if (rc != 0) {
         int e = errno;
         m->close();
         errno = e;

@@ -20,17 +20,17 @@ namespace zlink {
 
 socket_base_t *create_socket_type(int type, ctx_t *ctx) {
     switch (type) {
-    case ZMQ_PUB: return new (std::nothrow) pub_t(ctx);
-    case ZMQ_SUB: return new (std::nothrow) sub_t(ctx);
-    case ZMQ_XPUB: return new (std::nothrow) xpub_t(ctx);
-    case ZMQ_XSUB: return new (std::nothrow) xsub_t(ctx);
-    case ZMQ_DEALER: return new (std::nothrow) dealer_t(ctx);
-    case ZMQ_ROUTER: return new (std::nothrow) router_t(ctx);
-    case ZMQ_STREAM: return new (std::nothrow) stream_t(ctx);
-    case ZMQ_REQ: return new (std::nothrow) req_t(ctx);
-    case ZMQ_REP: return new (std::nothrow) rep_t(ctx);
-    case ZMQ_PUSH: return new (std::nothrow) push_t(ctx);
-    case ZMQ_PULL: return new (std::nothrow) pull_t(ctx);
+    case ZMQ_PUB: return new pub_t(ctx);
+    case ZMQ_SUB: return new sub_t(ctx);
+    case ZMQ_XPUB: return new xpub_t(ctx);
+    case ZMQ_XSUB: return new xsub_t(ctx);
+    case ZMQ_DEALER: return new dealer_t(ctx);
+    case ZMQ_ROUTER: return new router_t(ctx);
+    case ZMQ_STREAM: return new stream_t(ctx);
+    case ZMQ_REQ: return new req_t(ctx);
+    case ZMQ_REP: return new rep_t(ctx);
+    case ZMQ_PUSH: return new push_t(ctx);
+    case ZMQ_PULL: return new pull_t(ctx);
     default: return nullptr;
     }
 }

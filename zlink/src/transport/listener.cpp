@@ -141,13 +141,11 @@ private:
 std::shared_ptr<io_object> make_listener(socket_base_t *owner, io_thread *thread,
                                          const endpoint_t &ep, const options_t &opts,
                                          std::string &resolved) {
-    auto l = std::make_shared<listener_t>(thread, owner, opts, ep);
-    if (l->open(resolved) != 0) {
-        int e = errno;
-        owner->owned_count.fetch_sub(1);  // never started: not owned after all
-        errno = e;
+    if (ep.protocol == "ipc" && ep.address != "*" && check_ipc_address(ep.address) != 0)
         return nullptr;
-    }
+    auto l = std::make_shared<listener_t>(thread, owner, opts, ep);
+    if (l->open(resolved) != 0)
+        return nullptr;  // never started: ~io_object gives up the ownership count
     return l;
 }
 
@@ -161,6 +159,8 @@ std::shared_ptr<io_object> make_connecter(socket_base_t *owner, io_thread *threa
             return nullptr;
         }
     }
+    if (ep.protocol == "ipc" && check_ipc_address(ep.address) != 0)
+        return nullptr;  // checked here: the IO thread could only fail silently
     auto s = std::make_shared<session_t>(thread, owner, opts, ep, true, pipe);
     return s;
 }

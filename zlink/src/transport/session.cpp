@@ -11,6 +11,8 @@
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 #include <cstring>
+#include <new>
+#include <system_error>
 
 #include "core/io_thread.hpp"
 #include "core/socket_base.hpp"
@@ -68,7 +70,20 @@ void session_t::start() {
         start_connect();
 }
 
+// A connect attempt that throws (Asio creating its resolver's descriptors at
+// the fd limit, an allocation failing) counts as a failed attempt: reported
+// and retried after the reconnect interval, instead of being lost.
 void session_t::start_connect() {
+    try {
+        try_connect();
+    } catch (const std::system_error &e) {
+        on_connected(e.code());
+    } catch (const std::bad_alloc &) {
+        on_connected(asio::error::no_memory);
+    }
+}
+
+void session_t::try_connect() {
     if (stopping_ && !pipe_)
         return maybe_finish();
     auto self_ = self();

@@ -61,6 +61,7 @@ private:
     }
     // connecting
     void start_connect();
+    void try_connect();
     void on_connected(const asio::error_code &ec);
     void schedule_reconnect();
     // connection lifecycle
