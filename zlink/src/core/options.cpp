@@ -80,6 +80,7 @@ constexpr flag_option flag_options[] = {
     {ZMQ_IMMEDIATE, &options_t::immediate, false},
     {ZMQ_IPV6, &options_t::ipv6, false},
     {ZMQ_IPV4ONLY, &options_t::ipv6, true},
+    {ZMQ_CONFLATE, &options_t::conflate, false},
 };
 
 const flag_option *find_flag_option(int option) {
@@ -163,6 +164,14 @@ constexpr int ctx_zero_copy_recv = 10;
 
 // ---- options_t ----
 
+bool options_t::conflate_out() const {
+    return conflate && (type == ZMQ_DEALER || type == ZMQ_PUSH || type == ZMQ_PUB);
+}
+
+bool options_t::conflate_in() const {
+    return conflate && (type == ZMQ_DEALER || type == ZMQ_PULL || type == ZMQ_SUB);
+}
+
 int options_t::set(int option, const void *val, size_t len) {
     int v = 0;
     const bool is_int = read_int(val, len, v);
@@ -193,6 +202,11 @@ int options_t::set(int option, const void *val, size_t len) {
         return 0;
     }
     case ZMQ_AFFINITY: return take_exact(val, len, affinity);
+    case ZMQ_INVERT_MATCHING:  // read by PUB/SUB/XPUB/XSUB; libzmq takes any int
+        if (!is_int)
+            return fail();
+        invert_matching = v != 0;
+        return 0;
     default: return set_string(option, val, len);
     }
 }
@@ -258,6 +272,7 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_HEARTBEAT_TTL: return put_exact(val, len, heartbeat_ttl);
     case ZMQ_MAXMSGSIZE: return put_exact(val, len, maxmsgsize);
     case ZMQ_AFFINITY: return put_exact(val, len, affinity);
+    case ZMQ_INVERT_MATCHING: return put_exact(val, len, int{invert_matching});
     case ZMQ_MECHANISM: return put_exact(val, len, int{ZMQ_NULL});
     case ZMQ_THREAD_SAFE: return put_exact(val, len, 0);  // no thread-safe types
     case ZMQ_ROUTING_ID: return put_bytes(val, len, routing_id, false);

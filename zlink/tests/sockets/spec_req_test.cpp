@@ -198,6 +198,23 @@ TEST_P(Req, RelaxedAllowsResendAndIgnoresOldReply) {
     EXPECT_EQ(recv_all(req), (frames{"GOOD"}));
 }
 
+// ZMQ_REQ_RELAXED with a single service: the late answer to the first request
+// arrives on the same connection as the second request will use; it is
+// dropped when the second request starts, so only the new answer is seen.
+TEST_P(Req, RelaxedDropsQueuedAnswerFromSamePeer) {
+    make_req_to(1, ZMQ_REP);
+    set_int(req, ZMQ_REQ_RELAXED, 1);
+    send(req, "first");
+    EXPECT_EQ(recv(services[0]), "first");
+    send(services[0], "OLD");
+    zmq_pollitem_t item{req, 0, ZMQ_POLLIN, 0};
+    ASSERT_EQ(zmq_poll(&item, 1, recv_timeout_ms), 1);  // OLD is queued at the REQ
+    send(req, "second");
+    EXPECT_EQ(recv(services[0]), "second");
+    send(services[0], "NEW");
+    EXPECT_EQ(recv_all(req), (frames{"NEW"}));
+}
+
 // RELAXED + CORRELATE: two requests queue on one connection before the
 // service exists; it answers both, and only the answer to the second counts.
 TEST_P(Req, RelaxedCorrelatedDiscardsEarlierAnswer) {
