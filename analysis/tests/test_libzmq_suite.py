@@ -147,7 +147,7 @@ schema = 1
 [libraries."lib-a"]
 pass = ["test_held", "test_broken"]
 [libraries."lib-a".not_passing]
-test_missing = { outcome = "compile-error", reason = "[api] zmq_timers_* missing" }
+test_missing = { outcome = "compile-error", reason = "[api] zmq_timers_* missing", seen = "d" }
 test_fixed = { outcome = "fail", reason = "[sockets] REQ missing" }
 [libraries."lib-a".flaky]
 test_racy = "hangs in zmq_ctx_term sometimes"
@@ -159,7 +159,8 @@ def test_parse_and_dump_round_trip():
     lib = parsed.libraries["lib-a"]
     assert lib.passes == {"test_held", "test_broken"}
     assert lib.flaky == {"test_racy": "hangs in zmq_ctx_term sometimes"}
-    assert lib.not_passing["test_missing"] == expect.NotPassing("compile-error", "[api] zmq_timers_* missing")
+    expected = expect.NotPassing("compile-error", "[api] zmq_timers_* missing", "d")
+    assert lib.not_passing["test_missing"] == expected
     assert expect.parse(expect.dump(parsed)) == parsed
 
 
@@ -218,11 +219,27 @@ def test_update_moves_passes_keeps_reasons_and_leaves_flaky_alone():
     new = expect.updated(expect.parse(FILE), "lib-a", RUN).libraries["lib-a"]
     assert new.passes == {"test_held", "test_fixed"}
     assert new.not_passing["test_missing"].reason == "[api] zmq_timers_* missing"
-    assert new.not_passing["test_broken"] == expect.NotPassing("signal", f"{expect.TODO_PREFIX} SIGABRT")
+    broken = expect.NotPassing("signal", f"{expect.TODO_PREFIX} SIGABRT", "SIGABRT")
+    assert new.not_passing["test_broken"] == broken
     assert new.not_passing["test_new"].reason.startswith(f"{expect.TODO_PREFIX} exit 1: t.cpp:1")
     assert new.flaky == {"test_racy": "hangs in zmq_ctx_term sometimes"}
     assert "test_racy" not in new.passes and "test_racy" not in new.not_passing
     assert expect.judge("lib-a", new, RUN).failed == 0  # the rewritten file matches the run
+
+
+def test_update_marks_a_reason_for_recheck_when_the_failure_changed():
+    seen = "exit 1: t.cpp:20:test_req:FAIL: Expected Non-NULL"
+    base = expect.parse(FILE.replace('reason = "[sockets] REQ missing" }',
+                                     f'reason = "[sockets] REQ missing", seen = "{seen}" }}'))
+    moved = outcome("test_fixed", "fail", "exit 1: t.cpp:31:test_req:FAIL: Expected Non-NULL")
+    other = outcome("test_fixed", "fail", "exit 1: t.cpp:40:test_conflate:FAIL: ZMQ_CONFLATE refused")
+    kept = expect.updated(base, "lib-a", {"test_fixed": moved}).libraries["lib-a"].not_passing["test_fixed"]
+    assert kept.reason == "[sockets] REQ missing" and kept.seen == moved.detail  # only a line number moved
+    changed = expect.updated(base, "lib-a", {"test_fixed": other})
+    entry = changed.libraries["lib-a"].not_passing["test_fixed"]
+    assert entry == expect.NotPassing("fail", f"{expect.RECHECK_PREFIX} [sockets] REQ missing", other.detail)
+    again = expect.updated(changed, "lib-a", {"test_fixed": moved}).libraries["lib-a"]
+    assert again.not_passing["test_fixed"].reason == entry.reason  # never stacked, never silently cleared
 
 
 def test_update_of_a_filtered_run_touches_only_what_ran():

@@ -182,10 +182,9 @@ def _write_updates(expectations: expect.Expectations, plan: Plan, progress: Prog
     expect.EXPECTATIONS_FILE.write_text(expect.dump(expectations))
     generated = table_mod.table(expectations, plan.config.never_built)
     README.write_text(table_mod.replace_section(README.read_text(), generated))
-    todo = sum(e.reason.startswith(expect.TODO_PREFIX) for lib in expectations.libraries.values()
-               for e in lib.not_passing.values())
+    todo = sum(e.todo for lib in expectations.libraries.values() for e in lib.not_passing.values())
     progress.say(f"    rewrote {expect.EXPECTATIONS_FILE} and the table in {README}"
-                 + (f"; {todo} reason(s) still say '{expect.TODO_PREFIX}'" if todo else ""))
+                 + (f"; {todo} reason(s) say 'TODO explain:' or 'TODO recheck:'" if todo else ""))
 
 
 def run(options: Options, progress: Progress) -> list[SuiteResult]:
