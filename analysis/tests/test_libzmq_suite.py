@@ -240,6 +240,8 @@ def test_update_marks_a_reason_for_recheck_when_the_failure_changed():
     assert entry == expect.NotPassing("fail", f"{expect.RECHECK_PREFIX} [sockets] REQ missing", other.detail)
     again = expect.updated(changed, "lib-a", {"test_fixed": moved}).libraries["lib-a"]
     assert again.not_passing["test_fixed"].reason == entry.reason  # never stacked, never silently cleared
+    unseen = expect.updated(expect.parse(FILE), "lib-a", {"test_fixed": other}).libraries["lib-a"]
+    assert unseen.not_passing["test_fixed"].reason == "[sockets] REQ missing"  # no `seen`: nothing to compare
 
 
 def test_update_of_a_filtered_run_touches_only_what_ran():

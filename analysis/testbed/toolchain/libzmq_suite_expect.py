@@ -185,7 +185,10 @@ def signature(outcome: str, detail: str) -> str:
 
 
 def _kept_reason(old: NotPassing, outcome: TestOutcome) -> str:
-    if old.todo or signature(old.outcome, old.seen) == signature(outcome.status, outcome.detail):
+    """The old reason; behind RECHECK_PREFIX if the failure it explained has changed
+    (an entry without `seen`, written by hand, has nothing to compare with)."""
+    unchanged = signature(old.outcome, old.seen) == signature(outcome.status, outcome.detail)
+    if old.todo or not old.seen or unchanged:
         return old.reason
     return f"{RECHECK_PREFIX} {old.reason}"
 
