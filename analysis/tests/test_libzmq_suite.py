@@ -18,6 +18,7 @@ from testbed.toolchain import libzmq_suite_build as build
 from testbed.toolchain import libzmq_suite_config as config
 from testbed.toolchain import libzmq_suite_dropin as dropin
 from testbed.toolchain import libzmq_suite_expect as expect
+from testbed.toolchain import libzmq_suite_pyzmq as pyzmq
 from testbed.toolchain import libzmq_suite_table as table
 from testbed.toolchain.libzmq_suite_run import TestOutcome, classify, run_all, run_one
 from testbed.toolchain.progress import Progress
@@ -348,6 +349,35 @@ def test_judge_pair(codes, loaded, status, detail):
     result = dropin.judge_pair(dropin.Check("thr", "tcp"), _pair(codes, (output, "")), loaded,
                                "/zl/libzmq.so.5.2.5", 1.0)
     assert (result.test, result.status) == ("dropin_thr_tcp", status)
+    assert detail in result.detail
+
+
+# --- pyzmq from source ----------------------------------------------------------------------
+
+def test_pyzmq_check_applies_to_libraries_with_a_libzmq_soname_only(tmp_path):
+    class Lib:
+        prefix, info = tmp_path, {"link_name": "zlink"}
+    assert not pyzmq.wanted(Lib())
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / dropin.SONAME).write_text("")
+    assert pyzmq.wanted(Lib())
+    Lib.info = {"link_name": "zmq"}  # a libzmq baseline itself: the perf tools are its control
+    assert not pyzmq.wanted(Lib())
+
+
+GOOD = "pyzmq=27.1.0 libzmq=4.3.5\nroundtrip=tcp\nroundtrip=ipc\nmapped=/zl/libzmq.so.5.2.5\nterminated=yes\n"
+
+
+@pytest.mark.parametrize("code,output,status,detail", [
+    (0, GOOD, "pass", "pyzmq 27.1.0 on /zl/libzmq.so.5.2.5 (zmq_version 4.3.5)"),
+    (0, GOOD.replace("/zl/", "/other/"), "fail", "mapped /other/libzmq.so.5.2.5, not /zl/libzmq.so.5.2.5"),
+    (1, "ImportError: undefined symbol: zmq_curve_keypair\n", "fail", "exit 1: ImportError: undefined"),
+    (None, "pyzmq=27.1.0 libzmq=4.3.5\nroundtrip=tcp\n", "timeout", "last: roundtrip=tcp"),
+    (-11, "", "signal", "signal 11"),
+])
+def test_pyzmq_judge(code, output, status, detail):
+    result = pyzmq.judge(code, output, "/zl/libzmq.so.5.2.5", 1.0)
+    assert (result.test, result.status) == ("pyzmq_pair", status)
     assert detail in result.detail
 
 
