@@ -6,18 +6,24 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from testbed.sweep import execute, perf as perfmod
+from testbed.sweep import execute, placement
+from testbed.sweep import perf as perfmod
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell
 
 DIR_NAME = "flamegraphs"
 
 
-def record(cell: Cell, lib, exp: Experiment, run_dir: Path) -> dict:
+def record(cell: Cell, lib, exp: Experiment, run_dir: Path, counts: execute.Counts, cpus: list[int]) -> dict:
+    """Profile one run of `cell` with its counts and placement, in one process (a
+    two-process cell's roles are the same code, profiled together)."""
     stem = f"{cell.group}-{cell.library}".replace("/", "_")
-    argv = execute.bench_argv(lib.bench_binary(cell.pattern), cell, exp)
-    if exp.pin:
-        argv = ["taskset", "-c", exp.pin] + argv
+    try:
+        pins = placement.pins_for(cell.placement, cpus)
+    except placement.PlacementError:
+        pins = placement.Pins()
+    extra = {"pin_sender": pins.sender, "pin_receiver": pins.receiver} if pins.sender else {}
+    argv = execute.bench_argv(lib.bench_binary(cell.pattern), cell, exp, counts, **extra)
     info = perfmod.record_flamegraph(argv, execute.cell_env(cell.params), run_dir / DIR_NAME, stem,
                                      exp.timeout_s)
     return {"group": cell.group, "cell_id": cell.cell_id, "library": cell.library,
@@ -32,14 +38,16 @@ def write_index(run_dir: Path, entries: list[dict]) -> Path:
     for e in entries:
         groups.setdefault(e["group"], {})[e["library"]] = e
     rows = []
-    for group, by_lib in groups.items():
+    for by_lib in groups.values():
         first = next(iter(by_lib.values()))
-        title = html.escape(f"{first['pattern']} {first['transport']} {first['msg_size']} B {first['config']}")
+        title = html.escape(f"{first['pattern']} {first['transport']} {first['msg_size']} B "
+                            f"{first['config']}")
         cells = []
         for lib in libs:
             e = by_lib.get(lib)
             if e and e.get("svg"):
-                cells.append(f'<td><object data="{html.escape(e["svg"])}" type="image/svg+xml" width="100%"></object></td>')
+                svg = html.escape(e["svg"])
+                cells.append(f'<td><object data="{svg}" type="image/svg+xml" width="100%"></object></td>')
             else:
                 cells.append(f"<td>{html.escape((e or {}).get('error', 'not recorded'))}</td>")
         rows.append(f"<tr><th colspan={len(libs)}>{title}</th></tr><tr>{''.join(cells)}</tr>")

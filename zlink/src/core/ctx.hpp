@@ -43,7 +43,7 @@ public:
     // Runs a reaper command (core/command.hpp) on the reaper thread.
     void process(const command &c);
     knobs_t knobs() const;
-    int64_t max_msgsz() const { return max_msgsz_; }
+    ctx_options_t options() const;  // a snapshot (sockets take their defaults from it)
 
     // inproc: bind registers a name; connect finds the binder or leaves a
     // pending pipe end that the binder adopts (connect-before-bind).
@@ -81,9 +81,7 @@ private:
     std::unique_ptr<io_thread> reaper_;
     bool started_ = false;
     bool terminating_ = false;
-    int io_thread_count_ = 1;
-    int max_sockets_ = 1023;
-    int64_t max_msgsz_ = 0x7fffffff;
+    ctx_options_t options_;
     knobs_t knobs_;
     unsigned next_thread_ = 0;
     std::map<std::string, inproc_binder> inproc_;

@@ -17,9 +17,14 @@ int pipe_t::compute_lwm(int hwm) {
 }
 
 pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab,
-                                   int hwm_ba) {
-    auto *ab = new ypipe<msg_t>;
-    auto *ba = new ypipe<msg_t>;
+                                   int hwm_ba, bool conflate_ab, bool conflate_ba) {
+    auto *ab = new msg_queue(conflate_ab);
+    auto *ba = new msg_queue(conflate_ba);
+    // One slot: nothing to limit.
+    if (conflate_ab)
+        hwm_ab = 0;
+    if (conflate_ba)
+        hwm_ba = 0;
     auto *a = new pipe_t;
     auto *b = new pipe_t;
     auto *refs = new std::atomic<int>(2);

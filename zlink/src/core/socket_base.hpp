@@ -59,6 +59,8 @@ class ctx_t;
 class io_object;
 
 class socket_base_t : public pipe_events {
+    static constexpr unsigned live_tag = 0x2a11feed, dead_tag = 0xdeadbeef;
+
 public:
     // From the socket type table (core/socket_registry.hpp): null with errno
     // EINVAL for an unsupported type, ENOMEM when allocation fails.
@@ -128,15 +130,19 @@ protected:
     virtual int xsetsockopt(int option, const void *val, size_t len);
     virtual int xgetsockopt(int option, void *val, size_t *len);
 
+private:
+    // First data member: a foreign pointer passed as a socket (a context, a
+    // timer set) is then read within its own bounds when the tag is checked.
+    unsigned tag_ = live_tag;
+
+protected:
     options_t options;
 
 private:
-    static constexpr unsigned live_tag = 0x2a11feed, dead_tag = 0xdeadbeef;
     // Runs pending commands; with timeout_ms != 0 first waits for one.
     // Returns -1/ETERM once the context is terminating.
     int process_commands(int timeout_ms);
 
-    unsigned tag_ = live_tag;
     ctx_t *ctx_;
     mailbox mailbox_;
     std::set<pipe_t *> pipes_;

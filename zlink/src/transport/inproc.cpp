@@ -31,8 +31,12 @@ void connect_to_binder(socket_base_t &s, const ctx_t::inproc_binder &binder,
     const options_t &o = s.opts();
     const options_t &po = binder.opts;
     socket_base_t *peer = binder.socket;
+    // A direction conflates when its writer or its reader asks for it
+    // (libzmq looks at the connecting side only).
     auto pp = pipe_t::create_pair(&s.commands(), &peer->commands(), sum_hwm(o.sndhwm, po.rcvhwm),
-                                  sum_hwm(o.rcvhwm, po.sndhwm));
+                                  sum_hwm(o.rcvhwm, po.sndhwm),
+                                  o.conflate_out() || po.conflate_in(),
+                                  o.conflate_in() || po.conflate_out());
     pp.a->peer_routing_id = po.routing_id;
     pp.a->peer_socket_type = po.type;
     pp.b->peer_routing_id = o.routing_id;
@@ -50,7 +54,8 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
     const options_t &o = s.opts();
     ctx_t *ctx = s.ctx();
     auto *fwd = ctx->make_forwarder();
-    auto pp = pipe_t::create_pair(&s.commands(), fwd, o.sndhwm, o.rcvhwm);
+    auto pp = pipe_t::create_pair(&s.commands(), fwd, o.sndhwm, o.rcvhwm, o.conflate_out(),
+                                  o.conflate_in());
     pp.a->routing_id = o.connect_routing_id;
     send_routing_id(pp.a, o.routing_id);
     ctx_t::pending_connect pending{&s, pp.b, o, fwd};

@@ -180,7 +180,8 @@ void session_t::engine_ready(const peer_info &peer) {
 
 void session_t::attach_new_pipe() {
     socket_base_t *s = owner();
-    auto pp = pipe_t::create_pair(&s->commands(), thread(), opts_.sndhwm, opts_.rcvhwm);
+    auto pp = pipe_t::create_pair(&s->commands(), thread(), opts_.sndhwm, opts_.rcvhwm,
+                                  opts_.conflate_out(), opts_.conflate_in());
     pipe_ = pp.b;
     pipe_->set_sink(this);
     pp.a->peer_routing_id = peer_id_;

@@ -62,7 +62,8 @@ int stream_transport::connect(socket_base_t &s, const endpoint_t &ep,
     // Like libzmq, non-routing sockets get their pipe now, so messages queue
     // before the first connection (unless ZMQ_IMMEDIATE).
     if (!o.immediate && !o.recv_routing_id && !o.raw_socket) {
-        auto pp = pipe_t::create_pair(&s.commands(), t, o.sndhwm, o.rcvhwm);
+        auto pp = pipe_t::create_pair(&s.commands(), t, o.sndhwm, o.rcvhwm, o.conflate_out(),
+                                      o.conflate_in());
         socket_end = pp.a;
         session_end = pp.b;
         socket_end->routing_id = o.connect_routing_id;
