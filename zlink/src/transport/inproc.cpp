@@ -34,7 +34,8 @@ void connect_to_binder(socket_base_t &s, const ctx_t::inproc_binder &binder,
     // A direction conflates when its writer or its reader asks for it
     // (libzmq looks at the connecting side only).
     auto pp = pipe_t::create_pair(&s.commands(), &peer->commands(), sum_hwm(o.sndhwm, po.rcvhwm),
-                                  sum_hwm(o.rcvhwm, po.sndhwm), o.conflate_out() || po.conflate_in(),
+                                  sum_hwm(o.rcvhwm, po.sndhwm),
+                                  o.conflate_out() || po.conflate_in(),
                                   o.conflate_in() || po.conflate_out());
     pp.a->peer_routing_id = po.routing_id;
     pp.a->peer_socket_type = po.type;
