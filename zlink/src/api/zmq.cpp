@@ -75,7 +75,12 @@ ZLINK_API void zmq_version(int *major, int *minor, int *patch) {
 }
 
 ZLINK_API int zmq_has(const char *capability) {
-    // Only what zlink really implements: ipc; no curve/gssapi/pgm/tipc/norm/draft.
+    // Only what zlink really implements: ipc, and curve in a build with libsodium
+    // (ZLINK_WITH_CURVE); no gssapi/pgm/tipc/norm/draft.
+#ifdef ZLINK_HAVE_CURVE
+    if (capability && std::strcmp(capability, "curve") == 0)
+        return 1;
+#endif
     return capability && std::strcmp(capability, "ipc") == 0 ? 1 : 0;
 }
 

@@ -109,7 +109,7 @@ int options_t::set(int option, const void *val, size_t len) {
     case ZMQ_HEARTBEAT_TIMEOUT: return int_at_least(heartbeat_timeout, -1);
     case ZMQ_HANDSHAKE_IVL: return int_at_least(handshake_ivl, 0);
     case ZMQ_CONNECT_TIMEOUT: return int_at_least(connect_timeout, 0);
-    default: return fail();
+    default: return security_options::handles(option) ? security.set(option, val, len) : fail();
     }
 }
 
@@ -145,8 +145,7 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_HANDSHAKE_IVL: return put_int(val, len, handshake_ivl);
     case ZMQ_CONNECT_TIMEOUT: return put_int(val, len, connect_timeout);
     case ZMQ_LAST_ENDPOINT: return put_string(val, len, last_endpoint, true);
-    case ZMQ_MECHANISM: return put_int(val, len, ZMQ_NULL);
-    default: return fail();
+    default: return security_options::handles(option) ? security.get(option, val, len) : fail();
     }
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/security_options.hpp"
+
 namespace zlink {
 
 struct options_t {
@@ -43,6 +45,7 @@ struct options_t {
     int out_batch = 8192;
     int max_transfer = 0;
     std::string last_endpoint;
+    security_options security;  // ZMQ_MECHANISM, PLAIN, CURVE, ZAP options
 
     // Generic options; returns 0, or -1 with errno (EINVAL for unknown option
     // or bad value).

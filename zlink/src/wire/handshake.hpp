@@ -19,6 +19,7 @@
 // events (mechanism()).
 #pragma once
 
+#include "wire/command.hpp"
 #include "wire/error.hpp"
 #include "wire/greeting.hpp"
 #include "wire/socket_type.hpp"
@@ -31,6 +32,24 @@
 #include <vector>
 
 namespace zlink::wire {
+
+// What every mechanism needs to know about our side of the connection.
+struct handshake_options {
+    socket_type self = socket_type::pair;          // must speak ZMTP (not STREAM)
+    std::span<const std::uint8_t> routing_id = {}; // ZMQ_ROUTING_ID (copied)
+    std::span<const property_view> extra = {};     // e.g. "X-..." metadata (copied)
+    // Largest handshake command accepted from the peer; above it: handshake_too_large.
+    std::size_t max_handshake_command = 64 * 1024;
+    // Minor version we announce. zlink always speaks 3.1; interop tests set 0 to
+    // play a ZMTP 3.0 peer (then send subscriptions in the message form).
+    std::uint8_t announce_minor = our_minor;
+};
+
+// What a server-side mechanism needs to know about ZAP (RFC 27).
+struct zap_policy {
+    bool domain_set = false;     // ZMQ_ZAP_DOMAIN is not empty
+    bool enforce_domain = false; // ZMQ_ZAP_ENFORCE_DOMAIN
+};
 
 // What the mechanism asks the ZAP handler (RFC 27 request frames it fills in;
 // the session adds version, request id, domain, address and identity).

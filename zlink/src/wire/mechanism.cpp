@@ -1,6 +1,7 @@
 // The mechanism factory and libzmq's monitor values for handshake failures.
 #include "wire/mechanism.hpp"
 
+#include "wire/null_handshake.hpp"
 #include "wire/plain_client.hpp"
 #include "wire/plain_server.hpp"
 #ifdef ZLINK_HAVE_CURVE
@@ -99,7 +100,7 @@ std::unique_ptr<handshake> make_handshake(const handshake_options& zmtp, const s
 {
     switch (sec.kind) {
     case mechanism_kind::null:
-        return std::make_unique<null_handshake>(zmtp);
+        return std::make_unique<null_handshake>(zmtp, sec.zap);
     case mechanism_kind::plain:
         if (sec.as_server)
             return std::make_unique<plain_server>(zmtp);

@@ -11,7 +11,6 @@
 
 #include "wire/error.hpp"
 #include "wire/handshake.hpp"
-#include "wire/null_handshake.hpp"
 
 #include <array>
 #include <cstddef>
@@ -27,12 +26,6 @@ enum class mechanism_kind : std::uint8_t { null = 0, plain = 1, curve = 2 };
 
 inline constexpr std::size_t curve_key_size = 32;
 using curve_key = std::array<std::uint8_t, curve_key_size>;
-
-// What a server-side mechanism needs to know about ZAP (RFC 27).
-struct zap_policy {
-    bool domain_set = false;     // ZMQ_ZAP_DOMAIN is not empty
-    bool enforce_domain = false; // ZMQ_ZAP_ENFORCE_DOMAIN
-};
 
 // The socket's security options as the wire layer needs them.
 struct security_config {

@@ -1,8 +1,8 @@
-// What every command-driven handshake shares: the greeting with our mechanism
-// name and as-server flag, the decoding of the peer's handshake commands, the
-// output buffer, the peer's properties (Socket-Type check, Identity) and the ZAP
-// request/answer cycle. PLAIN and CURVE (client and server) derive from it and
-// only say what to send and how to read each command.
+// What every handshake shares: the greeting with our mechanism name and
+// as-server flag, the decoding of the peer's handshake commands, the output
+// buffer, the peer's properties (Socket-Type check, Identity) and the ZAP
+// request/answer cycle. NULL, PLAIN and CURVE (client and server) derive from it
+// and only say what to send and how to read each command.
 //
 // Flow inside feed(): greeting bytes -> greeting_parser; once accepted,
 // on_greeting(); then every complete command frame -> on_command(). Derived
@@ -19,8 +19,6 @@
 #include "wire/frame_decoder.hpp"
 #include "wire/greeting.hpp"
 #include "wire/handshake.hpp"
-#include "wire/mechanism.hpp"
-#include "wire/null_handshake.hpp"
 #include "wire/socket_type.hpp"
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 // second encoding of every command, and commands can be forged.
 #include "wire/curve_client.hpp"
 #include "wire/curve_server.hpp"
+#include "wire/mechanism.hpp"
 
 #include "handshake_pair.hpp"
 #include "../wire/test_bytes.hpp"

@@ -2,6 +2,7 @@
 // (RFC 27) answered by the test. Byte vectors are written from the RFC grammar.
 #include "wire/plain_client.hpp"
 #include "wire/plain_server.hpp"
+#include "wire/mechanism.hpp"
 
 #include "handshake_pair.hpp"
 #include "../wire/test_bytes.hpp"
