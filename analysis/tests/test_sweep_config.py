@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from test_sweep_support import ANALYSIS, EXPERIMENT
 from testbed import paths
 from testbed.sweep import config, plan
-from test_sweep_support import EXPERIMENT, ANALYSIS
 
 NAMES = ["libzmq-4.3.5", "libzmq-4.3.5-nocurve", "zlink"]
 
@@ -46,7 +46,8 @@ def test_fake_experiment_is_valid(tmp_path):
     ('sizes = [64, 1024]', 'sizes = "64"', "workload.sizes", "integers"),
     ('io_threads = [1]', 'io_threads = [true]', "sweep.io_threads", "integers >= 1"),
     # unknown pattern / transport / library
-    ('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR", "PUSHPULL"]', "workload.patterns", "ROUTER_ROUTER_POLL"),
+    ('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR", "PUSHPULL"]', "workload.patterns",
+     "ROUTER_ROUTER_POLL"),
     ('transports = ["tcp"]', 'transports = ["udp"]', "workload.transports", "inproc"),
     ('use = ["libzmq-4.3.5", "zlink"]', 'use = ["libzmq-4.3.5", "zmq-4.1"]', "libraries.use", "zlink"),
     ('reference = "libzmq-4.3.5"', 'reference = "zmq"', "libraries.reference", "libzmq-4.3.5, zlink"),
@@ -63,7 +64,8 @@ def test_fake_experiment_is_valid(tmp_path):
     # bad pinning, unknown seed, bad exclusion key
     ('timeout_s = TIMEOUT', 'timeout_s = TIMEOUT\npin = "zero"', "run.pin", "CPU list"),
     ('seed = "none"', 'seed = "999_nope.txt"', "experiment.seed", "none"),
-    ('io_threads = [1]', 'io_threads = [1]\n[[sweep.exclude]]\nsize = 64', "sweep.exclude[0].size", "msg_size"),
+    ('io_threads = [1]', 'io_threads = [1]\n[[sweep.exclude]]\nsize = 64', "sweep.exclude[0].size",
+     "msg_size"),
     # build-time axes are refused, not ignored
     ('io_threads = [1]', 'io_threads = [1]\n[sweep.build]\nLTO = ["off", "on"]', "sweep.build.LTO",
      "not supported yet"),
@@ -124,8 +126,8 @@ def test_shipped_experiment_validates_and_dry_runs(name, profile):
     assert readme.is_file(), f"{name} has no README.md"
     text = readme.read_text()
     assert "Question" in text and (exp.seed or "none") in text
-    proc = subprocess.run([sys.executable, "-m", "testbed.cli", "run", name, "--profile", profile, "--dry-run"],
-                          capture_output=True, text=True, cwd=ANALYSIS)
+    argv = [sys.executable, "-m", "testbed.cli", "run", name, "--profile", profile, "--dry-run"]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ANALYSIS)
     assert proc.returncode == 0, proc.stderr
     m = re.search(r"cells: (\d+); repetitions: (\d+)", proc.stdout)
     assert m and int(m.group(1)) == len(plan.expand(exp)) and int(m.group(2)) == exp.repetitions

@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from testbed.sweep import config, perf, plan, store
 from test_sweep_support import EXPERIMENT
+from testbed.sweep import config, perf, plan, store
 
 NAMES = ["libzmq-4.3.5", "zlink"]
 

@@ -8,10 +8,16 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
-from test_sweep_support import (ANALYSIS, env_for, make_prebuilt, only_run_dir, read_results, run_testbed,
-                                write_experiment)
+from test_sweep_support import (
+    ANALYSIS,
+    env_for,
+    make_prebuilt,
+    only_run_dir,
+    read_results,
+    run_testbed,
+    write_experiment,
+)
 
 
 def keys(records):
@@ -55,11 +61,13 @@ def test_crash_hang_and_garbage_fail_their_cells_only(tmp_path):
     proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing), timeout=120)
     assert time.monotonic() - t0 < 60
     assert proc.returncode == 1, proc.stderr
-    recs = {(r["library"], r["msg_size"], r["config"]): r for r in read_results(only_run_dir(tmp_path / "out"))}
+    run_dir = only_run_dir(tmp_path / "out")
+    recs = {(r["library"], r["msg_size"], r["config"]): r for r in read_results(run_dir)}
     assert len(recs) == 8
     for cfg in ("baseline", "16 KiB"):
         garbage = recs[("libzmq-4.3.5", 64, cfg)]
-        assert garbage["status"] == "failed" and "malformed" in garbage["failure"] and garbage["result"] is None
+        assert garbage["status"] == "failed" and "malformed" in garbage["failure"]
+        assert garbage["result"] is None
         crash = recs[("zlink", 64, cfg)]
         assert crash["status"] == "failed" and crash["exit_code"] == -signal.SIGABRT
         assert "crashing on purpose" in crash["stderr_tail"]
@@ -95,7 +103,8 @@ def test_kill_9_then_resume_gives_every_cell_once(tmp_path):
         f.write('{"schema": "testbed.cell/1", "cell_id": "torn')
     m = json.loads((results.parent / "manifest.json").read_text())
     assert m["status"] == "running"  # killed: nobody could mark it
-    resumed = run_testbed(["run", str(exp), "--out", str(out), "--resume", str(results.parent)], env_for(listing))
+    resumed = run_testbed(["run", str(exp), "--out", str(out), "--resume", str(results.parent)],
+                          env_for(listing))
     assert resumed.returncode == 0, resumed.stderr
     after = read_results(results.parent)
     assert len(after) == 32 and len(set(keys(after))) == 32
@@ -147,7 +156,8 @@ def test_two_shards_merged_equal_one_unsharded_run(tmp_path):
     merged = run_testbed(["merge", *map(str, shard_dirs), "--out", str(tmp_path / "merged")], env)
     assert merged.returncode == 0, merged.stderr
     merged_dir = only_run_dir(tmp_path / "merged")
-    assert Counter(keys(read_results(merged_dir))) == Counter(keys(read_results(only_run_dir(tmp_path / "full"))))
+    full_keys = keys(read_results(only_run_dir(tmp_path / "full")))
+    assert Counter(keys(read_results(merged_dir))) == Counter(full_keys)
     assert json.loads((merged_dir / "manifest.json").read_text())["status"] == "complete"
     # merging a shard with itself, or with another experiment's run, is refused
     again = run_testbed(["merge", str(shard_dirs[0]), str(shard_dirs[0]), "--out", str(tmp_path / "x")], env)
@@ -214,7 +224,8 @@ def test_dry_run_estimate_uses_earlier_measurements(tmp_path):
     out = tmp_path / "out"
     before = run_testbed(["run", str(exp), "--dry-run", "--out", str(out)], env_for(listing))
     assert "0 of 16 cells timed from earlier runs" in before.stdout
-    assert run_testbed(["run", str(exp), "--out", str(out), "--profile", "quick"], env_for(listing)).returncode == 0
+    quick = run_testbed(["run", str(exp), "--out", str(out), "--profile", "quick"], env_for(listing))
+    assert quick.returncode == 0
     after = run_testbed(["run", str(exp), "--dry-run", "--out", str(out)], env_for(listing))
     assert "16 of 16 cells timed from earlier runs" in after.stdout, after.stdout
 
@@ -269,6 +280,7 @@ def test_perf_record_cells_get_flamegraphs_or_a_stated_reason(tmp_path):
 
 def test_report_hook_calls_render_run_and_survives_its_failure(tmp_path, monkeypatch, capsys):
     import types
+
     from testbed.sweep import run_cmd
     calls = []
     fake = types.ModuleType("testbed.results.report")
@@ -307,7 +319,8 @@ def test_pinning_runs_the_bench_under_taskset(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
     text = write_experiment(tmp_path).read_text().replace("warmup_runs = 0", 'warmup_runs = 0\npin = "0"')
     exp = write_experiment(tmp_path, text)
-    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"], env_for(listing))
+    argv = ["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"]
+    proc = run_testbed(argv, env_for(listing))
     assert proc.returncode == 0, proc.stderr
     run_dir = only_run_dir(tmp_path / "out")
     assert json.loads((run_dir / "manifest.json").read_text())["pinning"] == {"cpus": "0", "tool": "taskset"}

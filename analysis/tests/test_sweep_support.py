@@ -11,7 +11,8 @@ import textwrap
 from pathlib import Path
 
 ANALYSIS = Path(__file__).resolve().parents[1]
-PATTERNS = ("pair", "pubsub", "dealer_dealer", "dealer_router", "router_router", "router_router_poll", "stream")
+PATTERNS = ("pair", "pubsub", "dealer_dealer", "dealer_router", "router_router", "router_router_poll",
+            "stream")
 
 FAKE_BENCH = textwrap.dedent('''\
     #!PYTHON

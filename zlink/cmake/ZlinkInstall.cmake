@@ -1,6 +1,6 @@
 # Install: headers, both libraries, CMake package zlink::zlink, pkg-config file.
 include(CMakePackageConfigHelpers)
-install(FILES include/zmq.h include/zlink.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/zmq.h include/zmq_utils.h include/zlink.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS zlink zlink_static EXPORT zlinkTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

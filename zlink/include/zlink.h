@@ -6,9 +6,30 @@
 
 #include "zmq.h"
 
+/* zlink's own release.  The single source of the version: CMake (project
+   version, soname, zlink.pc) and the testbed's library metadata read these
+   three lines.  zmq_version() reports the libzmq API level instead (4.3.5). */
 #define ZLINK_VERSION_MAJOR 0
 #define ZLINK_VERSION_MINOR 1
 #define ZLINK_VERSION_PATCH 0
+#define ZLINK_MAKE_VERSION(major, minor, patch)                                \
+    ((major) *10000 + (minor) *100 + (patch))
+#define ZLINK_VERSION                                                          \
+    ZLINK_MAKE_VERSION (ZLINK_VERSION_MAJOR, ZLINK_VERSION_MINOR,              \
+                        ZLINK_VERSION_PATCH)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The release of the zlink library actually loaded (may differ from the
+   header a program was compiled with). */
+#if defined __GNUC__
+__attribute__ ((visibility ("default")))
+#endif
+void zlink_version (int *major_, int *minor_, int *patch_);
+#ifdef __cplusplus
+}
+#endif
 
 /* Context options (zmq_ctx_set / zmq_ctx_get) for the I/O tuning knobs.
    Each is first read from the environment variable of the same name when the

@@ -2,10 +2,13 @@
    semantics) for everything zlink implements.  Programs written for libzmq's
    stable API compile against this header unchanged.
 
-   ZMQ_VERSION_* below state the API level this header matches (4.3.5);
-   zmq_version() reports zlink's own release (see zlink.h, ZLINK_VERSION_*).
-   Options zlink does not implement are still defined so that code naming them
-   compiles; using them fails at run time with EINVAL (see README.md). */
+   ZMQ_VERSION_* below state the API level this header matches (4.3.5), and
+   zmq_version() reports the same, because programs compare the two; zlink's
+   own release is in zlink.h (ZLINK_VERSION, zlink_version()).
+   Every function libzmq 4.3.5 exports without its draft API is declared here
+   with libzmq's signature.  Options zlink does not implement are still
+   defined so that code naming them compiles; using them fails at run time
+   with EINVAL or ENOTSUP (see README.md). */
 #ifndef ZLINK_ZMQ_H_INCLUDED
 #define ZLINK_ZMQ_H_INCLUDED
 
@@ -263,6 +266,11 @@ ZMQ_EXPORT const char *zmq_msg_gets (const zmq_msg_t *msg_,
 #define ZMQ_CURVE 2
 #define ZMQ_GSSAPI 3
 
+/* GSSAPI principal name types (zlink has no GSSAPI: the options are EINVAL). */
+#define ZMQ_GSSAPI_NT_HOSTBASED 0
+#define ZMQ_GSSAPI_NT_USER_NAME 1
+#define ZMQ_GSSAPI_NT_KRB5_PRINCIPAL 2
+
 #define ZMQ_GROUP_MAX_LENGTH 255
 
 /* Deprecated aliases kept by libzmq 4.3.5. */
@@ -310,6 +318,13 @@ ZMQ_EXPORT const char *zmq_msg_gets (const zmq_msg_t *msg_,
 #define ZMQ_PROTOCOL_ERROR_ZMTP_INVALID_METADATA 0x10000018
 #define ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC 0x11000001
 #define ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH 0x11000002
+#define ZMQ_PROTOCOL_ERROR_ZAP_UNSPECIFIED 0x20000000
+#define ZMQ_PROTOCOL_ERROR_ZAP_MALFORMED_REPLY 0x20000001
+#define ZMQ_PROTOCOL_ERROR_ZAP_BAD_REQUEST_ID 0x20000002
+#define ZMQ_PROTOCOL_ERROR_ZAP_BAD_VERSION 0x20000003
+#define ZMQ_PROTOCOL_ERROR_ZAP_INVALID_STATUS_CODE 0x20000004
+#define ZMQ_PROTOCOL_ERROR_ZAP_INVALID_METADATA 0x20000005
+#define ZMQ_PROTOCOL_ERROR_WS_UNSPECIFIED 0x30000000
 
 /* Sockets. */
 ZMQ_EXPORT void *zmq_socket (void *, int type_);
@@ -356,19 +371,66 @@ ZMQ_EXPORT int zmq_proxy_steerable (void *frontend_,
                                     void *control_);
 
 /* Capabilities: "ipc", "pgm", "tipc", "norm", "curve", "gssapi", "draft". */
+#define ZMQ_HAS_CAPABILITIES 1
 ZMQ_EXPORT int zmq_has (const char *capability_);
 
-/* Utilities. */
-ZMQ_EXPORT void *zmq_stopwatch_start (void);
-ZMQ_EXPORT unsigned long zmq_stopwatch_intermediate (void *watch_);
-ZMQ_EXPORT unsigned long zmq_stopwatch_stop (void *watch_);
-ZMQ_EXPORT void zmq_sleep (int seconds_);
+/* Deprecated: zmq_device is zmq_proxy without a capture socket. */
+#define ZMQ_STREAMER 1
+#define ZMQ_FORWARDER 2
+#define ZMQ_QUEUE 3
+ZMQ_EXPORT int zmq_device (int type_, void *frontend_, void *backend_);
+
+/* Deprecated: one message part per iovec (zmq_recviov mallocs each iov_base;
+   release them with free()). */
+struct iovec;
+ZMQ_EXPORT int
+zmq_sendiov (void *s_, struct iovec *iov_, size_t count_, int flags_);
+ZMQ_EXPORT int
+zmq_recviov (void *s_, struct iovec *iov_, size_t *count_, int flags_);
+
+/* Z85 (RFC 32): 4 bytes <-> 5 characters; NULL + EINVAL on bad input. */
+ZMQ_EXPORT char *
+zmq_z85_encode (char *dest_, const uint8_t *data_, size_t size_);
+ZMQ_EXPORT uint8_t *zmq_z85_decode (uint8_t *dest_, const char *string_);
+
+/* CURVE keys as 40-character Z85 strings; -1 + ENOTSUP without CURVE. */
+ZMQ_EXPORT int zmq_curve_keypair (char *z85_public_key_, char *z85_secret_key_);
+ZMQ_EXPORT int zmq_curve_public (char *z85_public_key_,
+                                 const char *z85_secret_key_);
+
+/* Atomic counters. */
 ZMQ_EXPORT void *zmq_atomic_counter_new (void);
 ZMQ_EXPORT void zmq_atomic_counter_set (void *counter_, int value_);
 ZMQ_EXPORT int zmq_atomic_counter_inc (void *counter_);
 ZMQ_EXPORT int zmq_atomic_counter_dec (void *counter_);
 ZMQ_EXPORT int zmq_atomic_counter_value (void *counter_);
 ZMQ_EXPORT void zmq_atomic_counter_destroy (void **counter_p_);
+
+/* Timers for an application's own poll loop (not thread safe). */
+#define ZMQ_HAVE_TIMERS
+
+typedef void (zmq_timer_fn) (int timer_id, void *arg);
+
+ZMQ_EXPORT void *zmq_timers_new (void);
+ZMQ_EXPORT int zmq_timers_destroy (void **timers_p);
+ZMQ_EXPORT int
+zmq_timers_add (void *timers, size_t interval, zmq_timer_fn handler, void *arg);
+ZMQ_EXPORT int zmq_timers_cancel (void *timers, int timer_id);
+ZMQ_EXPORT int
+zmq_timers_set_interval (void *timers, int timer_id, size_t interval);
+ZMQ_EXPORT int zmq_timers_reset (void *timers, int timer_id);
+ZMQ_EXPORT long zmq_timers_timeout (void *timers);
+ZMQ_EXPORT int zmq_timers_execute (void *timers);
+
+/* Utilities used by libzmq's perf tools and tests (the zmq_utils.h era). */
+ZMQ_EXPORT void *zmq_stopwatch_start (void);
+ZMQ_EXPORT unsigned long zmq_stopwatch_intermediate (void *watch_);
+ZMQ_EXPORT unsigned long zmq_stopwatch_stop (void *watch_);
+ZMQ_EXPORT void zmq_sleep (int seconds_);
+
+typedef void (zmq_thread_fn) (void *);
+ZMQ_EXPORT void *zmq_threadstart (zmq_thread_fn *func_, void *arg_);
+ZMQ_EXPORT void zmq_threadclose (void *thread_);
 
 #undef ZMQ_EXPORT
 

@@ -171,7 +171,7 @@ class _Section:
             raise self.err(name, f"bad value {value!r}", f"an integer >= {minimum}")
         return value
 
-    def sub(self, name: str, default=...) -> "_Section":
+    def sub(self, name: str, default=...) -> _Section:
         self.seen.add(name)
         if name not in self.table:
             if default is ...:
@@ -263,7 +263,8 @@ def _profiles(path: Path, top: _Section, profile: str) -> dict:
 
 def _meta(path: Path, sec: _Section) -> dict:
     name = sec.get("name", str)
-    if name != path.parent.name and path.name == "experiment.toml" and path.parent.parent == paths.EXPERIMENTS_DIR:
+    shipped = path.name == "experiment.toml" and path.parent.parent == paths.EXPERIMENTS_DIR
+    if name != path.parent.name and shipped:
         raise sec.err("name", f"{name!r} differs from the folder name", repr(path.parent.name))
     question = sec.get("question", str)
     if not question.strip():
@@ -291,7 +292,7 @@ def _libraries(path: Path, sec: _Section, names: list[str] | None):
     for label in use:
         target = aliases.get(label, label)
         if names is not None and target not in names:
-            allowed = ", ".join(list(names) + [f"an alias from [libraries.aliases]"])
+            allowed = ", ".join(list(names) + ["an alias from [libraries.aliases]"])
             raise sec.err("use", f"unknown library {label!r}", allowed)
         entries.append(LibraryEntry(label=label, name=target))
     unused = sorted(set(aliases) - set(use))
@@ -311,7 +312,8 @@ def _size_table(sec: _Section, name: str, sizes: tuple[int, ...], default=...) -
         return default
     raw = sec.table[name]
     if not isinstance(raw, dict) or not raw:
-        raise sec.err(name, f"wrong type {_tname(raw)}" if not isinstance(raw, dict) else "empty table", allowed)
+        problem = f"wrong type {_tname(raw)}" if not isinstance(raw, dict) else "empty table"
+        raise sec.err(name, problem, allowed)
     table: dict[int, int] = {}
     for k, v in raw.items():
         if not k.isdigit():
@@ -428,7 +430,8 @@ def _selector(path: Path, key: str, item: object, allowed_keys) -> dict:
             raise ExperimentError(path, f"{key}.{k}", "unknown key", ", ".join(allowed_keys))
         values = v if isinstance(v, list) else [v]
         if not values or any(isinstance(x, (dict, list, bool)) for x in values):
-            raise ExperimentError(path, f"{key}.{k}", f"bad value {v!r}", "a string/integer or a list of them")
+            raise ExperimentError(path, f"{key}.{k}", f"bad value {v!r}",
+                                  "a string/integer or a list of them")
         out[k] = tuple(str(x) for x in values)
     return out
 
@@ -463,6 +466,7 @@ def _perf(path: Path, sec: _Section, libs, sweep) -> dict:
     allowed_keys = ("library", "pattern", "transport", "msg_size", "io_threads", "config",
                     *sweep["env_axes"], *(k for g in sweep["zipped"] for k in g.env))
     record = sec.get("record", list, [], allowed="an array of tables [[perf.record]] selecting cells")
-    selectors = tuple(_selector(path, f"perf.record[{i}]", item, allowed_keys) for i, item in enumerate(record))
+    selectors = tuple(_selector(path, f"perf.record[{i}]", item, allowed_keys)
+                      for i, item in enumerate(record))
     sec.done()
     return {"perf_events": events, "perf_hardware": tuple(hardware), "perf_record": selectors}

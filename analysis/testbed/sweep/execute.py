@@ -14,7 +14,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from testbed.sweep import perf as perfmod
@@ -124,7 +124,8 @@ def _status(code: int | None, problem: str) -> tuple[str, str]:
             name = str(-code)
         return "failed", f"killed by signal {name}"
     if code != 0:
-        return "failed", {2: "bad arguments (exit 2)", 4: "verification failed (exit 4)"}.get(code, f"exit {code}")
+        known = {2: "bad arguments (exit 2)", 4: "verification failed (exit 4)"}
+        return "failed", known.get(code, f"exit {code}")
     if problem:
         return "failed", problem
     return "ok", ""
@@ -144,7 +145,7 @@ def run_cell(cell: Cell, rep: int, binary: Path, build_id: str, exp: Experiment,
     perf_file = workdir / f"perf-{cell.cell_id}-{rep}.csv"
     perf_file.unlink(missing_ok=True)
     argv = perfmod.stat_prefix(perf, perf_file) + target
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if not binary.exists():
         code, stdout, stderr, seconds = 127, "", f"bench binary missing: {binary}", 0.0
     else:

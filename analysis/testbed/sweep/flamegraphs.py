@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from testbed.sweep import execute, perf as perfmod
+from testbed.sweep import execute
+from testbed.sweep import perf as perfmod
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell
 
@@ -32,14 +33,16 @@ def write_index(run_dir: Path, entries: list[dict]) -> Path:
     for e in entries:
         groups.setdefault(e["group"], {})[e["library"]] = e
     rows = []
-    for group, by_lib in groups.items():
+    for by_lib in groups.values():
         first = next(iter(by_lib.values()))
-        title = html.escape(f"{first['pattern']} {first['transport']} {first['msg_size']} B {first['config']}")
+        title = html.escape(f"{first['pattern']} {first['transport']} {first['msg_size']} B "
+                            f"{first['config']}")
         cells = []
         for lib in libs:
             e = by_lib.get(lib)
             if e and e.get("svg"):
-                cells.append(f'<td><object data="{html.escape(e["svg"])}" type="image/svg+xml" width="100%"></object></td>')
+                svg = html.escape(e["svg"])
+                cells.append(f'<td><object data="{svg}" type="image/svg+xml" width="100%"></object></td>')
             else:
                 cells.append(f"<td>{html.escape((e or {}).get('error', 'not recorded'))}</td>")
         rows.append(f"<tr><th colspan={len(libs)}>{title}</th></tr><tr>{''.join(cells)}</tr>")

@@ -6,8 +6,13 @@ into the manifest and the summary.
 """
 from __future__ import annotations
 
-from testbed.toolchain.libraries import (LibraryBuild, LibraryUnavailable, ensure_built, find_built,
-                                         registered_names)
+from testbed.toolchain.libraries import (
+    LibraryBuild,
+    LibraryUnavailable,
+    ensure_built,
+    find_built,
+    registered_names,
+)
 
 
 def known_names() -> list[str] | None:

@@ -70,8 +70,8 @@ def host() -> dict:
         "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
         "turbo": turbo(),
         "perf_event_paranoid": _read("/proc/sys/kernel/perf_event_paranoid"),
-        "memory_kb": next((int(l.split()[1]) for l in (_read("/proc/meminfo") or "").splitlines()
-                           if l.startswith("MemTotal")), None),
+        "memory_kb": next((int(line.split()[1]) for line in (_read("/proc/meminfo") or "").splitlines()
+                           if line.startswith("MemTotal")), None),
         "load_before": load_average(),
         "load_after": None,
     }

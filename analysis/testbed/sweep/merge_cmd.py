@@ -90,7 +90,8 @@ def main(args: argparse.Namespace) -> int:
     })
     store.write_json_atomic(out_dir / "manifest.json", merged)
     if missing_shards:
-        print(f"testbed merge: warning: shards {missing_shards} of {total} are not in the merge", file=sys.stderr)
+        print(f"testbed merge: warning: shards {missing_shards} of {total} are not in the merge",
+              file=sys.stderr)
     print(f"testbed merge: {len(records)} results from {len(args.runs)} runs -> {out_dir}", file=sys.stderr)
     print(out_dir)
     return 0

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from testbed.toolchain.system import tool_path
 
 
@@ -108,7 +109,8 @@ def record_flamegraph(cmd: list[str], env: dict, out_dir: Path, stem: str, timeo
         script = subprocess.run(["perf", "script", "-i", str(data)], capture_output=True, check=True,
                                 timeout=timeout_s * 4)
         folded = subprocess.run([collapse], input=script.stdout, capture_output=True, check=True)
-        rendered = subprocess.run([flame, "--title", stem], input=folded.stdout, capture_output=True, check=True)
+        rendered = subprocess.run([flame, "--title", stem], input=folded.stdout, capture_output=True,
+                                  check=True)
         svg.write_bytes(rendered.stdout)
     except (OSError, subprocess.SubprocessError) as exc:
         return {**info, "error": f"flamegraph rendering failed: {exc}"}

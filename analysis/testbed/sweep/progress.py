@@ -19,8 +19,14 @@ class Progress:
         self.failures = 0
         self._rich = None
         if not _plain():
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress,
-                                       TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
             self._rich = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                                       transient=False)

@@ -15,12 +15,16 @@ import sys
 from pathlib import Path
 
 from testbed import paths
-from testbed.sweep import config, libs as libsmod, perf as perfmod, plan as planmod, runner
+from testbed.sweep import config, runner
+from testbed.sweep import libs as libsmod
+from testbed.sweep import perf as perfmod
+from testbed.sweep import plan as planmod
 from testbed.sweep.config import ExperimentError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("experiment", help="name of a folder under experiments/ (or a path to an experiment.toml)")
+    parser.add_argument("experiment",
+                        help="name of a folder under experiments/ (or a path to an experiment.toml)")
     parser.add_argument("--profile", default=None, choices=config.PROFILE_NAMES,
                         help="overrides from [profiles.P] (default: default)")
     parser.add_argument("--out", type=Path, default=None, help=f"results root (default {paths.RESULTS_DIR})")
@@ -28,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="continue an interrupted run (default: the newest unfinished one)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="run only shard I of N (1-based)")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and an estimated duration")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the order shuffle (default: random, recorded)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the order shuffle (default: random, recorded)")
     parser.add_argument("--no-build", action="store_true", help="use only libraries already built")
     parser.add_argument("--no-report", action="store_true", help="do not render the report at the end")
 
@@ -78,7 +83,11 @@ def _main(args: argparse.Namespace) -> int:
         if exp.name != manifest["experiment"]:
             return fail(f"{run_dir} is a run of {manifest['experiment']}, not {exp.name}")
         source = Path(manifest["experiment_source"])
-        if source.is_file() and config.load(source, manifest["profile"], names).toml_sha256 != exp.toml_sha256:
+        if source.is_file():
+            changed = config.load(source, manifest["profile"], names).toml_sha256 != exp.toml_sha256
+        else:
+            changed = False
+        if changed:
             runner.warn(f"{source} changed since this run started; resuming with the run's own copy")
         shard = (manifest["shard"]["index"], manifest["shard"]["total"]) if manifest["shard"] else None
         seed = manifest["shuffle_seed"]
@@ -97,7 +106,8 @@ def _main(args: argparse.Namespace) -> int:
     lib_names = [e.name for e in exp.libraries]
     if not args.no_build and not os.environ.get("TESTBED_PREBUILT"):
         # A fresh machine: the README's main command installs what it needs itself.
-        from testbed.toolchain import progress as progressmod, system
+        from testbed.toolchain import progress as progressmod
+        from testbed.toolchain import system
         if system.missing() or any(not system.tool_path(t.binary) for t in system.CARGO_TOOLS):
             system.ensure_all(progressmod.Progress())
     found, missing = libsmod.resolve(lib_names, build=not args.no_build)
@@ -178,7 +188,8 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict) -> i
         role = "reference" if e.label == exp.reference else "candidate"
         alias = f" = {e.name}" if e.label != e.name else ""
         print(f"  library {e.label}{alias} [{role}]: {state}")
-    print(f"  {'pattern':<19}{'transport':<10}{'size':>8}{'count':>9}{'lat':>6} io  config        library   est")
+    print(f"  {'pattern':<19}{'transport':<10}{'size':>8}{'count':>9}{'lat':>6} io  "
+          "config        library   est")
     for c in cells:
         est = planmod.estimate_cell_seconds(c, exp, exp.hyperfine_runs, history)
         print(f"  {c.pattern:<19}{c.transport:<10}{c.msg_size:>8}{c.count:>9}{c.lat_count:>6} "

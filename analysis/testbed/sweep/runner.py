@@ -6,12 +6,14 @@ import random
 import shlex
 import shutil
 import sys
-import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from testbed.sweep import execute, flamegraphs, manifest as hostinfo, perf as perfmod, plan as planmod, store
+from testbed.sweep import execute, flamegraphs, store
+from testbed.sweep import manifest as hostinfo
+from testbed.sweep import perf as perfmod
+from testbed.sweep import plan as planmod
 from testbed.sweep.config import Experiment
 from testbed.sweep.libs import LibraryBuild, describe
 from testbed.sweep.progress import Progress
@@ -21,11 +23,11 @@ TOML_COPY = "experiment.toml"
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_run_id(shard: tuple[int, int] | None) -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     rid = f"{stamp}-{random.randrange(16**4):04x}"
     return rid + (f"-shard{shard[0]}of{shard[1]}" if shard else "")
 
@@ -117,8 +119,8 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
                 Progress(total=len(runnable), done=len(runnable) - len(todo)) as progress:
             for cell, rep in todo:
                 lib = ctx.libs[cell.library_name]
-                rec = execute.run_cell(cell, rep, lib.bench_binary(cell.pattern), lib.info.get("build_id", ""),
-                                       exp, perf, workdir, role[cell.library])
+                rec = execute.run_cell(cell, rep, lib.bench_binary(cell.pattern),
+                                       lib.info.get("build_id", ""), exp, perf, workdir, role[cell.library])
                 results.append(rec)
                 progress.step(_label(cell, rep), rec["status"])
                 if rec["status"] != "ok":

@@ -47,7 +47,8 @@ class Progress:
     def step(self, message: str) -> None:
         self.say(f"==> {message}")
 
-    def run(self, cmd: list[str], *, cwd: Path, log: Path, env: dict | None = None, title: str | None = None) -> None:
+    def run(self, cmd: list[str], *, cwd: Path, log: Path, env: dict | None = None,
+            title: str | None = None) -> None:
         """Run `cmd`, appending its output to `log`; raise CommandFailed with the tail."""
         title = title or Path(cmd[0]).name
         log.parent.mkdir(parents=True, exist_ok=True)

@@ -198,6 +198,7 @@ let
     "pyarrow"
     "pytest"
     "rich"
+    "ruff"
     "scipy"
   ] (pname: { inherit pname; });
 

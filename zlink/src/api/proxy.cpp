@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "api/boundary.hpp"
 #include "zmq.h"
 
 namespace {
@@ -62,16 +63,9 @@ int reply_stats(void *control, const side_stats &f, const side_stats &b) {
     return 0;
 }
 
-}  // namespace
-
-extern "C" __attribute__((visibility("default"))) int zmq_proxy_steerable(void *frontend,
-                                                                          void *backend,
-                                                                          void *capture,
-                                                                          void *control) {
-    if (!frontend || !backend) {
-        errno = EFAULT;
-        return -1;
-    }
+// The proxy loop; returns 0 after TERMINATE, -1 with errno (ETERM when the
+// context ends, as libzmq).
+int run_proxy(void *frontend, void *backend, void *capture, void *control) {
     side_stats fs, bs;
     bool paused = false;
     for (;;) {
@@ -110,7 +104,21 @@ extern "C" __attribute__((visibility("default"))) int zmq_proxy_steerable(void *
     }
 }
 
-extern "C" __attribute__((visibility("default"))) int zmq_proxy(void *frontend, void *backend,
-                                                                void *capture) {
+}  // namespace
+
+ZLINK_API int zmq_proxy_steerable(void *frontend, void *backend, void *capture, void *control) {
+    if (!frontend || !backend) {
+        errno = EFAULT;
+        return -1;
+    }
+    return zlink::api::guarded(-1, [&] { return run_proxy(frontend, backend, capture, control); });
+}
+
+ZLINK_API int zmq_proxy(void *frontend, void *backend, void *capture) {
     return zmq_proxy_steerable(frontend, backend, capture, nullptr);
+}
+
+// Deprecated: a proxy without capture; the device type is ignored (libzmq too).
+ZLINK_API int zmq_device(int, void *frontend, void *backend) {
+    return zmq_proxy_steerable(frontend, backend, nullptr, nullptr);
 }

@@ -1,29 +1,23 @@
-// The C API: argument checks and delegation, nothing else.
+// The C API for contexts and sockets: argument checks and delegation, nothing
+// else.  Every body runs inside guarded() (api/boundary.hpp), so no exception
+// reaches the C caller.  Messages are in msg_api.cpp, the small utilities in
+// utilities.cpp, timers in timers.cpp, polling and proxies in their own files.
 #include "zmq.h"
 
-#include <poll.h>
-#include <unistd.h>
+#include <sys/uio.h>
 
-#include <atomic>
-#include <cerrno>
-#include <chrono>
+#include <cstdlib>
 #include <cstring>
-#include <new>
-#include <thread>
-#include <vector>
 
+#include "api/boundary.hpp"
 #include "core/ctx.hpp"
 #include "core/msg.hpp"
 #include "core/socket_base.hpp"
-#include "zlink.h"
-
-#define ZLINK_API extern "C" __attribute__((visibility("default")))
 
 using zlink::ctx_t;
 using zlink::msg_t;
 using zlink::socket_base_t;
-
-static_assert(sizeof(msg_t) <= sizeof(zmq_msg_t));
+using zlink::api::guarded;
 
 namespace {
 
@@ -45,67 +39,45 @@ socket_base_t *as_socket(void *s) {
     return sock;
 }
 
-msg_t *as_msg(zmq_msg_t *m) { return reinterpret_cast<msg_t *>(m); }
-const msg_t *as_msg(const zmq_msg_t *m) { return reinterpret_cast<const msg_t *>(m); }
-
+// Sizes are reported as int; a body over 2 GiB reports INT_MAX (as libzmq).
 int size_result(size_t n) {
     return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
 }
 
 }  // namespace
 
-// ---- errors, version, capabilities ----
-
-ZLINK_API int zmq_errno(void) { return errno; }
-
-ZLINK_API const char *zmq_strerror(int errnum) {
-    switch (errnum) {
-    case EFSM: return "Operation cannot be accomplished in current state";
-    case ENOCOMPATPROTO: return "The protocol is not compatible with the socket type";
-    case ETERM: return "Context was terminated";
-    case EMTHREAD: return "No thread available";
-    default: return std::strerror(errnum);
-    }
-}
-
-ZLINK_API void zmq_version(int *major, int *minor, int *patch) {
-    if (major) *major = ZLINK_VERSION_MAJOR;
-    if (minor) *minor = ZLINK_VERSION_MINOR;
-    if (patch) *patch = ZLINK_VERSION_PATCH;
-}
-
-ZLINK_API int zmq_has(const char *capability) {
-    // Only what zlink really implements: ipc, and curve in a build with libsodium
-    // (ZLINK_WITH_CURVE); no gssapi/pgm/tipc/norm/draft.
-#ifdef ZLINK_HAVE_CURVE
-    if (capability && std::strcmp(capability, "curve") == 0)
-        return 1;
-#endif
-    return capability && std::strcmp(capability, "ipc") == 0 ? 1 : 0;
-}
-
 // ---- context ----
 
-ZLINK_API void *zmq_ctx_new(void) { return new (std::nothrow) ctx_t; }
+ZLINK_API void *zmq_ctx_new(void) {
+    return guarded<void *>(nullptr, [] { return static_cast<void *>(new ctx_t); });
+}
 
 ZLINK_API int zmq_ctx_term(void *c) {
-    ctx_t *ctx = as_ctx(c);
-    return ctx ? ctx->terminate() : -1;
+    return guarded(-1, [&] {
+        ctx_t *ctx = as_ctx(c);
+        return ctx ? ctx->terminate() : -1;
+    });
 }
 
 ZLINK_API int zmq_ctx_shutdown(void *c) {
-    ctx_t *ctx = as_ctx(c);
-    return ctx ? ctx->shutdown() : -1;
+    return guarded(-1, [&] {
+        ctx_t *ctx = as_ctx(c);
+        return ctx ? ctx->shutdown() : -1;
+    });
 }
 
 ZLINK_API int zmq_ctx_set(void *c, int option, int value) {
-    ctx_t *ctx = as_ctx(c);
-    return ctx ? ctx->set(option, value) : -1;
+    return guarded(-1, [&] {
+        ctx_t *ctx = as_ctx(c);
+        return ctx ? ctx->set(option, value) : -1;
+    });
 }
 
 ZLINK_API int zmq_ctx_get(void *c, int option) {
-    ctx_t *ctx = as_ctx(c);
-    return ctx ? ctx->get(option) : -1;
+    return guarded(-1, [&] {
+        ctx_t *ctx = as_ctx(c);
+        return ctx ? ctx->get(option) : -1;
+    });
 }
 
 ZLINK_API void *zmq_init(int io_threads) {
@@ -114,7 +86,7 @@ ZLINK_API void *zmq_init(int io_threads) {
         return nullptr;
     }
     void *c = zmq_ctx_new();
-    if (c && io_threads > 0)
+    if (c)
         zmq_ctx_set(c, ZMQ_IO_THREADS, io_threads);
     return c;
 }
@@ -125,36 +97,60 @@ ZLINK_API int zmq_ctx_destroy(void *c) { return zmq_ctx_term(c); }
 // ---- sockets ----
 
 ZLINK_API void *zmq_socket(void *c, int type) {
-    ctx_t *ctx = as_ctx(c);
-    return ctx ? ctx->create_socket(type) : nullptr;
+    return guarded<void *>(nullptr, [&]() -> void * {
+        ctx_t *ctx = as_ctx(c);
+        return ctx ? ctx->create_socket(type) : nullptr;
+    });
 }
 
 ZLINK_API int zmq_close(void *s) {
-    socket_base_t *sock = as_socket(s);
-    return sock ? sock->close() : -1;
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        return sock ? sock->close() : -1;
+    });
 }
 
 ZLINK_API int zmq_setsockopt(void *s, int option, const void *val, size_t len) {
-    socket_base_t *sock = as_socket(s);
-    return sock ? sock->setsockopt(option, val, len) : -1;
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        return sock ? sock->setsockopt(option, val, len) : -1;
+    });
 }
 
+// A null length, or a null buffer with a length, is EFAULT (libzmq crashes).
 ZLINK_API int zmq_getsockopt(void *s, int option, void *val, size_t *len) {
-    socket_base_t *sock = as_socket(s);
-    return sock ? sock->getsockopt(option, val, len) : -1;
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        if (!sock)
+            return -1;
+        if (!len || (!val && *len)) {
+            errno = EFAULT;
+            return -1;
+        }
+        return sock->getsockopt(option, val, len);
+    });
+}
+
+ZLINK_API int zmq_socket_monitor(void *s, const char *addr, int events) {
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        return sock ? sock->monitor(addr, events) : -1;
+    });
 }
 
 namespace {
 // bind/connect/unbind/disconnect share one shape: a valid socket, a non-null address.
 int endpoint_call(void *s, const char *addr, int (socket_base_t::*op)(const char *)) {
-    socket_base_t *sock = as_socket(s);
-    if (!sock)
-        return -1;
-    if (!addr) {
-        errno = EINVAL;
-        return -1;
-    }
-    return (sock->*op)(addr);
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        if (!sock)
+            return -1;
+        if (!addr) {
+            errno = EINVAL;
+            return -1;
+        }
+        return (sock->*op)(addr);
+    });
 }
 }  // namespace
 
@@ -174,9 +170,11 @@ ZLINK_API int zmq_disconnect(void *s, const char *addr) {
     return endpoint_call(s, addr, &socket_base_t::disconnect);
 }
 
+// ---- send and receive ----
+
 namespace {
-// zmq_send and zmq_send_const: hand the built message over; on failure release it
-// without letting close() overwrite the send's errno.
+// Hands a built message to the socket; on failure releases it without letting
+// close() overwrite the send's errno.  Returns the size sent or -1.
 int send_built(socket_base_t *sock, msg_t &m, int flags, size_t len) {
     if (sock->send(m, flags) != 0) {
         int e = errno;
@@ -186,12 +184,9 @@ int send_built(socket_base_t *sock, msg_t &m, int flags, size_t len) {
     }
     return size_result(len);
 }
-}  // namespace
 
-ZLINK_API int zmq_send(void *s, const void *buf, size_t len, int flags) {
-    socket_base_t *sock = as_socket(s);
-    if (!sock)
-        return -1;
+// zmq_send and zmq_sendiov: copy a buffer into a message and send it.
+int send_copy(socket_base_t *sock, const void *buf, size_t len, int flags) {
     if (!buf && len) {
         errno = EFAULT;
         return -1;
@@ -202,28 +197,8 @@ ZLINK_API int zmq_send(void *s, const void *buf, size_t len, int flags) {
     return send_built(sock, m, flags, len);
 }
 
-ZLINK_API int zmq_send_const(void *s, const void *buf, size_t len, int flags) {
-    socket_base_t *sock = as_socket(s);
-    if (!sock)
-        return -1;
-    if (!buf && len) {
-        errno = EFAULT;
-        return -1;
-    }
-    msg_t m;
-    m.init_const(buf, len);
-    return send_built(sock, m, flags, len);
-}
-
-ZLINK_API int zmq_recv(void *s, void *buf, size_t len, int flags) {
-    socket_base_t *sock = as_socket(s);
-    if (!sock)
-        return -1;
-    if (!buf && len) {
-        errno = EFAULT;
-        return -1;
-    }
-    msg_t m;
+// Receives one frame into m (initialised here); -1 with errno, m closed.
+int recv_frame(socket_base_t *sock, msg_t &m, int flags) {
     m.init();
     if (sock->recv(m, flags) != 0) {
         int e = errno;
@@ -231,113 +206,113 @@ ZLINK_API int zmq_recv(void *s, void *buf, size_t len, int flags) {
         errno = e;
         return -1;
     }
-    size_t n = m.size();
-    std::memcpy(buf, m.data(), n < len ? n : len);  // truncates like libzmq
-    m.close();
-    return size_result(n);
-}
-
-// ---- messages ----
-
-ZLINK_API int zmq_msg_init(zmq_msg_t *m) { return as_msg(m)->init(); }
-ZLINK_API int zmq_msg_init_size(zmq_msg_t *m, size_t size) { return as_msg(m)->init_size(size); }
-ZLINK_API int zmq_msg_init_data(zmq_msg_t *m, void *data, size_t size, zmq_free_fn *ffn,
-                                void *hint) {
-    if (!data && size) {
-        errno = EINVAL;
-        return -1;
-    }
-    return as_msg(m)->init_data(data, size, ffn, hint);
-}
-
-ZLINK_API int zmq_msg_send(zmq_msg_t *m, void *s, int flags) {
-    socket_base_t *sock = as_socket(s);
-    if (!sock)
-        return -1;
-    size_t n = as_msg(m)->size();
-    if (sock->send(*as_msg(m), flags) != 0)
-        return -1;
-    return size_result(n);
-}
-
-ZLINK_API int zmq_msg_recv(zmq_msg_t *m, void *s, int flags) {
-    socket_base_t *sock = as_socket(s);
-    if (!sock)
-        return -1;
-    if (sock->recv(*as_msg(m), flags) != 0)
-        return -1;
-    return size_result(as_msg(m)->size());
-}
-
-ZLINK_API int zmq_sendmsg(void *s, zmq_msg_t *m, int flags) { return zmq_msg_send(m, s, flags); }
-ZLINK_API int zmq_recvmsg(void *s, zmq_msg_t *m, int flags) { return zmq_msg_recv(m, s, flags); }
-
-ZLINK_API int zmq_msg_close(zmq_msg_t *m) { return as_msg(m)->close(); }
-ZLINK_API int zmq_msg_move(zmq_msg_t *dst, zmq_msg_t *src) {
-    return as_msg(dst)->move(*as_msg(src));
-}
-ZLINK_API int zmq_msg_copy(zmq_msg_t *dst, zmq_msg_t *src) {
-    return as_msg(dst)->copy(*as_msg(src));
-}
-ZLINK_API void *zmq_msg_data(zmq_msg_t *m) { return as_msg(m)->data(); }
-ZLINK_API size_t zmq_msg_size(const zmq_msg_t *m) { return as_msg(m)->size(); }
-ZLINK_API int zmq_msg_more(const zmq_msg_t *m) { return as_msg(m)->has_more() ? 1 : 0; }
-
-ZLINK_API int zmq_msg_get(const zmq_msg_t *m, int property) {
-    switch (property) {
-    case ZMQ_MORE: return as_msg(m)->has_more() ? 1 : 0;
-    case ZMQ_SHARED: return as_msg(m)->is_shared() ? 1 : 0;
-    case ZMQ_SRCFD: errno = EINVAL; return -1;  // deprecated; zlink keeps no fd
-    default: errno = EINVAL; return -1;
-    }
-}
-
-ZLINK_API int zmq_msg_set(zmq_msg_t *, int, int) {
-    errno = EINVAL;  // libzmq 4.3.5 has no settable property either
-    return -1;
-}
-
-ZLINK_API const char *zmq_msg_gets(const zmq_msg_t *, const char *) {
-    errno = EINVAL;  // zlink does not attach connection metadata to messages
-    return nullptr;
-}
-
-// ---- utilities ----
-
-namespace {
-uint64_t now_us() {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                     std::chrono::steady_clock::now().time_since_epoch())
-                                     .count());
+    return 0;
 }
 }  // namespace
 
-ZLINK_API void *zmq_stopwatch_start(void) { return new uint64_t(now_us()); }
-ZLINK_API unsigned long zmq_stopwatch_intermediate(void *w) {
-    return static_cast<unsigned long>(now_us() - *static_cast<uint64_t *>(w));
+ZLINK_API int zmq_send(void *s, const void *buf, size_t len, int flags) {
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        return sock ? send_copy(sock, buf, len, flags) : -1;
+    });
 }
-ZLINK_API unsigned long zmq_stopwatch_stop(void *w) {
-    unsigned long r = zmq_stopwatch_intermediate(w);
-    delete static_cast<uint64_t *>(w);
-    return r;
-}
-ZLINK_API void zmq_sleep(int seconds) { std::this_thread::sleep_for(std::chrono::seconds(seconds)); }
 
-ZLINK_API void *zmq_atomic_counter_new(void) { return new std::atomic<int>(0); }
-ZLINK_API void zmq_atomic_counter_set(void *c, int v) { static_cast<std::atomic<int> *>(c)->store(v); }
-ZLINK_API int zmq_atomic_counter_inc(void *c) { return static_cast<std::atomic<int> *>(c)->fetch_add(1); }
-ZLINK_API int zmq_atomic_counter_dec(void *c) {
-    return static_cast<std::atomic<int> *>(c)->fetch_sub(1) - 1 > 0 ? 1 : 0;
+ZLINK_API int zmq_send_const(void *s, const void *buf, size_t len, int flags) {
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        if (!sock)
+            return -1;
+        if (!buf && len) {
+            errno = EFAULT;
+            return -1;
+        }
+        msg_t m;
+        m.init_const(buf, len);
+        return send_built(sock, m, flags, len);
+    });
 }
-ZLINK_API int zmq_atomic_counter_value(void *c) { return static_cast<std::atomic<int> *>(c)->load(); }
-ZLINK_API void zmq_atomic_counter_destroy(void **cp) {
-    if (cp) {
-        delete static_cast<std::atomic<int> *>(*cp);
-        *cp = nullptr;
+
+ZLINK_API int zmq_recv(void *s, void *buf, size_t len, int flags) {
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        if (!sock)
+            return -1;
+        if (!buf && len) {
+            errno = EFAULT;
+            return -1;
+        }
+        msg_t m;
+        if (recv_frame(sock, m, flags) != 0)
+            return -1;
+        const size_t n = m.size();
+        if (n && len)
+            std::memcpy(buf, m.data(), n < len ? n : len);  // truncates like libzmq
+        m.close();
+        return size_result(n);
+    });
+}
+
+// Sends count buffers as the parts of one message (copied).  As in libzmq the
+// flags apply to every part, except that the last never carries ZMQ_SNDMORE.
+// Returns the last part's size, or -1 (parts sent before the failure stay sent).
+ZLINK_API int zmq_sendiov(void *s, struct iovec *iov, size_t count, int flags) {
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        if (!sock)
+            return -1;
+        if (!iov || count == 0) {
+            errno = EINVAL;
+            return -1;
+        }
+        int rc = 0;
+        for (size_t i = 0; i < count && rc >= 0; ++i) {
+            const int part_flags = i + 1 == count ? flags & ~ZMQ_SNDMORE : flags;
+            rc = send_copy(sock, iov[i].iov_base, iov[i].iov_len, part_flags);
+        }
+        return rc;
+    });
+}
+
+namespace {
+// One received part into a malloc'd iovec (the caller frees iov_base).
+int recv_part(socket_base_t *sock, struct iovec &part, int flags, bool &more) {
+    msg_t m;
+    if (recv_frame(sock, m, flags) != 0)
+        return -1;
+    part.iov_len = m.size();
+    part.iov_base = std::malloc(part.iov_len ? part.iov_len : 1);
+    if (!part.iov_base) {
+        m.close();
+        errno = ENOMEM;
+        return -1;
     }
+    std::memcpy(part.iov_base, m.data(), part.iov_len);
+    more = m.has_more();
+    m.close();
+    return 0;
 }
+}  // namespace
 
-ZLINK_API int zmq_socket_monitor(void *s, const char *addr, int events) {
-    socket_base_t *sock = as_socket(s);
-    return sock ? sock->monitor(addr, events) : -1;
+// Receives up to *count parts of one message; *count becomes the number read
+// (also on failure: parts read before an error stay valid).  Returns that
+// number, or -1.
+ZLINK_API int zmq_recviov(void *s, struct iovec *iov, size_t *count, int flags) {
+    return guarded(-1, [&] {
+        socket_base_t *sock = as_socket(s);
+        if (!sock)
+            return -1;
+        if (!iov || !count || *count == 0) {
+            errno = EINVAL;
+            return -1;
+        }
+        const size_t capacity = *count;
+        *count = 0;
+        bool more = true;
+        while (more && *count < capacity) {
+            if (recv_part(sock, iov[*count], flags, more) != 0)
+                return -1;
+            ++*count;
+        }
+        return static_cast<int>(*count);
+    });
 }

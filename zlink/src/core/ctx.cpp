@@ -24,52 +24,22 @@ ctx_t::~ctx_t() {
     tag_ = dead_tag;
 }
 
+// Standard options live in ctx_options_t (core/options), zlink's knobs in
+// knobs_t.  ZMQ_IO_THREADS, as in libzmq, is accepted any time but only
+// counts before the first socket starts the threads.
 int ctx_t::set(int option, int value) {
     std::lock_guard<std::mutex> lock(mutex_);
-    switch (option) {
-    case ZMQ_IO_THREADS:
-        // As libzmq: accepted any time, effective only before the first socket.
-        if (value < 0)
-            break;
-        io_thread_count_ = value;
+    if (knobs_.set(option, value) == 0)
         return 0;
-    case ZMQ_MAX_SOCKETS:
-        if (value < 1)
-            break;
-        max_sockets_ = value;
-        return 0;
-    case ZMQ_MAX_MSGSZ:
-        if (value < 0)
-            break;
-        max_msgsz_ = value;
-        return 0;
-    case ZMQ_THREAD_PRIORITY:
-    case ZMQ_THREAD_SCHED_POLICY:
-        break;  // not supported: threads keep the default scheduling
-    default:
-        if (knobs_.set(option, value) == 0)
-            return 0;
-        break;
-    }
-    errno = EINVAL;
-    return -1;
+    return options_.set(option, value);
 }
 
 int ctx_t::get(int option) {
     std::lock_guard<std::mutex> lock(mutex_);
     int v = 0;
-    switch (option) {
-    case ZMQ_IO_THREADS: return io_thread_count_;
-    case ZMQ_MAX_SOCKETS: return max_sockets_;
-    case ZMQ_SOCKET_LIMIT: return 65535;
-    case ZMQ_MAX_MSGSZ: return static_cast<int>(max_msgsz_);
-    case ZMQ_MSG_T_SIZE: return 64;
-    default:
-        if (knobs_.get(option, v) == 0)
-            return v;
-        errno = EINVAL;
-        return -1;
-    }
+    if (knobs_.get(option, v) == 0)
+        return v;
+    return options_.get(option);
 }
 
 knobs_t ctx_t::knobs() const {
@@ -77,17 +47,32 @@ knobs_t ctx_t::knobs() const {
     return knobs_;
 }
 
+ctx_options_t ctx_t::options() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return options_;
+}
+
+// All or nothing: if a thread or its io_context cannot be made (EAGAIN,
+// EMFILE), the ones already started are joined again, the exception reaches
+// zmq_socket's C boundary as an errno, and a later zmq_socket may retry.
 void ctx_t::start_threads_locked() {
     if (started_)
         return;
-    started_ = true;
-    for (int i = 0; i < io_thread_count_; ++i) {
-        io_threads_.push_back(std::make_unique<io_thread>());
-        std::string name = "zlink/IO/" + std::to_string(i);
-        io_threads_.back()->start(name.c_str());
+    // Thread names are at most 15 characters (the kernel's limit).
+    const std::string prefix =
+        options_.thread_name_prefix.empty() ? "" : options_.thread_name_prefix + "/";
+    std::vector<std::unique_ptr<io_thread>> threads;
+    for (int i = 0; i < options_.io_threads; ++i) {
+        threads.push_back(std::make_unique<io_thread>());
+        std::string name = (prefix + "zlink/IO/" + std::to_string(i)).substr(0, 15);
+        threads.back()->start(name.c_str());
+        options_.apply_to_thread(threads.back()->native_handle());
     }
-    reaper_ = std::make_unique<io_thread>();
-    reaper_->start("zlink/reaper");
+    auto reaper = std::make_unique<io_thread>();
+    reaper->start((prefix + "zlink/reaper").substr(0, 15).c_str());
+    io_threads_ = std::move(threads);
+    reaper_ = std::move(reaper);
+    started_ = true;
 }
 
 socket_base_t *ctx_t::create_socket(int type) {
@@ -97,7 +82,7 @@ socket_base_t *ctx_t::create_socket(int type) {
             errno = ETERM;
             return nullptr;
         }
-        if (static_cast<int>(sockets_.size()) >= max_sockets_) {
+        if (static_cast<int>(sockets_.size()) >= options_.max_sockets) {
             errno = EMFILE;
             return nullptr;
         }

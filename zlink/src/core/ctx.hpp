@@ -40,7 +40,7 @@ public:
 
     io_thread *choose_io_thread();
     knobs_t knobs() const;
-    int64_t max_msgsz() const { return max_msgsz_; }
+    ctx_options_t options() const;  // a snapshot (sockets take their defaults from it)
 
     // inproc: bind registers a name; connect finds the binder or leaves a
     // pending pipe end that the binder adopts (connect-before-bind).
@@ -78,9 +78,7 @@ private:
     std::unique_ptr<io_thread> reaper_;
     bool started_ = false;
     bool terminating_ = false;
-    int io_thread_count_ = 1;
-    int max_sockets_ = 1023;
-    int64_t max_msgsz_ = 0x7fffffff;
+    ctx_options_t options_;
     knobs_t knobs_;
     unsigned next_thread_ = 0;
     std::map<std::string, inproc_binder> inproc_;

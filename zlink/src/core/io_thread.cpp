@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <asio/post.hpp>
+#include <cstdio>
+#include <exception>
 
 namespace zlink {
 
@@ -11,9 +13,27 @@ io_thread::io_thread() : work_(asio::make_work_guard(ioc_)) {}
 io_thread::~io_thread() { stop_and_join(); }
 
 void io_thread::start(const char *name) {
-    thread_ = std::thread([this] { ioc_.run(); });
+    thread_ = std::thread([this] { run_until_stopped(); });
     // Named so per-thread profiles (perf, top -H) can tell the threads apart.
     pthread_setname_np(thread_.native_handle(), name);
+}
+
+// A handler that throws (an allocation failing on this thread, a system
+// call error turned exception) must not end the process in std::terminate:
+// that one operation is dropped, reported, and the thread keeps serving the
+// others.  Asio allows run() to be called again after a handler threw.
+void io_thread::run_until_stopped() {
+    for (;;) {
+        try {
+            ioc_.run();
+            return;
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "zlink: an IO thread operation failed and was dropped: %s\n",
+                         e.what());
+        } catch (...) {
+            std::fprintf(stderr, "zlink: an IO thread operation failed and was dropped\n");
+        }
+    }
 }
 
 void io_thread::stop_and_join() {

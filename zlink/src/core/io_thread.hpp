@@ -18,12 +18,15 @@ public:
     ~io_thread() override;
     void start(const char *name);  // name: at most 15 characters
     void stop_and_join();
+    unsigned long native_handle() { return thread_.native_handle(); }
     void post(std::function<void()> fn) override;
     asio::io_context &ioc() { return ioc_; }
     // Rough load figure for choosing a thread (number of live io objects).
     std::atomic<int> load{0};
 
 private:
+    void run_until_stopped();
+
     asio::io_context ioc_{1};
     asio::executor_work_guard<asio::io_context::executor_type> work_;
     std::thread thread_;

@@ -8,15 +8,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <system_error>
 #include <thread>
 
 namespace zlink {
 
+// Out of file descriptors (EMFILE, ENFILE) or memory: the socket cannot be
+// made; zmq_socket's C boundary turns this into NULL + that errno.
 mailbox::mailbox() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    if (fd_ < 0) {
-        std::perror("zlink: eventfd");
-        std::abort();
-    }
+    if (fd_ < 0)
+        throw std::system_error(errno, std::system_category(), "zlink: eventfd");
 }
 
 // A poster's command may be the one that lets the owner destroy this mailbox

@@ -6,7 +6,28 @@
 
 namespace zlink {
 
+const char *metadata_t::get(std::string_view name) const {
+    auto it = properties_.find(name);
+    if (it != properties_.end())
+        return it->second.c_str();
+    return name == "Identity" ? get("Routing-Id") : nullptr;
+}
+
+void metadata_t::release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        delete this;
+}
+
+void msg_t::set_metadata(metadata_t *m) noexcept {
+    if (m)
+        m->add_ref();
+    if (meta_)
+        meta_->release();
+    meta_ = m;
+}
+
 int msg_t::init() noexcept {
+    meta_ = nullptr;
     kind_ = k_inline;
     inline_size_ = 0;
     flags_ = 0;
@@ -15,13 +36,15 @@ int msg_t::init() noexcept {
 
 int msg_t::init_size(size_t size) noexcept {
     flags_ = 0;
+    meta_ = nullptr;
     if (size <= max_inline) {
         kind_ = k_inline;
         inline_size_ = static_cast<uint8_t>(size);
         return 0;
     }
     // One allocation for header and bytes: halves malloc traffic per message.
-    void *block = std::malloc(sizeof(msg_body) + size);
+    // A size so large that the sum wraps is refused, not under-allocated.
+    void *block = size <= SIZE_MAX - sizeof(msg_body) ? std::malloc(sizeof(msg_body) + size) : nullptr;
     if (!block) {
         init();
         errno = ENOMEM;
@@ -38,6 +61,7 @@ int msg_t::init_data(void *data, size_t size, zmq_free_fn *ffn, void *hint) noex
     if (!ffn)  // libzmq treats a null free function as constant data
         return init_const(data, size);
     flags_ = 0;
+    meta_ = nullptr;
     auto *b = static_cast<msg_body *>(std::malloc(sizeof(msg_body)));
     if (!b) {
         init();
@@ -52,6 +76,7 @@ int msg_t::init_data(void *data, size_t size, zmq_free_fn *ffn, void *hint) noex
 
 int msg_t::init_const(const void *data, size_t size) noexcept {
     flags_ = 0;
+    meta_ = nullptr;
     kind_ = k_const;
     u_.ext = {nullptr, static_cast<unsigned char *>(const_cast<void *>(data)), size};
     return 0;
@@ -66,6 +91,7 @@ int msg_t::init_buffer(const void *data, size_t size) noexcept {
 }
 
 int msg_t::init_delimiter() noexcept {
+    meta_ = nullptr;
     kind_ = k_delimiter;
     inline_size_ = 0;
     flags_ = 0;
@@ -86,6 +112,10 @@ int msg_t::close() noexcept {
             b->~msg_body();
             std::free(b);
         }
+    }
+    if (meta_) {
+        meta_->release();
+        meta_ = nullptr;
     }
     kind_ = k_closed;
     return 0;
@@ -124,6 +154,8 @@ int msg_t::copy(msg_t &src) noexcept {
         }
     }
     std::memcpy(static_cast<void *>(this), &src, sizeof(msg_t));
+    if (meta_)
+        meta_->add_ref();
     return 0;
 }
 

@@ -6,17 +6,42 @@
 // fan-out (PUB) share the bytes; init_data wraps caller memory without
 // copying and calls the caller's free function when the last reference goes.
 // The reference count is only touched atomically once a body is shared.
+// A received message may also point at its connection's metadata_t (the
+// properties zmq_msg_gets reads); a message built by the application has none.
 #pragma once
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <string>
+#include <string_view>
 
 extern "C" {
 typedef void(zmq_free_fn)(void *data_, void *hint_);
 }
 
 namespace zlink {
+
+// metadata_t: the properties of one connection (the peer's READY properties
+// such as Socket-Type, Identity/Routing-Id and X-* application metadata, plus
+// Peer-Address and User-Id), shared by every message received on it.
+// Immutable once built; freed with its last reference.
+class metadata_t {
+public:
+    using dict = std::map<std::string, std::string, std::less<>>;
+    explicit metadata_t(dict properties) : properties_(std::move(properties)) {}
+    // The value, or nullptr.  "Identity" is also answered from "Routing-Id"
+    // (libzmq keeps the deprecated name working).
+    const char *get(std::string_view name) const;
+    void add_ref(int n = 1) noexcept { refs_.fetch_add(n, std::memory_order_relaxed); }
+    // Drops one reference; deletes this when it was the last.
+    void release() noexcept;
+
+private:
+    std::atomic<int> refs_{1};
+    dict properties_;
+};
 
 struct msg_body {
     std::atomic<int> refs;
@@ -62,9 +87,17 @@ public:
     bool is_command() const noexcept { return flags_ & command; }
     bool is_delimiter() const noexcept { return kind_ == k_delimiter; }
     bool is_shared() const noexcept { return flags_ & shared; }
+    bool is_const() const noexcept { return kind_ == k_const; }
     bool valid() const noexcept { return kind_ >= k_inline && kind_ < k_closed; }
     // True when the body is a heap block worth sending by scatter/gather.
     bool is_external() const noexcept { return kind_ == k_body || kind_ == k_const; }
+
+    // Connection metadata: set takes one reference on m (may be null); the
+    // message drops it when closed, copies share it, moves carry it.
+    void set_metadata(metadata_t *m) noexcept;
+    const metadata_t *metadata() const noexcept { return meta_; }
+    // A metadata property, or nullptr (no metadata, or no such property).
+    const char *property(std::string_view name) const { return meta_ ? meta_->get(name) : nullptr; }
 
 private:
     union {
@@ -75,6 +108,7 @@ private:
             size_t size;
         } ext;
     } u_;
+    metadata_t *meta_;  // null unless received on a connection with properties
     uint8_t inline_size_;
     uint8_t kind_;
     uint8_t flags_;

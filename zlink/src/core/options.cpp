@@ -1,7 +1,16 @@
 #include "core/options.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "zmq.h"
 
@@ -9,62 +18,193 @@ namespace zlink {
 
 namespace {
 
-bool get_int(const void *val, size_t len, int &out) {
+int fail(int e = EINVAL) {
+    errno = e;
+    return -1;
+}
+
+// ---- value checks shared by set and get (libzmq's rules) ----
+
+// Integer options: the value must be exactly an int within [min, max].
+struct int_option {
+    int option;
+    int options_t::*field;
+    int min;
+    int max;
+};
+
+constexpr int_option int_options[] = {
+    {ZMQ_SNDHWM, &options_t::sndhwm, 0, INT_MAX},
+    {ZMQ_RCVHWM, &options_t::rcvhwm, 0, INT_MAX},
+    {ZMQ_LINGER, &options_t::linger, -1, INT_MAX},
+    {ZMQ_RECONNECT_IVL, &options_t::reconnect_ivl, -1, INT_MAX},
+    {ZMQ_RECONNECT_IVL_MAX, &options_t::reconnect_ivl_max, 0, INT_MAX},
+    {ZMQ_BACKLOG, &options_t::backlog, 0, INT_MAX},
+    {ZMQ_SNDBUF, &options_t::sndbuf, -1, INT_MAX},
+    {ZMQ_RCVBUF, &options_t::rcvbuf, -1, INT_MAX},
+    {ZMQ_SNDTIMEO, &options_t::sndtimeo, -1, INT_MAX},
+    {ZMQ_RCVTIMEO, &options_t::rcvtimeo, -1, INT_MAX},
+    {ZMQ_TCP_KEEPALIVE, &options_t::tcp_keepalive, -1, 1},
+    {ZMQ_TCP_KEEPALIVE_CNT, &options_t::tcp_keepalive_cnt, -1, INT_MAX},
+    {ZMQ_TCP_KEEPALIVE_IDLE, &options_t::tcp_keepalive_idle, -1, INT_MAX},
+    {ZMQ_TCP_KEEPALIVE_INTVL, &options_t::tcp_keepalive_intvl, -1, INT_MAX},
+    {ZMQ_HEARTBEAT_IVL, &options_t::heartbeat_ivl, 0, INT_MAX},
+    {ZMQ_HEARTBEAT_TIMEOUT, &options_t::heartbeat_timeout, 0, INT_MAX},
+    {ZMQ_HANDSHAKE_IVL, &options_t::handshake_ivl, 0, INT_MAX},
+    {ZMQ_CONNECT_TIMEOUT, &options_t::connect_timeout, 0, INT_MAX},
+    {ZMQ_TOS, &options_t::tos, 0, INT_MAX},
+    {ZMQ_TCP_MAXRT, &options_t::tcp_maxrt, 0, INT_MAX},
+    {ZMQ_USE_FD, &options_t::use_fd, -1, INT_MAX},
+    {ZMQ_RATE, &options_t::rate, 1, INT_MAX},
+    {ZMQ_RECOVERY_IVL, &options_t::recovery_ivl, 0, INT_MAX},
+    {ZMQ_MULTICAST_HOPS, &options_t::multicast_hops, 1, INT_MAX},
+    {ZMQ_MULTICAST_MAXTPDU, &options_t::multicast_maxtpdu, 1, INT_MAX},
+};
+
+const int_option *find_int_option(int option) {
+    for (const auto &o : int_options)
+        if (o.option == option)
+            return &o;
+    return nullptr;
+}
+
+// Boolean options taking exactly 0 or 1 (libzmq's "strict" booleans).
+// invert: the option states the opposite of the field (IPV4ONLY vs ipv6).
+struct flag_option {
+    int option;
+    bool options_t::*field;
+    bool invert;
+};
+
+constexpr flag_option flag_options[] = {
+    {ZMQ_IMMEDIATE, &options_t::immediate, false},
+    {ZMQ_IPV6, &options_t::ipv6, false},
+    {ZMQ_IPV4ONLY, &options_t::ipv6, true},
+};
+
+const flag_option *find_flag_option(int option) {
+    for (const auto &o : flag_options)
+        if (o.option == option)
+            return &o;
+    return nullptr;
+}
+
+bool read_int(const void *val, size_t len, int &out) {
     if (!val || len != sizeof(int))
         return false;
     std::memcpy(&out, val, sizeof(int));
     return true;
 }
 
-int put_int(void *val, size_t *len, int v) {
-    if (!val || !len || *len < sizeof(int)) {
-        errno = EINVAL;
-        return -1;
-    }
-    std::memcpy(val, &v, sizeof(int));
-    *len = sizeof(int);
+// Fixed-size values (int, int64, uint64): the caller's buffer must be exactly
+// that size, as libzmq's options require.
+template <typename T>
+int put_exact(void *val, size_t *len, T v) {
+    if (*len != sizeof(T))
+        return fail();
+    std::memcpy(val, &v, sizeof(T));
     return 0;
 }
 
-int put_string(void *val, size_t *len, const std::string &s, bool nul) {
-    size_t need = s.size() + (nul ? 1 : 0);
-    if (!val || !len || *len < need) {
-        errno = EINVAL;
-        return -1;
-    }
+template <typename T>
+int take_exact(const void *val, size_t len, T &out) {
+    if (!val || len != sizeof(T))
+        return fail();
+    std::memcpy(&out, val, sizeof(T));
+    return 0;
+}
+
+// Byte strings: the buffer must hold them (plus a NUL when asked); the rest
+// of the buffer is zeroed and *len becomes the length written (as libzmq).
+int put_bytes(void *val, size_t *len, const std::string &s, bool nul) {
+    const size_t need = s.size() + (nul ? 1 : 0);
+    if (*len < need)
+        return fail();
     std::memcpy(val, s.data(), s.size());
-    if (nul)
-        static_cast<char *>(val)[s.size()] = '\0';
+    std::memset(static_cast<char *>(val) + s.size(), 0, *len - s.size());
     *len = need;
     return 0;
 }
 
-int fail() {
-    errno = EINVAL;
-    return -1;
+// libzmq's "allow empty, strict" strings: (NULL, 0) clears; otherwise
+// 1..max_len bytes from a non-null pointer.
+int take_string(const void *val, size_t len, size_t max_len, std::string &out) {
+    if (!val && len == 0) {
+        out.clear();
+        return 0;
+    }
+    if (!val || len == 0 || len > max_len)
+        return fail();
+    out.assign(static_cast<const char *>(val), len);
+    return 0;
 }
+
+// ZMQ_IPC_FILTER_*: (NULL, 0) clears the set; one id adds to it.
+template <typename Id>
+int add_to_filter(const void *val, size_t len, std::set<Id> &filter) {
+    if (!val && len == 0) {
+        filter.clear();
+        return 0;
+    }
+    Id id;
+    if (take_exact(val, len, id) != 0)
+        return -1;
+    filter.insert(id);
+    return 0;
+}
+
+constexpr size_t max_device_name = 16;  // IFNAMSIZ
+
+// libzmq's ZMQ_ZERO_COPY_RECV context option: named only in its draft API,
+// yet accepted by its stable builds, so programs may pass the number.
+constexpr int ctx_zero_copy_recv = 10;
 
 }  // namespace
 
+// ---- options_t ----
+
 int options_t::set(int option, const void *val, size_t len) {
     int v = 0;
-    const bool is_int = get_int(val, len, v);
-    auto int_at_least = [&](int &field, int min) {
-        if (!is_int || v < min)
+    const bool is_int = read_int(val, len, v);
+    if (const int_option *o = find_int_option(option)) {
+        if (!is_int || v < o->min || v > o->max)
             return fail();
-        field = v;
+        this->*(o->field) = v;
         return 0;
-    };
-    auto flag = [&](bool &field) {
+    }
+    if (const flag_option *o = find_flag_option(option)) {
         if (!is_int || (v != 0 && v != 1))
             return fail();
-        field = v != 0;
+        this->*(o->field) = (v != 0) != o->invert;
         return 0;
-    };
+    }
     switch (option) {
-    case ZMQ_SNDHWM: return int_at_least(sndhwm, 0);
-    case ZMQ_RCVHWM: return int_at_least(rcvhwm, 0);
-    case ZMQ_LINGER: return int_at_least(linger, -1);
+    case ZMQ_HEARTBEAT_TTL:
+        // Carried in deciseconds in 16 bits; libzmq truncates to 100 ms steps.
+        if (!is_int || v / 100 < 0 || v / 100 > 65535)
+            return fail();
+        heartbeat_ttl = v / 100 * 100;
+        return 0;
+    case ZMQ_MAXMSGSIZE: {
+        int64_t m;
+        if (take_exact(val, len, m) != 0)
+            return -1;
+        maxmsgsize = m;
+        return 0;
+    }
+    case ZMQ_AFFINITY: return take_exact(val, len, affinity);
+    case ZMQ_INVERT_MATCHING:  // read by PUB/SUB/XPUB/XSUB; libzmq takes any int
+        if (!is_int)
+            return fail();
+        invert_matching = v != 0;
+        return 0;
+    default: return set_string(option, val, len);
+    }
+}
+
+// String-valued and list-valued options.
+int options_t::set_string(int option, const void *val, size_t len) {
+    switch (option) {
     case ZMQ_ROUTING_ID:
         if (!val || len == 0 || len > 255)
             return fail();
@@ -75,77 +215,217 @@ int options_t::set(int option, const void *val, size_t len) {
             return fail();
         connect_routing_id.assign(static_cast<const char *>(val), len);
         return 0;
-    case ZMQ_RECONNECT_IVL: return int_at_least(reconnect_ivl, -1);
-    case ZMQ_RECONNECT_IVL_MAX: return int_at_least(reconnect_ivl_max, 0);
-    case ZMQ_BACKLOG: return int_at_least(backlog, 0);
-    case ZMQ_MAXMSGSIZE:
-        if (!val || len != sizeof(int64_t))
-            return fail();
-        std::memcpy(&maxmsgsize, val, sizeof maxmsgsize);
-        if (maxmsgsize < -1)
-            return maxmsgsize = -1, fail();
+    case ZMQ_BINDTODEVICE: return take_string(val, len, max_device_name, bound_device);
+    case ZMQ_SOCKS_PROXY: {
+        std::string proxy;
+        if (take_string(val, len, SIZE_MAX, proxy) != 0)
+            return -1;
+        return proxy.empty() ? 0 : fail(ENOTSUP);  // no SOCKS client in zlink
+    }
+    default: return set_filter(option, val, len);
+    }
+}
+
+// Accept filters; everything else is unknown here (EINVAL), which includes
+// GSSAPI and VMCI options: zlink has neither, like a libzmq built without.
+int options_t::set_filter(int option, const void *val, size_t len) {
+    switch (option) {
+    case ZMQ_TCP_ACCEPT_FILTER: {
+        std::string text;
+        if (take_string(val, len, 255, text) != 0)
+            return -1;
+        if (text.empty()) {
+            tcp_accept_filters.clear();
+            return 0;
+        }
+        tcp_address_mask mask;
+        if (tcp_address_mask::parse(text, ipv6, mask) != 0)
+            return -1;
+        tcp_accept_filters.push_back(mask);
         return 0;
-    case ZMQ_SNDBUF: return int_at_least(sndbuf, -1);
-    case ZMQ_RCVBUF: return int_at_least(rcvbuf, -1);
-    case ZMQ_SNDTIMEO: return int_at_least(sndtimeo, -1);
-    case ZMQ_RCVTIMEO: return int_at_least(rcvtimeo, -1);
-    case ZMQ_IMMEDIATE: return flag(immediate);
-    case ZMQ_IPV6: return flag(ipv6);
-    case ZMQ_TCP_KEEPALIVE:
-        if (!is_int || v < -1 || v > 1)
-            return fail();
-        tcp_keepalive = v;
-        return 0;
-    case ZMQ_TCP_KEEPALIVE_CNT: return int_at_least(tcp_keepalive_cnt, -1);
-    case ZMQ_TCP_KEEPALIVE_IDLE: return int_at_least(tcp_keepalive_idle, -1);
-    case ZMQ_TCP_KEEPALIVE_INTVL: return int_at_least(tcp_keepalive_intvl, -1);
-    case ZMQ_HEARTBEAT_IVL: return int_at_least(heartbeat_ivl, 0);
-    case ZMQ_HEARTBEAT_TTL:
-        // Sent on the wire in deciseconds, 16 bits.
-        if (!is_int || v < 0 || v > 6553599)
-            return fail();
-        heartbeat_ttl = v;
-        return 0;
-    case ZMQ_HEARTBEAT_TIMEOUT: return int_at_least(heartbeat_timeout, -1);
-    case ZMQ_HANDSHAKE_IVL: return int_at_least(handshake_ivl, 0);
-    case ZMQ_CONNECT_TIMEOUT: return int_at_least(connect_timeout, 0);
+    }
+    case ZMQ_IPC_FILTER_UID: return add_to_filter(val, len, ipc_uid_filters);
+    case ZMQ_IPC_FILTER_GID: return add_to_filter(val, len, ipc_gid_filters);
+    case ZMQ_IPC_FILTER_PID: return add_to_filter(val, len, ipc_pid_filters);
     default: return security_options::handles(option) ? security.set(option, val, len) : fail();
     }
 }
 
 int options_t::get(int option, void *val, size_t *len) const {
+    if (!len || (!val && *len))
+        return fail(EFAULT);
+    if (const int_option *o = find_int_option(option))
+        return put_exact(val, len, this->*(o->field));
+    if (const flag_option *o = find_flag_option(option))
+        return put_exact(val, len, int{(this->*(o->field)) != o->invert});
     switch (option) {
-    case ZMQ_TYPE: return put_int(val, len, type);
-    case ZMQ_SNDHWM: return put_int(val, len, sndhwm);
-    case ZMQ_RCVHWM: return put_int(val, len, rcvhwm);
-    case ZMQ_LINGER: return put_int(val, len, linger);
-    case ZMQ_ROUTING_ID: return put_string(val, len, routing_id, false);
-    case ZMQ_RECONNECT_IVL: return put_int(val, len, reconnect_ivl);
-    case ZMQ_RECONNECT_IVL_MAX: return put_int(val, len, reconnect_ivl_max);
-    case ZMQ_BACKLOG: return put_int(val, len, backlog);
-    case ZMQ_MAXMSGSIZE:
-        if (!val || !len || *len < sizeof(int64_t))
+    case ZMQ_TYPE: return put_exact(val, len, type);
+    case ZMQ_HEARTBEAT_TTL: return put_exact(val, len, heartbeat_ttl);
+    case ZMQ_MAXMSGSIZE: return put_exact(val, len, maxmsgsize);
+    case ZMQ_AFFINITY: return put_exact(val, len, affinity);
+    case ZMQ_INVERT_MATCHING: return put_exact(val, len, int{invert_matching});
+    case ZMQ_THREAD_SAFE: return put_exact(val, len, 0);  // no thread-safe types
+    case ZMQ_ROUTING_ID: return put_bytes(val, len, routing_id, false);
+    case ZMQ_LAST_ENDPOINT: return put_bytes(val, len, last_endpoint, true);
+    case ZMQ_BINDTODEVICE: return put_bytes(val, len, bound_device, true);
+    case ZMQ_SOCKS_PROXY: return put_bytes(val, len, std::string(), true);
+    default:  // security options; the write-only filters fail, as libzmq
+        return security_options::handles(option) ? security.get(option, val, len) : fail();
+    }
+}
+
+// ---- tcp_address_mask ----
+
+namespace {
+
+// Fills family and address from numeric text; returns the bits of the text's
+// own family (32, 128) and where they start in the stored address (96 for an
+// IPv4 address stored v4-mapped), or -1 with EINVAL.
+int parse_mask_address(const std::string &addr, bool ipv6, tcp_address_mask &m, int &offset) {
+    in_addr v4;
+    offset = 0;
+    if (inet_pton(AF_INET, addr.c_str(), &v4) == 1) {
+        m.family = AF_INET;
+        std::memcpy(m.address.data(), &v4, 4);
+        if (ipv6) {  // a dual-stack listener sees IPv4 peers as ::ffff:a.b.c.d
+            m.family = AF_INET6;
+            m.address = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+            std::memcpy(m.address.data() + 12, &v4, 4);
+            offset = 96;
+        }
+        return 32;
+    }
+    if (ipv6 && inet_pton(AF_INET6, addr.c_str(), m.address.data()) == 1) {
+        m.family = AF_INET6;
+        return 128;
+    }
+    return fail();  // not numeric, or IPv6 text without ZMQ_IPV6
+}
+
+}  // namespace
+
+int tcp_address_mask::parse(std::string_view text, bool ipv6, tcp_address_mask &out) {
+    std::string addr(text), bits;
+    if (auto slash = addr.rfind('/'); slash != std::string::npos) {
+        bits = addr.substr(slash + 1);
+        addr.resize(slash);
+        if (bits.empty())
             return fail();
-        std::memcpy(val, &maxmsgsize, sizeof maxmsgsize);
-        *len = sizeof(int64_t);
+    }
+    if (addr.size() >= 2 && addr.front() == '[' && addr.back() == ']')
+        addr = addr.substr(1, addr.size() - 2);
+    tcp_address_mask m;
+    int offset = 0;
+    const int full = parse_mask_address(addr, ipv6, m, offset);
+    if (full < 0)
+        return -1;
+    long n = full;
+    if (!bits.empty()) {
+        char *end = nullptr;
+        n = std::strtol(bits.c_str(), &end, 10);
+        if (*end != '\0' || n < 0 || n > full)
+            return fail();
+    }
+    m.prefix_bits = offset + static_cast<int>(n);
+    out = m;
+    return 0;
+}
+
+bool tcp_address_mask::matches(const sockaddr *peer) const {
+    if (!peer || peer->sa_family != family)
+        return false;
+    const uint8_t *theirs =
+        family == AF_INET6
+            ? reinterpret_cast<const sockaddr_in6 *>(peer)->sin6_addr.s6_addr
+            : reinterpret_cast<const uint8_t *>(&reinterpret_cast<const sockaddr_in *>(peer)->sin_addr);
+    const int whole = prefix_bits / 8, rest = prefix_bits % 8;
+    if (std::memcmp(theirs, address.data(), static_cast<size_t>(whole)) != 0)
+        return false;
+    if (rest == 0)
+        return true;
+    const uint8_t keep = static_cast<uint8_t>(0xff << (8 - rest));
+    return (theirs[whole] & keep) == (address[whole] & keep);
+}
+
+// ---- ctx_options_t ----
+
+namespace {
+
+// Stores value when it is acceptable; 0, or -1 with EINVAL.
+template <typename Field>
+int store_if(bool acceptable, Field &field, Field value) {
+    if (!acceptable)
+        return fail();
+    field = value;
+    return 0;
+}
+
+}  // namespace
+
+int ctx_options_t::set(int option, int value) {
+    const bool non_negative = value >= 0;
+    switch (option) {
+    case ZMQ_IO_THREADS: return store_if(non_negative, io_threads, value);
+    case ZMQ_MAX_SOCKETS: return store_if(value >= 1, max_sockets, value);
+    case ZMQ_MAX_MSGSZ: return store_if(non_negative, max_msgsz, value);
+    case ZMQ_IPV6: return store_if(non_negative, ipv6, value != 0);
+    case ZMQ_BLOCKY: return store_if(non_negative, blocky, value != 0);
+    case ctx_zero_copy_recv: return store_if(non_negative, zero_copy_recv, value != 0);
+    case ZMQ_THREAD_PRIORITY: return store_if(non_negative, thread_priority, value);
+    case ZMQ_THREAD_SCHED_POLICY: return store_if(non_negative, thread_sched_policy, value);
+    case ZMQ_THREAD_AFFINITY_CPU_ADD:
+        if (!non_negative || value >= CPU_SETSIZE)
+            return fail();
+        thread_affinity_cpus.insert(value);
         return 0;
-    case ZMQ_SNDBUF: return put_int(val, len, sndbuf);
-    case ZMQ_RCVBUF: return put_int(val, len, rcvbuf);
-    case ZMQ_SNDTIMEO: return put_int(val, len, sndtimeo);
-    case ZMQ_RCVTIMEO: return put_int(val, len, rcvtimeo);
-    case ZMQ_IMMEDIATE: return put_int(val, len, immediate);
-    case ZMQ_IPV6: return put_int(val, len, ipv6);
-    case ZMQ_TCP_KEEPALIVE: return put_int(val, len, tcp_keepalive);
-    case ZMQ_TCP_KEEPALIVE_CNT: return put_int(val, len, tcp_keepalive_cnt);
-    case ZMQ_TCP_KEEPALIVE_IDLE: return put_int(val, len, tcp_keepalive_idle);
-    case ZMQ_TCP_KEEPALIVE_INTVL: return put_int(val, len, tcp_keepalive_intvl);
-    case ZMQ_HEARTBEAT_IVL: return put_int(val, len, heartbeat_ivl);
-    case ZMQ_HEARTBEAT_TTL: return put_int(val, len, heartbeat_ttl);
-    case ZMQ_HEARTBEAT_TIMEOUT: return put_int(val, len, heartbeat_timeout);
-    case ZMQ_HANDSHAKE_IVL: return put_int(val, len, handshake_ivl);
-    case ZMQ_CONNECT_TIMEOUT: return put_int(val, len, connect_timeout);
-    case ZMQ_LAST_ENDPOINT: return put_string(val, len, last_endpoint, true);
-    default: return security_options::handles(option) ? security.get(option, val, len) : fail();
+    case ZMQ_THREAD_AFFINITY_CPU_REMOVE:
+        return non_negative && thread_affinity_cpus.erase(value) ? 0 : fail();
+    case ZMQ_THREAD_NAME_PREFIX: thread_name_prefix = std::to_string(value); return 0;
+    default: return fail();
+    }
+}
+
+int ctx_options_t::get(int option) const {
+    switch (option) {
+    case ZMQ_IO_THREADS: return io_threads;
+    case ZMQ_MAX_SOCKETS: return max_sockets;
+    case ZMQ_SOCKET_LIMIT: return 65535;  // libzmq's figure for poll/epoll builds
+    case ZMQ_MAX_MSGSZ: return max_msgsz;
+    case ZMQ_MSG_T_SIZE: return static_cast<int>(sizeof(zmq_msg_t));
+    case ZMQ_IPV6: return ipv6;
+    case ZMQ_BLOCKY: return blocky;
+    case ctx_zero_copy_recv: return zero_copy_recv;
+    case ZMQ_THREAD_SCHED_POLICY: return thread_sched_policy;
+    case ZMQ_THREAD_NAME_PREFIX: return std::atoi(thread_name_prefix.c_str());
+    default: return fail();
+    }
+}
+
+void ctx_options_t::apply_to(options_t &socket) const {
+    socket.ipv6 = ipv6;
+    socket.linger = blocky ? -1 : 0;
+}
+
+void ctx_options_t::apply_to_thread(unsigned long native_handle) const {
+    const auto thread = static_cast<pthread_t>(native_handle);
+    if (thread_sched_policy >= 0 || thread_priority >= 0) {
+        int policy = 0;
+        sched_param param{};
+        if (pthread_getschedparam(thread, &policy, &param) == 0) {
+            if (thread_sched_policy >= 0)
+                policy = thread_sched_policy;
+            // Only the real-time policies have priorities; the others take 0.
+            const bool realtime = policy == SCHED_FIFO || policy == SCHED_RR;
+            param.sched_priority = realtime && thread_priority >= 0 ? thread_priority : 0;
+            pthread_setschedparam(thread, policy, &param);
+        }
+    }
+    if (!thread_affinity_cpus.empty()) {
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        for (int cpu : thread_affinity_cpus)
+            CPU_SET(cpu, &cpus);
+        pthread_setaffinity_np(thread, sizeof cpus, &cpus);
     }
 }
 

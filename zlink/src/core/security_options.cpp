@@ -1,6 +1,7 @@
 // Security socket options: setters and getters as libzmq 4.3.5 defines them.
 #include "core/security_options.hpp"
 
+#include "wire/z85.hpp"
 #include "zmq.h"
 
 #include <cerrno>
@@ -65,21 +66,40 @@ bool is_curve_option(int option)
            option == ZMQ_CURVE_SECRETKEY || option == ZMQ_CURVE_SERVERKEY;
 }
 
-// 32 binary octets (Z85 forms come with the shared Z85 codec).
+constexpr std::size_t z85_key_size = wire::z85_encoded_size(wire::curve_key_size); // 40
+
+// A key as libzmq takes it: 32 binary octets, 40 Z85 characters, or those 40 plus
+// a NUL. Decoded into a copy first, so a bad key leaves the old one untouched.
 bool parse_key(const void* val, std::size_t len, wire::curve_key& out)
 {
-    if (!val || len != wire::curve_key_size)
+    if (!val)
         return false;
-    std::memcpy(out.data(), val, len);
+    if (len == wire::curve_key_size) {
+        std::memcpy(out.data(), val, len);
+        return true;
+    }
+    const auto* text = static_cast<const char*>(val);
+    if (len != z85_key_size && !(len == z85_key_size + 1 && text[z85_key_size] == '\0'))
+        return false;
+    wire::curve_key decoded{};
+    if (!wire::z85_decode(decoded.data(), text, z85_key_size))
+        return false;
+    out = decoded;
     return true;
 }
 
+// libzmq: asked for 32 octets, the binary key; for 41, Z85 text and a NUL; else EINVAL.
 int write_key(void* val, std::size_t* len, const wire::curve_key& key)
 {
-    if (!val || !len || *len != wire::curve_key_size)
+    if (!val || !len)
         return invalid();
-    std::memcpy(val, key.data(), key.size());
-    return 0;
+    if (*len == wire::curve_key_size) {
+        std::memcpy(val, key.data(), key.size());
+        return 0;
+    }
+    if (*len == z85_key_size + 1 && wire::z85_encode(static_cast<char*>(val), key.data(), key.size()))
+        return 0;
+    return invalid();
 }
 
 } // namespace

@@ -53,9 +53,8 @@ int retry_until(int timeout_ms, Process process, Attempt attempt) {
 }  // namespace
 
 socket_base_t::socket_base_t(ctx_t *ctx, int type) : ctx_(ctx) {
+    ctx->options().apply_to(options);  // ZMQ_IPV6, ZMQ_BLOCKY defaults
     options.type = type;
-    int64_t m = ctx->max_msgsz();
-    (void)m;  // ZMQ_MAX_MSGSZ bounds zmq_msg sizes in libzmq; MAXMSGSIZE is per socket
 }
 
 socket_base_t::~socket_base_t() { tag_ = dead_tag; }

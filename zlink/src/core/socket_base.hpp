@@ -59,6 +59,8 @@ class io_object;
 struct endpoint_t;
 
 class socket_base_t : public pipe_events {
+    static constexpr unsigned live_tag = 0x2a11feed, dead_tag = 0xdeadbeef;
+
 public:
     // Factory (core/socket_factory.cpp): null with errno EINVAL for an
     // unsupported type.
@@ -118,10 +120,15 @@ protected:
     virtual int xsetsockopt(int option, const void *val, size_t len);
     virtual int xgetsockopt(int option, void *val, size_t *len);
 
+private:
+    // First data member: a foreign pointer passed as a socket (a context, a
+    // timer set) is then read within its own bounds when the tag is checked.
+    unsigned tag_ = live_tag;
+
+protected:
     options_t options;
 
 private:
-    static constexpr unsigned live_tag = 0x2a11feed, dead_tag = 0xdeadbeef;
     // Runs pending commands; with timeout_ms != 0 first waits for one.
     // Returns -1/ETERM once the context is terminating.
     int process_commands(int timeout_ms);
@@ -129,7 +136,6 @@ private:
     int connect_inproc(const std::string &name);
     void attach_new_pipe(pipe_t *pipe, bool locally_initiated);
 
-    unsigned tag_ = live_tag;
     ctx_t *ctx_;
     mailbox mailbox_;
     std::set<pipe_t *> pipes_;

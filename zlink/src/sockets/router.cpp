@@ -6,7 +6,7 @@
 
 namespace zlink {
 
-router_t::router_t(ctx_t *ctx) : socket_base_t(ctx, ZMQ_ROUTER) {
+router_t::router_t(ctx_t *ctx, int type) : socket_base_t(ctx, type) {
     options.recv_routing_id = true;
     prefetched_.init();
 }
@@ -14,6 +14,7 @@ router_t::router_t(ctx_t *ctx) : socket_base_t(ctx, ZMQ_ROUTER) {
 router_t::~router_t() { prefetched_.close(); }
 
 void router_t::xattach_pipe(pipe_t *pipe, bool) {
+    if (probe_router_) send_probe(pipe);
     if (!identify(pipe)) anonymous_.insert(pipe);
 }
 
@@ -102,6 +103,12 @@ int router_t::xsend(msg_t &msg) {
     return 0;
 }
 
+void router_t::rollback() {
+    if (current_out_ != nullptr) current_out_->rollback();
+    current_out_ = nullptr;
+    more_out_ = false;
+}
+
 bool router_t::prefetch() {
     pipe_t *from = nullptr;
     if (!fq_.recv(prefetched_, &from)) return false;
@@ -145,8 +152,9 @@ bool router_t::xhas_out() {
 
 int router_t::xsetsockopt(int option, const void *val, size_t len) {
     switch (option) {
-    case ZMQ_ROUTER_MANDATORY: return parse_bool_option(val, len, mandatory_);
-    case ZMQ_ROUTER_HANDOVER: return parse_bool_option(val, len, handover_);
+    case ZMQ_ROUTER_MANDATORY: return parse_flag_option(val, len, mandatory_);
+    case ZMQ_ROUTER_HANDOVER: return parse_flag_option(val, len, handover_);
+    case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, probe_router_);
     default: return fail(EINVAL);
     }
 }

@@ -9,8 +9,11 @@
 // EHOSTUNREACH (unknown peer) or blocks / fails with EAGAIN (full queue).
 // A peer announcing an id already in use is ignored, unless
 // ZMQ_ROUTER_HANDOVER is set: then the new connection takes the id over and
-// the old one is closed.
+// the old one is closed. ZMQ_PROBE_ROUTER sends an empty message to each new
+// peer on attach. REP builds on this class.
 #pragma once
+
+#include <zmq.h>
 
 #include <set>
 
@@ -22,7 +25,7 @@ namespace zlink {
 
 class router_t : public socket_base_t {
 public:
-    explicit router_t(ctx_t *ctx);
+    explicit router_t(ctx_t *ctx, int type = ZMQ_ROUTER);
     ~router_t() override;
 
 protected:
@@ -35,6 +38,9 @@ protected:
     void xwrite_activated(pipe_t *pipe) override;
     void xpipe_terminated(pipe_t *pipe) override;
     int xsetsockopt(int option, const void *val, size_t len) override;
+    // Withdraws the frames of the outgoing message being built (REP: the
+    // envelope of a malformed request) and forgets its destination.
+    void rollback();
 
 private:
     // Reads the peer's announced id (first message of the pipe) and files the
@@ -57,6 +63,7 @@ private:
     bool more_out_ = false;          // inside an outgoing multipart message
     bool mandatory_ = false;
     bool handover_ = false;
+    bool probe_router_ = false;
 };
 
 }  // namespace zlink

@@ -6,6 +6,10 @@
 
 #include "sockets/dealer.hpp"
 #include "sockets/pub.hpp"
+#include "sockets/pull.hpp"
+#include "sockets/push.hpp"
+#include "sockets/rep.hpp"
+#include "sockets/req.hpp"
 #include "sockets/router.hpp"
 #include "sockets/stream.hpp"
 #include "sockets/sub.hpp"
@@ -23,6 +27,10 @@ socket_base_t *create_socket_type(int type, ctx_t *ctx) {
     case ZMQ_DEALER: return new (std::nothrow) dealer_t(ctx);
     case ZMQ_ROUTER: return new (std::nothrow) router_t(ctx);
     case ZMQ_STREAM: return new (std::nothrow) stream_t(ctx);
+    case ZMQ_REQ: return new (std::nothrow) req_t(ctx);
+    case ZMQ_REP: return new (std::nothrow) rep_t(ctx);
+    case ZMQ_PUSH: return new (std::nothrow) push_t(ctx);
+    case ZMQ_PULL: return new (std::nothrow) pull_t(ctx);
     default: return nullptr;
     }
 }

@@ -55,12 +55,18 @@ int xsub_t::xsend(msg_t &msg) {
     return 0;
 }
 
+// SUB's filter; ZMQ_INVERT_MATCHING turns it into "everything that does
+// not match".
+bool xsub_t::wanted(const msg_t &m) const {
+    const std::string_view b = body(m);
+    return subscriptions_.match(std::as_bytes(std::span(b.data(), b.size()))) != options.invert_matching;
+}
+
 bool xsub_t::prefetch() {
     // Reads until a message passes the filter; non-matching messages are
     // discarded whole.
     while (fq_.recv(prefetched_)) {
-        if (!filter_ || subscriptions_.match(std::as_bytes(std::span(
-                            static_cast<const char *>(prefetched_.data()), prefetched_.size())))) {
+        if (!filter_ || wanted(prefetched_)) {
             has_prefetched_ = true;
             return true;
         }

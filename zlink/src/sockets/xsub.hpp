@@ -5,6 +5,8 @@
 // anything else is passed upstream as is. Subscriptions are counted, a cancel
 // is forwarded only when its prefix's count drops to zero, and all live
 // subscriptions are replayed to each publisher that connects later.
+// SUB with ZMQ_INVERT_MATCHING (generic option) delivers the messages that
+// match no subscription instead.
 #pragma once
 
 #include <zmq.h>
@@ -37,6 +39,7 @@ protected:
 
 private:
     bool prefetch();
+    bool wanted(const msg_t &m) const;
 
     fair_queue<pipe_t> fq_;
     distribute<pipe_t> dist_;

@@ -4,6 +4,7 @@
 //
 //   interop_peer --role ROLE --type TYPE (--bind ENDPOINT | --connect ENDPOINT)
 //                [--id ID] [--peer-id ID] [--count N] [--maxmsgsize N] [--heartbeat MS]
+//                [--envelope 1]
 //
 // --heartbeat MS sets HEARTBEAT_IVL=MS, HEARTBEAT_TIMEOUT=HEARTBEAT_TTL=5*MS and
 // makes the initiator fall silent for 15*MS mid-script: three heartbeat timeouts
@@ -11,11 +12,16 @@
 // gets disconnected, and the PAIR script then loses messages and fails.
 //
 // Roles (each verifies what it receives and exits 1 with a one-line reason):
-//   initiator   PAIR/DEALER/ROUTER: sends a fixed script of messages (single,
+//   initiator   PAIR/DEALER/ROUTER/REQ: sends a fixed script of messages (single,
 //               multipart with an empty frame, empty, 1 MiB, numbered) and expects
-//               each one echoed back unchanged. ROUTER addresses --peer-id.
-//   echo        PAIR/DEALER/ROUTER: echoes --count messages back (0 = until a line
-//               arrives on stdin).
+//               each one echoed back unchanged. ROUTER addresses --peer-id. With
+//               --envelope 1 (a DEALER talking to a REP) each message is sent
+//               behind an empty delimiter frame, which the echo must carry back.
+//   echo        PAIR/DEALER/ROUTER/REP: echoes --count messages back (0 = until a
+//               line arrives on stdin).
+//   pusher      PUSH: sends the same script (nothing comes back), then waits for a
+//               line on stdin.
+//   puller      PULL: receives the script and checks every message in order.
 //   publisher   PUB/XPUB: publishes "B..." (must be filtered out) and "A..."
 //               messages until stdin has a line; XPUB also checks it received the
 //               subscription (\x01A) and, before exit, the cancellation (\x00A).
@@ -47,6 +53,7 @@ struct args {
     long count = 0;
     long long maxmsgsize = -1;
     int heartbeat_ms = 0;
+    bool envelope = false;
 };
 
 [[noreturn]] void fail(const std::string& why)
@@ -72,7 +79,12 @@ int type_of(const std::string& t)
     if (t == "DEALER") return ZMQ_DEALER;
     if (t == "ROUTER") return ZMQ_ROUTER;
     if (t == "STREAM") return ZMQ_STREAM;
-    fail("unknown --type '" + t + "'; allowed: PAIR PUB SUB XPUB XSUB DEALER ROUTER STREAM");
+    if (t == "REQ") return ZMQ_REQ;
+    if (t == "REP") return ZMQ_REP;
+    if (t == "PUSH") return ZMQ_PUSH;
+    if (t == "PULL") return ZMQ_PULL;
+    fail("unknown --type '" + t +
+         "'; allowed: PAIR PUB SUB XPUB XSUB DEALER ROUTER STREAM REQ REP PUSH PULL");
 }
 
 bool stdin_has_line()
@@ -166,11 +178,17 @@ void run_initiator(void* s, const args& a, int type)
         // alive then (libzmq counts any traffic as a sign of life).
         if (a.heartbeat_ms > 0 && i == 50)
             std::this_thread::sleep_for(std::chrono::milliseconds(15 * a.heartbeat_ms));
+        if (a.envelope)
+            check(zmq_send(s, "", 0, ZMQ_SNDMORE) == 0, "send of the delimiter");
         send_frames(s, msg);
         frames got;
         check(recv_frames(s, got), "no echo for message " + std::to_string(i));
         if (type == ZMQ_ROUTER) {
             check(!got.empty() && got[0] == a.peer_id, "echo from unexpected routing id");
+            got.erase(got.begin());
+        }
+        if (a.envelope) {
+            check(!got.empty() && got[0].empty(), "echo without its delimiter: " + describe(got));
             got.erase(got.begin());
         }
         check(got == msg, "echo of message " + std::to_string(i) + " differs: got " + describe(got) +
@@ -192,6 +210,30 @@ void run_echo(void* s, const args& a)
         }
         send_frames(s, got);
         ++echoed;
+    }
+}
+
+// Stays connected until told to stop (the driver waits for the puller first):
+// what is checked here is the pipeline, not delivery at close under LINGER.
+void run_pusher(void* s)
+{
+    for (long i = 0; i < script_length; ++i)
+        send_frames(s, script_message(i));
+    const auto deadline = clock_type::now() + std::chrono::seconds(30);
+    while (!stdin_has_line()) {
+        check(clock_type::now() < deadline, "pusher was never told to stop");
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+void run_puller(void* s)
+{
+    for (long i = 0; i < script_length; ++i) {
+        frames got;
+        check(recv_frames(s, got), "message " + std::to_string(i) + " never arrived");
+        const frames want = script_message(i);
+        check(got == want, "message " + std::to_string(i) + " differs: got " + describe(got) +
+                               ", sent " + describe(want));
     }
 }
 
@@ -312,6 +354,7 @@ args parse(int argc, char** argv)
         else if (k == "--count") a.count = std::stol(v);
         else if (k == "--maxmsgsize") a.maxmsgsize = std::stoll(v);
         else if (k == "--heartbeat") a.heartbeat_ms = std::stoi(v);
+        else if (k == "--envelope") a.envelope = v == "1";
         else if (k == "--zmtp") {} // zlink and libzmq always announce 3.1; codec_peer can play 3.0
         else fail("unknown option " + k);
     }
@@ -363,6 +406,8 @@ int main(int argc, char** argv)
 
     if (a.role == "initiator") run_initiator(s, a, type);
     else if (a.role == "echo") run_echo(s, a);
+    else if (a.role == "pusher") run_pusher(s);
+    else if (a.role == "puller") run_puller(s);
     else if (a.role == "publisher") run_publisher(s, type);
     else if (a.role == "subscriber") run_subscriber(s, type);
     else if (a.role == "stream-server") run_stream_server(s);

@@ -40,6 +40,13 @@ PATTERNS = {
     # The codec peer sends one PING with a 0.3 s TTL, then falls silent: the other
     # side must close the connection once the TTL passes without traffic.
     "ttl.pair-pair": (("PAIR", "echo", ["--count", "0"]), ("PAIR", "ttl-probe", [])),
+    # Request-reply: REQ adds and strips the delimiter itself; a DEALER talking to
+    # a REP writes it (--envelope 1) and expects it back.
+    "req-rep": (("REQ", "initiator", []), ("REP", "echo", ["--count", "104"])),
+    "req-router": (("REQ", "initiator", []), ("ROUTER", "echo", ["--count", "104"])),
+    "dealer-rep": (("DEALER", "initiator", ["--envelope", "1"]), ("REP", "echo", ["--count", "104"])),
+    # Pipeline: the same script one way, checked in order by the PULL.
+    "push-pull": (("PUSH", "pusher", []), ("PULL", "puller", [])),
     "pub-sub": (("PUB", "publisher", []), ("SUB", "subscriber", [])),
     # Both sides told to speak ZMTP 3.0: only the codec peer can (--zmtp 3.0), so
     # these run codec-3.0 against zlink, which must downgrade its subscriptions.
@@ -124,10 +131,11 @@ def run_pair(a) -> int:
         return fail(str(e))
     connecter = start(cmd(connecter_name, "--connect", endpoint))
     procs = {binder_name: binder, connecter_name: connecter}
-    # Publishers (and echoes with --count 0) run until told to stop: stop the first
-    # side once the second is done.
+    # Publishers, pushers (and echoes with --count 0) run until told to stop: stop
+    # the first side once the second is done.
     first_role, first_extra = first[1], first[2]
-    serves = first_role == "publisher" or (first_role == "echo" and first_extra[:2] == ["--count", "0"])
+    serves = first_role in ("publisher", "pusher") or (
+        first_role == "echo" and first_extra[:2] == ["--count", "0"])
     ok = True
     if serves:
         ok &= finish(procs["second"], f"second({sides['second'][1][0]})", deadline)

@@ -235,6 +235,33 @@ TEST(Distribute, CheckHwmSeesFullMatchingPipe) {
     EXPECT_TRUE(d.check_hwm());
 }
 
+// ZMQ_INVERT_MATCHING: the pipes that did not match get the message, those
+// that matched do not; a full pipe stays out either way.
+TEST(Distribute, ReverseMatchSelectsTheOthers) {
+    fake_pipe a, b, c, full(1);
+    distribute<fake_pipe> d;
+    for (fake_pipe *p : {&a, &b, &c, &full}) d.attach(p);
+    fake_msg fill = frame("fill");
+    d.send_to_all(fill, drop);  // `full` is at its HWM now (and leaves the active zone)
+    fake_msg x = frame("x");
+    d.send_to_all(x, drop);
+    for (fake_pipe *p : {&a, &b, &c})
+        while (p->check_read()) p->pop_body();
+    d.match(&b);
+    d.reverse_match();
+    fake_msg m = frame("inverted");
+    d.send_to_matching(m, drop);
+    EXPECT_EQ(a.pop_body(), "inverted");
+    EXPECT_EQ(c.pop_body(), "inverted");
+    EXPECT_FALSE(b.check_read());
+    EXPECT_EQ(full.frames.size(), 1u);  // only "fill"
+    d.unmatch();
+    d.reverse_match();  // nothing matched: everyone active
+    fake_msg all = frame("all");
+    d.send_to_matching(all, drop);
+    for (fake_pipe *p : {&a, &b, &c}) EXPECT_EQ(p->pop_body(), "all");
+}
+
 // --- routing_table --------------------------------------------------------
 
 TEST(RoutingTable, GeneratedIdsAreFiveBytesStartingWithZero) {

@@ -56,20 +56,42 @@ protected:
         zmq_close(s);
     }
 
+    // A fresh endpoint of this test's transport (tcp: any port).
+    std::string fresh_endpoint() {
+        if (transport() == "tcp") return "tcp://127.0.0.1:*";
+        if (transport() == "inproc") return "inproc://spec-" + unique_name();
+        const std::string ep = "ipc:///tmp/zlink-spec-" + unique_name() + ".sock";
+        ipc_paths_.push_back(ep.substr(6));
+        return ep;
+    }
     // Binds `s` on a fresh endpoint of this test's transport; returns the
     // endpoint peers connect to.
     std::string bind(void *s) {
-        std::string ep;
-        if (transport() == "tcp") ep = "tcp://127.0.0.1:*";
-        else if (transport() == "ipc") {
-            ep = "ipc:///tmp/zlink-spec-" + unique_name() + ".sock";
-            ipc_paths_.push_back(ep.substr(6));
-        } else ep = "inproc://spec-" + unique_name();
+        const std::string ep = fresh_endpoint();
         if (zmq_bind(s, ep.c_str()) != 0) abort_case("bind " + ep);
         char last[256];
         size_t len = sizeof last;
         EXPECT_EQ(zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &len), 0);
         return last;
+    }
+    // An endpoint of this test's transport that nobody is bound to yet, for
+    // cases that connect first and bind later. For tcp a port is found by
+    // binding a throwaway socket; bind_at() retries while it is released.
+    std::string endpoint_for_later_bind() {
+        if (transport() != "tcp") return fresh_endpoint();
+        void *probe = zmq_socket(ctx_, ZMQ_PAIR);
+        const std::string ep = bind(probe);
+        zmq_unbind(probe, ep.c_str());
+        zmq_close(probe);
+        return ep;
+    }
+    void bind_at(void *s, const std::string &ep) {
+        for (int i = 0; i < 100; ++i) {
+            if (zmq_bind(s, ep.c_str()) == 0) return;
+            if (zmq_errno() != EADDRINUSE) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        abort_case("bind " + ep);
     }
     void connect(void *s, const std::string &ep) {
         if (zmq_connect(s, ep.c_str()) != 0) abort_case("connect " + ep);
@@ -142,6 +164,20 @@ inline void set_str(void *s, int opt, const std::string &v) {
 inline bool nothing_arrives(void *s, std::chrono::milliseconds quiet = std::chrono::milliseconds(200)) {
     zmq_pollitem_t item{s, 0, ZMQ_POLLIN, 0};
     return zmq_poll(&item, 1, static_cast<long>(quiet.count())) == 0;
+}
+
+// Waits for a message on `receiver` while making `other` process its
+// commands (a socket attaches new peers only inside its own zmq_* calls, as
+// in libzmq); false when nothing arrived within the receive timeout.
+inline bool wait_pumping(void *receiver, void *other) {
+    for (int i = 0; i < recv_timeout_ms / 10; ++i) {
+        int events = 0;
+        size_t len = sizeof events;
+        zmq_getsockopt(other, ZMQ_EVENTS, &events, &len);
+        zmq_pollitem_t item{receiver, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&item, 1, 10) == 1) return true;
+    }
+    return false;
 }
 
 inline void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }

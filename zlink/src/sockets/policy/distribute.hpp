@@ -48,6 +48,13 @@ public:
         ++matching_;
     }
     void unmatch() { matching_ = 0; }
+    // Flip the selection among the pipes that take messages: the matching
+    // ones stop matching and the others match (ZMQ_INVERT_MATCHING).
+    void reverse_match() {
+        const std::size_t matched = matching_;
+        matching_ = 0;
+        for (std::size_t i = matched; i < active_; ++i) std::swap(pipes_[i], pipes_[matching_++]);
+    }
 
     void terminated(Pipe *p) {
         std::size_t i = index_of(p);
