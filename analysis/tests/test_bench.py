@@ -1,7 +1,8 @@
-"""The bench harness against the real libzmq-4.3.5 build: every pattern x transport
-x size completes with self-consistent numbers; bad arguments, missing peers and
-injected faults end with the documented exit statuses. Counts are tiny: these
-tests check behaviour, not performance."""
+"""The bench harness against the real libzmq-4.3.5 build (and zlink where stated):
+every pattern x transport x size completes with self-consistent numbers; bad
+arguments, missing peers and injected faults end with the documented exit statuses.
+Counts are tiny: these tests check behaviour, not performance. Placement and the
+two-process roles are tested in test_bench_roles.py."""
 from __future__ import annotations
 
 import glob
@@ -14,7 +15,7 @@ import pytest
 
 from testbed import cli
 from testbed.bench import validate
-from testbed.bench.command import bench_argv, run_bench
+from testbed.bench.command import bench_argv, local_endpoints, run_bench
 from testbed.bench.patterns import PATTERN_TRANSPORTS, PATTERNS
 
 pytestmark = pytest.mark.slow
@@ -222,24 +223,44 @@ def test_cli_bench_unknown_library(capsys):
     assert "no-such-lib" in capsys.readouterr().err
 
 
-def test_ceiling_reports_every_probe(lib, capsys):
-    code = cli.main(["ceiling", "--sizes", "64,65536", "--bytes", "4194304", "--lat-count", "100", "--json"])
+@pytest.mark.parametrize("model", ["one-process", "two-process"])
+def test_ceiling_reports_every_probe(lib, capsys, model):
+    pins = ["--pin-sender", "0", "--pin-receiver", str(max(os.sched_getaffinity(0)))]
+    code = cli.main(["ceiling", "--sizes", "64,65536", "--bytes", "4194304", "--lat-count", "100", "--json",
+                     "--process-model", model, *pins])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert validate.ceiling_problems(result) == []
+    assert result["process_model"] == model
     rows = {(r["transport"], r["msg_size"]): r for r in result["rows"]}
     assert set(rows) == {(t, s) for t in ("tcp", "ipc", "inproc") for s in (64, 65536)}
     for (transport, size), row in rows.items():
         thr = row["throughput"]
-        assert thr["bytes_per_sec"] > 0
+        assert thr["bytes_per_sec"] > 0 and thr["bytes"] >= 4194304 * 0.99
         assert thr["msgs_per_sec"] == pytest.approx(thr["bytes_per_sec"] / size, rel=1e-6)
         assert (row["latency"] is None) == (transport == "inproc")
+    # The probe ran where the cells would: its own threads on the pinned CPUs.
+    sides = {t["role"]: t["cpus"] for t in result["threads"] if t["role"] in ("sender", "receiver")}
+    assert sides == {"sender": pins[1], "receiver": pins[3]}
     assert result["host"]["cpus"] >= 1
 
 
-def test_ceiling_table_and_bad_sizes(lib, capsys):
+def test_ceiling_table_and_bad_arguments(lib, capsys):
     assert cli.main(["ceiling", "--sizes", "1024", "--bytes", "2097152", "--lat-count", "50"]) == 0
     out = capsys.readouterr().out
-    assert "tcp-loopback-nodelay" in out and "memcpy" in out and "RTT/2" in out
-    r = run_bench([str(lib.bench_dir / "ceiling_probe"), "--sizes", "64,x"], timeout_s=30)
-    assert r.exit_code == 2 and "--sizes" in r.stderr
+    assert "tcp-nodelay" in out and "memcpy" in out and "RTT/2" in out
+    probe = str(lib.bench_dir / "ceiling_probe")
+    for args, fragment in ((["--sizes", "64,x"], "--sizes"), (["--pin-sender", "99999"], "--pin-sender"),
+                           (["--role", "sender"], "--connect is required"),
+                           (["--role", "receiver", "--bind", "inproc://x"], "--bind")):
+        r = run_bench([probe, *args], timeout_s=30)
+        assert r.exit_code == 2 and fragment in r.stderr, (args, r.stderr)
+
+
+def test_ceiling_probe_without_its_peer_exits_3(lib):
+    ep = local_endpoints("tcp")
+    start = time.monotonic()
+    r = run_bench([str(lib.bench_dir / "ceiling_probe"), "--role", "receiver", "--bind", ep.bind,
+                   "--timeout-ms", "500"], timeout_s=30)
+    assert r.exit_code == 3 and "no probe sender connected" in r.stderr
+    assert time.monotonic() - start < 4.0

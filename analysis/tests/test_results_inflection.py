@@ -61,7 +61,7 @@ def test_seed004_size_adaptive_policy(seed004):
 
 def test_fixture_run_flip(tmp_path):
     run = make_run(tmp_path)
-    cmp, _ = compare.compare_run(load.load_run(run), load.read_manifest(run))
+    cmp = compare.compare_run(load.load_run(run), load.read_manifest(run))
     inf = inflection.inflections(cmp)
     for _, s in inf[(inf["kind"] == "config") & (inf["library"] == CAND)].iterrows():
         assert (s["flip_from"], s["edge"], s["flip_to"]) == (1024, 8192, 65536), s["sentence"]

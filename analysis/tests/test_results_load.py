@@ -56,11 +56,58 @@ def test_csv_and_parquet_round_trip(run, tmp_path):
 
 def test_version_1_tables_are_migrated(run, tmp_path):
     df = load.load_run(run)
-    v1 = df.drop(columns=["provenance", "table", "spread", "n_summarized", "value_precise"])
+    v1 = df.drop(columns=["provenance", "table", "spread", "n_summarized", "value_precise", "placement",
+                          "process_model", "link", "stop_reason"])
     (tmp_path / "old.csv").write_text("# testbed.tidy/1\n" + v1.to_csv(index=False))
     back = load.read_csv(tmp_path / "old.csv")
     assert (back["n_summarized"] == 1).all() and back["value_precise"].isna().all()
     assert np.allclose(back["value"].dropna(), df["value"].dropna())
+
+
+def test_version_2_tables_are_migrated(run, tmp_path):
+    df = load.load_run(run)
+    v2 = df.drop(columns=["placement", "process_model", "link", "stop_reason"])
+    (tmp_path / "v2.csv").write_text("# testbed.tidy/2\n" + v2.to_csv(index=False))
+    back = load.read_csv(tmp_path / "v2.csv")
+    assert list(back.columns) == schema.columns(back)
+    assert (back[["placement", "link", "stop_reason"]] == "").all().all()
+
+
+def test_where_and_how_a_cell_ran(tmp_path):
+    def fields(lib, pattern, transport, size, config):
+        return {"placement": {"sender": "0", "receiver": "1"}, "link": "veth tbf 1gbit", "stop_reason": "cap",
+                "process_model": "two-process"}
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), cell_fields=fields)
+    df = load.load_run(run)
+    assert set(df["placement"]) == {"receiver=1 sender=0"} and set(df["link"]) == {"veth tbf 1gbit"}
+    assert set(df["stop_reason"]) == {"cap"} and set(df["process_model"]) == {"two-process"}
+
+
+def test_process_model_of_older_bench_json_is_named():
+    assert load._process_model({}, {"settings": {"process_model": "one process, sender and receiver threads"}}) \
+        == "one-process"
+
+
+def test_work_per_message_from_perf_counters(tmp_path):
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), hw_counters=True)
+    ok = load.load_run(run)
+    per_lib = ok[ok["metric"] == "work_instructions_per_msg"].groupby("library")["value"].median()
+    assert per_lib.to_dict() == {"libzmq-4.3.5": 2000.0, "libzmq-4.3.5-aa": 2000.0, "zlink": pytest.approx(2300.0)}
+    assert (ok[ok["metric"] == "work_cycles_per_msg"]["unit"] == "cycles/msg").all()
+
+
+def test_work_per_message_as_the_sweep_wrote_it(tmp_path):
+    def fields(*_):
+        return {"work": {"instructions_per_msg": 1234.5, "tool": "callgrind"}}
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), hw_counters=True,
+                   cell_fields=fields)
+    ok = load.load_run(run)
+    assert set(ok[ok["metric"] == "work_instructions_per_msg"]["value"]) == {1234.5}
+    assert "work_cycles_per_msg" not in set(ok["metric"])
+
+
+def test_no_work_without_counters(run):
+    assert not load.load_run(run)["metric"].str.startswith("work_").any()
 
 
 def test_newer_table_is_refused(tmp_path):

@@ -28,7 +28,10 @@ def test_notebook_executes(name, tmp_path, monkeypatch):
     monkeypatch.setenv("TESTBED_NOTEBOOK_RUN", str(run))
     nb = nbformat.read(paths.NOTEBOOKS_DIR / name, as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    text = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "Traceback" not in text
+    if name == "batch-sweep.ipynb":  # the new verdict columns and the calibration are shown
+        assert "mde_pct" in text and "false_calls" in text and "decided %" in text
     if name == "compare-runs.ipynb":
         assert "cells in common" in text and "\n0 cells in common" not in "\n" + text

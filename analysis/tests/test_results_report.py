@@ -34,8 +34,10 @@ def test_rendering_twice_gives_the_same_bytes(run, tmp_path):
 def test_report_layout(run, tmp_path):
     text = report.render_run(run, tmp_path).read_text()
     assert "## PATTERN: ROUTER_ROUTER" in text and "### Transport: tcp · 64 KiB" in text
-    assert "| Size | Metric | libzmq-4.3.5 | zlink | Diff (%) | 95% CI (%) | Verdict |" in text
-    assert "(inv)" in text and "% of ceiling" in text
+    assert ("| Size | Metric | libzmq-4.3.5 | zlink | Diff (%) | 95% CI (%) | Verdict | MDE (%) | n (ref/cand) "
+            "| % of ceiling (ref / cand) |") in text
+    assert "(inv)" in text and "BROKEN" not in text and "## Broken ceiling" not in text
+    assert "| 64 B | Throughput | " in text and "| FAST | " in text and "| 5/5 |" in text
     assert "## Failed cells" in text and "| ROUTER_ROUTER | tcp | 64 KiB | 64 KiB | zlink | 2 | timeout |" in text
     assert "helps up to ~1 KiB, stops helping by ~8 KiB and hurts from ~64 KiB" in text
     assert "build `0123456789abcdef`" in text          # the manifest in brief
@@ -49,21 +51,65 @@ def test_report_without_ceiling(run, tmp_path):
     assert "% of ceiling" not in report.render_run(src).read_text()
 
 
-def test_noise_floor_from_a_referenced_run(tmp_path):
+def test_summary_has_a_block_per_candidate_and_an_aa_block(run, tmp_path):
+    text = report.render_run(run, tmp_path).read_text()
+    summary = text[text.index("## Summary"):text.index("## Where the gain")]
+    assert "### zlink vs libzmq-4.3.5" in summary and "### libzmq-4.3.5-aa vs" not in summary
+    assert "| Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |" in summary
+    assert "| Throughput | 5 | 2 | 5 | 0 | 100% | 12 |" in summary  # the factory's known answers
+    assert "Biggest wins (FAST):" in summary and "Biggest losses (SLOW):" in summary
+    assert "### A/A calibration" in summary
+    assert ("This run holds 24 A/A comparisons (throughput and p50 latency), 24 with enough repetitions to "
+            "judge; 0 were called FAST or SLOW (0%): within the nominal 5%.") in summary
+    assert "### Configurations (throughput)" in summary and "| zlink: 64 KiB vs baseline |" in summary
+
+
+def test_calibration_from_a_referenced_run(tmp_path):
     nf = make_run(tmp_path, experiment="noise-floor", run_id="aa", libraries=("libzmq-4.3.5",), cv=0.05,
                   patterns=("ROUTER_ROUTER",), transports=("tcp",), sizes=(64, 65536), configs={"default": {}},
                   failed=(), ceiling=False)
     main = make_run(tmp_path, run_id="main", aa_alias=False, patterns=("ROUTER_ROUTER",), transports=("tcp",),
                     failed=(), noise_floor_run="../../noise-floor/aa")
     text = report.render_run(main).read_text()
-    assert "noise-floor run `aa`" in text and "Noise floor (largest A/A diff)" in text
+    assert "This run holds no A/A comparison" in text
+    assert "The referenced A/A run `aa` holds 4 A/A comparisons (throughput and p50 latency), 4 with" in text
+
+
+def test_a_library_above_the_ceiling_is_flagged(tmp_path):
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(),
+                   ceiling_bps=2.5e9)
+    text = report.render_run(run).read_text()
+    assert "## Broken ceiling" in text and "a library went beyond the host ceiling" in text
+    assert "| PAIR | tcp | 64 KiB | baseline | zlink | Throughput | 119% |" in text
+    assert "119% BROKEN" in text
+
+
+def test_work_per_message_sits_beside_the_verdicts(tmp_path):
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), hw_counters=True,
+                   configs={"baseline": {}}, aa_alias=False)
+    text = report.render_run(run).read_text()
+    assert "Instructions/msg ref / cand (work per message, not speed)" in text
+    assert "Cycles/msg ref / cand (work per message, not speed)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| 64 B | Throughput |"))
+    assert "2,000 / 2,300 (1.15x)" in row and "1,000 / 1,150 (1.15x)" in row
+
+
+def test_stop_reason_and_placement_shown_where_present(tmp_path):
+    def fields(lib, pattern, transport, size, config):
+        return {"placement": "split" if size == 64 else "one-core", "stop_reason": "decided"}
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64, 1024), failed=(),
+                   configs={"baseline": {}}, cell_fields=fields)
+    text = report.render_run(run).read_text()
+    assert "### Transport: tcp · baseline · 1 IO threads · placement split\n" in text
+    assert "### Transport: tcp · baseline · 1 IO threads · placement one-core\n" in text
+    assert "| Stop |" in text and "| decided |" in text
 
 
 def test_report_command(run, tmp_path, capsys):
-    args = argparse.Namespace(run_dir=run, out=tmp_path, noise_floor=None, publish=False)
+    args = argparse.Namespace(run_dir=run, out=tmp_path, calibration=None, publish=False)
     assert report_cmd.main(args) == 0
     assert (tmp_path / "report.md").is_file()
-    bad = argparse.Namespace(run_dir=tmp_path / "nope", out=None, noise_floor=None, publish=False)
+    bad = argparse.Namespace(run_dir=tmp_path / "nope", out=None, calibration=None, publish=False)
     assert report_cmd.main(bad) == 2
     assert "no manifest.json" in capsys.readouterr().err
 

@@ -11,7 +11,7 @@ import pytest
 
 from test_sweep_support import ANALYSIS, EXPERIMENT
 from testbed import paths
-from testbed.sweep import config, plan
+from testbed.sweep import config, plan, run_cmd
 
 NAMES = ["libzmq-4.3.5", "libzmq-4.3.5-nocurve", "zlink"]
 
@@ -62,7 +62,8 @@ def test_fake_experiment_is_valid(tmp_path):
     # counts do not cover a size
     ('counts = { 64 = 1000 }', 'counts = { 1024 = 1000 }', "workload.counts", "largest key"),
     # bad pinning, unknown seed, bad exclusion key
-    ('timeout_s = TIMEOUT', 'timeout_s = TIMEOUT\npin = "zero"', "run.pin", "CPU list"),
+    ('timeout_s = TIMEOUT', 'timeout_s = TIMEOUT\ncpus = "zero"', "run.cpus", "CPU list"),
+    ('timeout_s = TIMEOUT', 'timeout_s = TIMEOUT\npin = "0"', "run.pin", "[sweep].placement"),
     ('seed = "none"', 'seed = "999_nope.txt"', "experiment.seed", "none"),
     ('io_threads = [1]', 'io_threads = [1]\n[[sweep.exclude]]\nsize = 64', "sweep.exclude[0].size",
      "msg_size"),
@@ -130,7 +131,8 @@ def test_shipped_experiment_validates_and_dry_runs(name, profile):
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=ANALYSIS)
     assert proc.returncode == 0, proc.stderr
     m = re.search(r"cells: (\d+); repetitions: (\d+)", proc.stdout)
-    assert m and int(m.group(1)) == len(plan.expand(exp)) and int(m.group(2)) == exp.repetitions
+    design = run_cmd.checked_design(exp)[0]  # the planner may raise a minimum that cannot decide
+    assert m and int(m.group(1)) == len(plan.expand(exp)) and int(m.group(2)) == design.min_repetitions
     assert "estimated duration:" in proc.stdout
 
 
@@ -148,3 +150,79 @@ def test_batch_sweep_full_covers_seed_004():
         assert any(c.library == "libzmq-4.3.5" and (c.params["ZMQ_ASIO_IN_BATCH_SIZE"],
                    c.params["ZMQ_ASIO_OUT_BATCH_SIZE"]) == cfg for c in cells)
     assert len(cells) == 3 * 6 * 4 * 2
+
+
+TWO_HOST = ('io_threads = [1]', 'io_threads = [1]\nprocess_model = ["two-host"]\nlink = ["direct", "slow"]\n'
+            '[hosts]\ndriver = "netns"\n[links.slow]\nrate = "100mbit"\n')
+
+
+@pytest.mark.parametrize("old,new,key,allowed", [
+    # the new axes: unknown values name the allowed ones
+    ('io_threads = [1]', 'io_threads = [1]\nplacement = ["pinned"]', "sweep.placement",
+     "split, one-core, free"),
+    ('io_threads = [1]', 'io_threads = [1]\nprocess_model = ["threads"]', "sweep.process_model",
+     "one-process, two-process, two-host"),
+    ('io_threads = [1]', 'io_threads = [1]\nlink = ["wan"]', "sweep.link", "direct"),
+    ('io_threads = [1]', 'io_threads = [1]\nplacement = []', "sweep.placement", "split"),
+    # the design: fixed xor adaptive, bounds, budget, window, decision settings
+    ('repetitions = 2', 'repetitions = 2\nmax_repetitions = 9', "run.max_repetitions", "either repetitions"),
+    ('repetitions = 2', 'min_repetitions = 6\nmax_repetitions = 4', "run.max_repetitions", ">= 6"),
+    ('repetitions = 2', 'repetitions = 2\ntime_budget_s = 0', "run.time_budget_s", "a number > 0"),
+    ('repetitions = 2', 'repetitions = 2\ntime_budget_s = "1h"', "run.time_budget_s", "a number > 0"),
+    ('min_window_s = 0', 'min_window_s = -1', "run.min_window_s", "a number >= 0"),
+    ('repetitions = 2', 'repetitions = 2\nconfidence = 1.5', "run.confidence", "< 1"),
+    ('repetitions = 2', 'repetitions = 2\nmargin = 0', "run.margin", "a number > 0"),
+    ('[workload]', '[workload]\ntime_budget_s = 60', "workload.time_budget_s", "[run] time_budget_s"),
+    # hosts and links
+    ('io_threads = [1]', 'io_threads = [1]\nprocess_model = ["two-host"]', "hosts", 'driver = "netns"'),
+    (TWO_HOST[0], TWO_HOST[1].replace('driver = "netns"', 'driver = "telnet"'), "hosts.driver", "netns, ssh"),
+    (TWO_HOST[0], TWO_HOST[1].replace('rate = "100mbit"', 'rate = "fast"'), "links.slow.rate", "mbit"),
+    (TWO_HOST[0], TWO_HOST[1].replace('rate = "100mbit"', 'loss_pct = 150'), "links.slow.loss_pct", "< 100"),
+    (TWO_HOST[0], TWO_HOST[1].replace('rate = "100mbit"', 'jitter_ms = 1'), "links.slow.jitter_ms",
+     "delay_ms"),
+    (TWO_HOST[0], TWO_HOST[1].replace('link = ["direct", "slow"]', 'link = ["direct"]'), "links.slow",
+     "declared but not listed"),
+    (TWO_HOST[0], TWO_HOST[1].replace('driver = "netns"', 'driver = "ssh"\nreceiver = "a"\nsender = "b"\n'
+                                      'receiver_address = "10.0.0.1"'), "sweep.link", 'driver = "netns"'),
+    (TWO_HOST[0], TWO_HOST[1].replace('driver = "netns"', 'driver = "ssh"\nreceiver = "a"'), "hosts.sender",
+     "ssh destination"),
+    ('io_threads = [1]', 'io_threads = [1]\n[hosts]\ndriver = "netns"', "hosts", "two-host"),
+    ('io_threads = [1]', 'io_threads = [1]\n[links.direct]\nrate = "1gbit"', "links.direct", "built-in"),
+    # startup cells are one process timed by hyperfine
+    ('[workload]', '[workload]\nkind = "startup"\n', "sweep.process_model", "one-process"),
+])
+def test_new_keys_malformed_name_key_and_allowed(tmp_path, old, new, key, allowed):
+    assert old in EXPERIMENT
+    text = EXPERIMENT.replace(old, new, 1)
+    if key == "sweep.process_model" and "startup" in new:
+        text = text.replace("io_threads = [1]", 'io_threads = [1]\nprocess_model = ["two-process"]')
+    msg = error_of(tmp_path, text)
+    assert f": {key}" in msg, msg
+    assert allowed in msg, msg
+
+
+def test_two_host_experiment_parses_and_expands(tmp_path):
+    exp = config.load(write(tmp_path, EXPERIMENT.replace(*TWO_HOST)), "default", NAMES)
+    assert exp.hosts.driver == "netns" and exp.links["slow"].rate_bits_per_s == 100e6
+    cells = plan.expand(exp)
+    assert {(c.process_model, c.link) for c in cells} == {("two-host", "direct"), ("two-host", "slow")}
+
+
+def test_inproc_collapses_to_one_process_and_unshaped(tmp_path):
+    text = EXPERIMENT.replace('transports = ["tcp"]', 'transports = ["tcp", "inproc"]').replace(
+        'io_threads = [1]', 'io_threads = [1]\nprocess_model = ["one-process", "two-process"]')
+    cells = plan.expand(config.load(write(tmp_path, text), "default", NAMES))
+    inproc = {(c.process_model, c.link) for c in cells if c.transport == "inproc"}
+    tcp = {c.process_model for c in cells if c.transport == "tcp"}
+    assert inproc == {("one-process", "direct")} and tcp == {"one-process", "two-process"}
+    assert len({c.cell_id for c in cells}) == len(cells)
+
+
+def test_design_defaults_fixed_and_adaptive(tmp_path):
+    fixed = config.load(write(tmp_path, EXPERIMENT.replace("min_window_s = 0", "")), "default", NAMES).design
+    assert (fixed.min_repetitions, fixed.max_repetitions, fixed.adaptive) == (2, 2, False)
+    assert fixed.min_window_s == 0.5 and fixed.confidence == 0.95 and fixed.margin == 0.03
+    adaptive = "min_repetitions = 5\nmax_repetitions = 30\ntime_budget_s = 600"
+    text = EXPERIMENT.replace("repetitions = 2", adaptive, 1)
+    ada = config.load(write(tmp_path, text), "default", NAMES).design
+    assert (ada.min_repetitions, ada.max_repetitions, ada.time_budget_s, ada.adaptive) == (5, 30, 600.0, True)

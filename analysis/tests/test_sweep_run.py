@@ -257,9 +257,10 @@ def test_startup_cells_are_timed_by_hyperfine(tmp_path):
 
 def test_perf_record_cells_get_flamegraphs_or_a_stated_reason(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    selector = '[[perf.record]]\npattern = "PAIR"\nmsg_size = 64\nconfig = "baseline"'
     text = (write_experiment(tmp_path).read_text()
             .replace("repetitions = 2", "repetitions = 1")
-            + '\n[perf]\n[[perf.record]]\npattern = "PAIR"\nmsg_size = 64\nconfig = "baseline"\n')
+            .replace("work_per_message = false", "work_per_message = false\n" + selector))
     text = text.replace("[profiles.quick]\nrepetitions = 1\n", "") + "\n[profiles.quick]\nrepetitions = 1\n"
     exp = write_experiment(tmp_path, text)
     proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))
@@ -314,21 +315,26 @@ def test_without_perf_the_run_goes_on_and_says_so_once(tmp_path):
     assert all(r["perf"] == {"available": False, "reason": m["perf"]["reason"], "events": {}} for r in recs)
 
 
-def test_pinning_runs_the_bench_under_taskset(tmp_path):
-    import shutil
+def test_a_placement_the_host_cannot_give_fails_its_cells_only(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
-    text = write_experiment(tmp_path).read_text().replace("warmup_runs = 0", 'warmup_runs = 0\npin = "0"')
+    text = (write_experiment(tmp_path).read_text()
+            .replace("io_threads = [1]", 'io_threads = [1]\nplacement = ["free", "split"]')
+            .replace("warmup_runs = 0", 'warmup_runs = 0\ncpus = "0"'))
     exp = write_experiment(tmp_path, text)
-    argv = ["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"]
-    proc = run_testbed(argv, env_for(listing))
-    assert proc.returncode == 0, proc.stderr
-    run_dir = only_run_dir(tmp_path / "out")
-    assert json.loads((run_dir / "manifest.json").read_text())["pinning"] == {"cpus": "0", "tool": "taskset"}
-    for r in read_results(run_dir):
-        cmd = r["command"]
-        i = cmd.index("taskset")
-        assert cmd[i:i + 3] == ["taskset", "-c", "0"] and cmd[i + 3].endswith(f"bench_{r['pattern'].lower()}")
-    assert shutil.which("taskset")
+    dry = run_testbed(["run", str(exp), "--dry-run"], env_for(listing))
+    assert "WARNING: cells with placement 'split' will fail" in dry.stdout
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"],
+                       env_for(listing))
+    assert proc.returncode == 1, proc.stderr
+    recs = read_results(only_run_dir(tmp_path / "out"))
+    split = [r for r in recs if r["placement"] == "split"]
+    free = [r for r in recs if r["placement"] == "free"]
+    assert len(split) == len(free) == 16
+    assert all(r["status"] == "ok" for r in free)
+    for r in split:
+        assert r["status"] == "failed" and r["result"] is None
+        assert r["failure"] == "placement: placement 'split' needs 2 usable CPUs; this host gives 1 (0)"
+    assert "placement 'split' needs 2 usable CPUs" in proc.stderr
 
 
 def test_bad_shard_and_bad_resume_dir_are_one_line_errors(tmp_path):

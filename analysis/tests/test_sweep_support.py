@@ -10,57 +10,23 @@ import sys
 import textwrap
 from pathlib import Path
 
+from testbed.bench import patterns as bench_patterns
+
 ANALYSIS = Path(__file__).resolve().parents[1]
-PATTERNS = ("pair", "pubsub", "dealer_dealer", "dealer_router", "router_router", "router_router_poll",
-            "stream")
+PATTERNS = tuple(p.lower() for p in bench_patterns.PATTERNS)  # bench_<pattern> file names
 
-FAKE_BENCH = textwrap.dedent('''\
-    #!PYTHON
-    import argparse, json, os, sys, time
-    from pathlib import Path
-    here = Path(__file__).resolve().parent
-    p = argparse.ArgumentParser()
-    for flag in ("--transport", "--mode"):
-        p.add_argument(flag)
-    for flag in ("--size", "--count", "--lat-count", "--warmup", "--io-threads", "--hwm", "--timeout-ms"):
-        p.add_argument(flag, type=int)
-    a = p.parse_args()
-    behaviour = json.loads((here / "behaviour.json").read_text()).get(str(a.size), "ok")
-    time.sleep(float(os.environ.get("FAKE_BENCH_SLEEP", "0")))
-    if behaviour == "crash":
-        print("fake bench: crashing on purpose", file=sys.stderr); sys.stderr.flush(); os.abort()
-    if behaviour == "hang":
-        print("fake bench: hanging on purpose", file=sys.stderr); sys.stderr.flush(); time.sleep(3600)
-    if behaviour == "garbage":
-        print("this is not json"); sys.exit(0)
-    if behaviour == "exit4":
-        print("fake bench: lost messages", file=sys.stderr); sys.exit(4)
-    info = json.loads((here / "lib.json").read_text())
-    pattern = Path(sys.argv[0]).name[len("bench_"):].upper()
-    env = {k: v for k, v in os.environ.items() if k.startswith(("ZMQ_ASIO_", "BENCH_"))}
-    print(json.dumps({"schema": "testbed.bench/1",
-        "library": {"name": info["name"], "version": info["version"], "build_id": info["build_id"]},
-        "pattern": pattern, "transport": a.transport, "msg_size": a.size,
-        "throughput": {"count": a.count, "warmup": a.warmup, "receiver_seconds": 0.01, "sender_seconds": 0.01,
-                       "msgs_per_sec": 1e6, "bytes_per_sec": 1e6 * a.size, "mb_per_sec": a.size,
-                       "sender_msgs_per_sec": 1e6, "mb_unit": "1e6 bytes"},
-        "latency": {"count": a.lat_count, "warmup": 100, "unit": "us", "measure": "rtt/2", "min": 1.0,
-                    "p50": 2.0, "p90": 3.0, "p99": 4.0, "p999": 5.0, "max": 6.0, "mean": 2.5},
-        "verify": {"ok": True, "received": a.count, "expected": a.count, "method": "fake"},
-        "settings": {"hwm": a.hwm, "io_threads": a.io_threads, "linger": 0, "sndbuf": -1, "rcvbuf": -1,
-                     "clock": "fake"},
-        "env": env}))
-    ''').replace("PYTHON", sys.executable)
+FAKE_BENCH = f"#!{sys.executable}\n" + (Path(__file__).parent / "sweep_fake_bench.py").read_text()
 
 
-def make_library(root: Path, name: str, behaviour: dict | None = None) -> dict:
+def make_library(root: Path, name: str, behaviour: dict | None = None, fake: dict | None = None) -> dict:
+    """`fake`: figures the one-process fake reports (fake_msgs_per_sec, fake_p50_us, fake_noise)."""
     prefix, bench = root / name / "prefix", root / name / "bench"
     prefix.mkdir(parents=True)
     bench.mkdir(parents=True)
     info = {"name": name, "version": "0.0-fake", "build_id": (name.encode().hex() + "0" * 16)[:16],
             "source_hash": "sha256-fake", "flags": [], "compiler": "fake", "curve": False, "link_name": "zmq"}
     (prefix / "testbed-lib.json").write_text(json.dumps(info))
-    (bench / "lib.json").write_text(json.dumps(info))
+    (bench / "lib.json").write_text(json.dumps({**info, **(fake or {})}))
     (bench / "behaviour.json").write_text(json.dumps(behaviour or {}))
     for pattern in PATTERNS:
         script = bench / f"bench_{pattern}"
@@ -69,8 +35,8 @@ def make_library(root: Path, name: str, behaviour: dict | None = None) -> dict:
     return {"prefix": str(prefix), "bench_dir": str(bench)}
 
 
-def make_prebuilt(root: Path, behaviours: dict[str, dict]) -> Path:
-    libs = {name: make_library(root, name, b) for name, b in behaviours.items()}
+def make_prebuilt(root: Path, behaviours: dict[str, dict], fakes: dict[str, dict] | None = None) -> Path:
+    libs = {name: make_library(root, name, b, (fakes or {}).get(name)) for name, b in behaviours.items()}
     listing = root / "libs.json"
     listing.write_text(json.dumps({"libraries": libs}))
     return listing
@@ -104,6 +70,10 @@ EXPERIMENT = textwrap.dedent('''\
     repetitions = 2
     warmup_runs = 0
     timeout_s = TIMEOUT
+    min_window_s = 0            # the fake's windows are computed: calibration has tests of its own
+
+    [perf]
+    work_per_message = false    # likewise (and valgrind on a Python fake is slow)
 
     [profiles.quick]
     repetitions = 1

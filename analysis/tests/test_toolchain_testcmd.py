@@ -25,9 +25,12 @@ def _args(**kw):
 def fake_suites(monkeypatch):
     monkeypatch.setattr(test_cmd.system, "missing", lambda: [])
     monkeypatch.setattr(test_cmd, "build_everything",
-                        lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"), Outcome("zlink", True, "skipped: no")])
-    results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0)}
+                        lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"),
+                                         Outcome("zlink", True, "skipped: no")])
+    results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0),
+               "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)]}
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
+    monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
     return results
 
@@ -35,13 +38,13 @@ def fake_suites(monkeypatch):
 def test_closing_line_sums_all_suites(fake_suites, capsys):
     assert test_cmd.main(_args()) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[-1] == "16 passed, 0 failed"  # 1 build + 10 ctest + 5 pytest
+    assert lines[-1] == "36 passed, 0 failed"  # 1 build + 10 ctest + 20 libzmq suite + 5 pytest
 
 
 def test_any_failure_fails_the_command(fake_suites, capsys):
     fake_suites["pytest"] = SuiteResult("pytest", 0, 1, ["pytest collected no test"])
     assert test_cmd.main(_args()) == 1
-    assert capsys.readouterr().out.strip().splitlines()[-1] == "11 passed, 1 failed"
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "31 passed, 1 failed"
 
 
 def test_only_narrows(fake_suites, capsys):
@@ -63,6 +66,15 @@ def test_fuzz_target_discovery(tmp_path):
 
 
 def test_suite_selection():
-    assert test_cmd._selected(_args()) == {"zlink", "pytest"}
-    assert test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30)) == {"zlink", "sanitize", "fuzz"}
+    assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "pytest"}
+    selected = test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30))
+    assert selected == {"zlink", "sanitize", "fuzz"}
     assert test_cmd._selected(_args(only=["sanitize", "fuzz"])) == {"sanitize", "fuzz"}
+
+
+def test_libzmq_suite_gets_the_regex_libraries_and_update_flag(fake_suites, monkeypatch):
+    seen = []
+    monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: seen.append(options) or [])
+    assert test_cmd.main(_args(only=["libzmq-suite"], ctest_regex="test_pair", suite_library=["zlink"],
+                               update_expectations=True)) == 0
+    assert seen == [test_cmd.libzmq_suite.Options(("zlink",), "test_pair", True)]

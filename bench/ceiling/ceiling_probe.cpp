@@ -1,81 +1,104 @@
-// ceiling_probe: raw TCP loopback, Unix-domain stream and memcpy limits per
-// message size, as one JSON line (schema testbed.ceiling/1). Rows are keyed by
-// (transport, msg_size) like the benchmark results: tcp = TCP loopback,
-// ipc = Unix-domain stream socket, inproc = memcpy (a copy per message is the
-// least an in-process transfer of a sent buffer costs).
-#include <charconv>
+// ceiling_probe: what TCP, Unix-domain stream sockets and memcpy can do per message
+// size on this host, measured with the bench cells' process model, placement,
+// sizes and socket buffers, as one JSON line (schema testbed.ceiling/2). Rows are
+// keyed by (transport, msg_size) like the bench results: tcp = TCP, ipc =
+// Unix-domain stream socket, inproc = memcpy (the one copy an in-process transfer of
+// a sent buffer costs at least).
+//
+// --role both (default): a receiver and a sender thread of one process, each pinned
+// as asked; --role receiver|sender: one side of a two-process run over one endpoint
+// (the receiver's line has the throughput rows, the sender's the latency rows).
 #include <cstdio>
-#include <cstdlib>
+#include <future>
+#include <latch>
+#include <optional>
 #include <string>
-#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "../common/clock.hpp"
 #include "../common/json_writer.hpp"
+#include "../common/placement.hpp"
 #include "../common/process.hpp"
+#include "../common/raw_socket.hpp"
 #include "probes.hpp"
 
 using namespace bench;
 
 namespace {
 
-struct Args {
-    std::vector<std::size_t> sizes{64, 1024, 65536, 262144};
-    std::uint64_t bytes = 256ULL << 20;
-    std::uint64_t lat_samples = 2000;
-    int timeout_ms = 10000;
+struct Rows {
+    std::vector<ThroughputRow> thr;
+    std::vector<LatencyRow> lat;
+    std::vector<ThroughputRow> memcpy_rows;
 };
 
-[[noreturn]] void usage(const std::string& error) {
-    std::fprintf(stderr,
-                 "ceiling_probe: %s\n"
-                 "usage: ceiling_probe [--sizes N,N,...] [--bytes N] [--lat-count N] [--timeout-ms N]\n"
-                 "  --sizes       message sizes in bytes, 1..1073741824 (default 64,1024,65536,262144)\n"
-                 "  --bytes       bytes per bandwidth probe (default 268435456)\n"
-                 "  --lat-count   round trips per latency probe (default 2000)\n"
-                 "  --timeout-ms  per-operation timeout (default 10000)\n",
-                 error.c_str());
-    std::exit(kExitUsage);
+bool is_stream(const std::string& t) { return t == "tcp" || t == "ipc"; }
+
+std::string fresh_stream_endpoint(const std::string& transport) {
+    return transport == "tcp" ? "tcp://127.0.0.1:*" : "ipc://" + unique_tmp_path("ceiling");
 }
 
-std::uint64_t number(std::string_view flag, std::string_view s, std::uint64_t lo, std::uint64_t hi) {
-    std::uint64_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi)
-        usage(std::string(flag) + ": '" + std::string(s) + "' is not an integer in " + std::to_string(lo) + ".." +
-              std::to_string(hi));
-    return v;
+Endpoint endpoint_of(const std::string& text) {
+    Endpoint ep;
+    std::string error;
+    if (!parse_endpoint(text, ep, error)) exit_error(error);
+    return ep;
 }
 
-Args parse(int argc, char** argv) {
-    Args a;
-    for (int i = 1; i < argc; ++i) {
-        std::string_view f = argv[i];
-        if (f == "--help" || f == "-h") usage("help");
-        if (i + 1 >= argc) usage(std::string(f) + " needs a value");
-        std::string_view v = argv[++i];
-        if (f == "--sizes") {
-            a.sizes.clear();
-            while (!v.empty()) {
-                const auto comma = v.find(',');
-                a.sizes.push_back(number(f, v.substr(0, comma), 1, 1ULL << 30));
-                v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
-            }
-            if (a.sizes.empty()) usage("--sizes: give at least one size");
-        } else if (f == "--bytes") {
-            a.bytes = number(f, v, 1 << 20, 1ULL << 40);
-        } else if (f == "--lat-count") {
-            a.lat_samples = number(f, v, 1, 10'000'000);
-        } else if (f == "--timeout-ms") {
-            a.timeout_ms = static_cast<int>(number(f, v, 1, 3'600'000));
-        } else {
-            usage("unknown option '" + std::string(f) + "'");
-        }
+// The receiving side of every stream transport, in order; each listener's address
+// goes to the sending side through `ready`.
+void receiving_side(const ProbeOptions& o, std::vector<std::promise<std::string>>& ready, Rows& rows) {
+    std::size_t next = 0;
+    for (const auto& t : o.transports) {
+        if (!is_stream(t)) continue;
+        const std::string where = o.role == Role::both ? fresh_stream_endpoint(t) : o.bind;
+        RawListener listener = RawListener::at(endpoint_of(where), SocketBuffers{o.sndbuf, o.rcvbuf});
+        if (o.role == Role::both) ready.at(next++).set_value(listener.endpoint());
+        for (auto& row : serve_rows(listener, t, o)) rows.thr.push_back(std::move(row));
     }
-    return a;
 }
 
-void write_bandwidth(JsonWriter& w, const BandwidthResult& r, std::size_t size) {
+void sending_side(const ProbeOptions& o, std::vector<std::promise<std::string>>& ready, Rows& rows) {
+    std::size_t next = 0;
+    for (const auto& t : o.transports) {
+        if (!is_stream(t)) continue;
+        const std::string where = o.role == Role::both ? ready.at(next++).get_future().get() : o.connect;
+        for (auto& row : drive_rows(endpoint_of(where), o)) rows.lat.push_back(std::move(row));
+    }
+    for (const auto& t : o.transports)
+        if (t == "inproc" && o.mode != Mode::lat)
+            for (std::size_t size : o.sizes)
+                rows.memcpy_rows.push_back(ThroughputRow{"inproc", size, memcpy_bandwidth(size, o.bytes)});
+}
+
+// Side threads wait after their work until the main thread has read /proc.
+std::vector<ThreadInfo> run_sides(const ProbeOptions& o, Rows& rows) {
+    std::vector<std::promise<std::string>> ready(o.transports.size());
+    std::latch done(o.role == Role::both ? 2 : 1), release(1);
+    auto side = [&](const char* name, const char* role, const Pin& pin, auto body) {
+        return std::thread([&, name, role, body] {
+            name_current_thread(name);
+            thread_census().register_self(role);
+            if (pin.given()) pin_current_thread(pin.cpus, role);
+            body();
+            done.count_down();
+            release.wait();
+        });
+    };
+    std::vector<std::thread> threads;
+    if (o.role != Role::sender)
+        threads.push_back(side("probe-receiver", "receiver", o.pin_receiver, [&] { receiving_side(o, ready, rows); }));
+    if (o.role != Role::receiver)
+        threads.push_back(side("probe-sender", "sender", o.pin_sender, [&] { sending_side(o, ready, rows); }));
+    done.wait();
+    std::vector<ThreadInfo> census = thread_census().read("unknown");
+    release.count_down();
+    for (auto& t : threads) t.join();
+    return census;
+}
+
+void write_throughput(JsonWriter& w, const BandwidthResult& r, std::size_t size) {
     const double bps = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0.0;
     w.begin_object("throughput")
         .value("bytes", r.bytes)
@@ -88,42 +111,77 @@ void write_bandwidth(JsonWriter& w, const BandwidthResult& r, std::size_t size) 
         .end_object();
 }
 
-void write_row(JsonWriter& w, const char* transport, const char* probe, std::size_t size, const BandwidthResult& bw,
-               const LatencySummary* lat) {
-    w.begin_object().value("transport", transport).value("probe", probe).value("msg_size", static_cast<std::uint64_t>(size));
-    write_bandwidth(w, bw, size);
-    if (lat) {
-        w.begin_object("latency");
-        write_latency_fields(w, *lat);
-        w.value("unit", "us").value("measure", "rtt/2").end_object();
-    } else {
-        w.null("latency");
+const char* probe_name(const std::string& t) {
+    return t == "tcp" ? "tcp-nodelay" : t == "ipc" ? "unix-stream" : "memcpy";
+}
+
+// One row per (transport, size) that this process measured anything for.
+void write_rows(JsonWriter& w, const ProbeOptions& o, const Rows& rows) {
+    w.begin_array("rows");
+    for (const auto& t : o.transports)
+        for (std::size_t size : o.sizes) {
+            const ThroughputRow* thr = nullptr;
+            const LatencyRow* lat = nullptr;
+            for (const auto& r : t == "inproc" ? rows.memcpy_rows : rows.thr)
+                if (r.transport == t && r.size == size) thr = &r;
+            for (const auto& r : rows.lat)
+                if (r.transport == t && r.size == size) lat = &r;
+            if (!thr && !lat) continue;
+            w.begin_object().value("transport", t).value("probe", probe_name(t)).value("msg_size", static_cast<std::uint64_t>(size));
+            if (thr) write_throughput(w, thr->bw, size);
+            else w.null("throughput");
+            if (lat) {
+                w.begin_object("latency");
+                write_latency_fields(w, lat->rtt_half_us);
+                w.value("unit", "us").value("measure", "rtt/2").end_object();
+            } else {
+                w.null("latency");
+            }
+            w.end_object();
+        }
+    w.end_array();
+}
+
+void write_context(JsonWriter& w, const ProbeOptions& o, const std::vector<ThreadInfo>& threads) {
+    w.value("role", to_string(o.role)).value("process_model", to_string(o.process_model));
+    w.begin_object("settings")
+        .value("sndbuf", o.sndbuf)
+        .value("rcvbuf", o.rcvbuf)
+        .value("bytes", o.bytes)
+        .value("lat_count", o.lat_samples)
+        .value("write_size", static_cast<std::uint64_t>(o.write_size ? o.write_size : kDefaultWrite))
+        .value("mode", to_string(o.mode))
+        .value("bind", o.bind)
+        .value("connect", o.connect)
+        .end_object();
+    w.begin_object("placement");
+    for (const auto& [key, pin] : {std::pair{"sender", &o.pin_sender}, std::pair{"receiver", &o.pin_receiver}}) {
+        if (pin->given()) w.value(key, pin->asked);
+        else w.null(key);
     }
-    w.end_object();
+    w.value("allowed", o.allowed.str()).end_object();
+    w.begin_array("threads");
+    for (const auto& t : threads)
+        w.begin_object().value("tid", t.tid).value("name", t.name).value("role", t.role).value("cpus", t.cpus).end_object();
+    w.end_array();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     set_program_name("ceiling_probe");
-    const Args a = parse(argc, argv);
+    const ProbeOptions o = parse_probe_options(argc, argv);
+    name_current_thread("probe-main");
+    thread_census().register_self("main");
+    const Pin& own = o.role == Role::sender ? o.pin_sender : o.pin_receiver;
+    if (o.role != Role::both && own.given()) pin_current_thread(own.cpus, to_string(o.role));
+    Rows rows;
+    const std::vector<ThreadInfo> threads = run_sides(o, rows);
     JsonWriter w;
-    w.begin_object().value("schema", "testbed.ceiling/1").value("clock", kClockName);
-    w.value("process_model", "one process, two threads");
-    w.begin_array("rows");
-    for (std::size_t size : a.sizes) {
-        // Big messages get fewer round trips so the probe stays short.
-        const std::uint64_t lat_n = size > 65536 ? std::max<std::uint64_t>(1, a.lat_samples / 2) : a.lat_samples;
-        for (StreamKind kind : {StreamKind::tcp, StreamKind::unix_socket}) {
-            const bool tcp = kind == StreamKind::tcp;
-            const BandwidthResult bw = stream_bandwidth(kind, size, a.bytes, a.timeout_ms);
-            const LatencySummary lat = stream_round_trip(kind, size, lat_n, a.timeout_ms);
-            write_row(w, tcp ? "tcp" : "ipc", tcp ? "tcp-loopback-nodelay" : "unix-stream", size, bw, &lat);
-            std::fprintf(stderr, "ceiling_probe: %s %zu B done\n", tcp ? "tcp" : "ipc", size);
-        }
-        write_row(w, "inproc", "memcpy", size, memcpy_bandwidth(size, a.bytes), nullptr);
-    }
-    w.end_array().end_object();
+    w.begin_object().value("schema", "testbed.ceiling/2").value("clock", kClockName);
+    write_context(w, o, threads);
+    write_rows(w, o, rows);
+    w.end_object();
     cleanup_paths();
     std::printf("%s\n", w.str().c_str());
     return 0;

@@ -2,63 +2,54 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "../common/clock.hpp"
-#include "../common/raw_socket.hpp"
+#include "../common/process.hpp"
 
 namespace bench {
 
 namespace {
 
-struct Connected {
-    RawSocket client, server;
+enum class RowKind : std::uint32_t { done = 0, throughput = 1, latency = 2 };
+
+// The first bytes of every row's connection (native byte order: both ends run the
+// same binary; two hosts of different endianness are not supported).
+struct Header {
+    std::uint32_t magic = 0x4345494c;  // "CEIL"
+    RowKind kind = RowKind::done;
+    std::uint64_t size = 0;
+    std::uint64_t warm = 0;   // throughput: uncounted bytes first; latency: uncounted round trips
+    std::uint64_t count = 0;  // throughput: counted bytes; latency: counted round trips
 };
 
-Connected connect_pair(StreamKind kind, int timeout_ms) {
-    Connected c;
-    if (kind == StreamKind::tcp) {
-        RawListener l = RawListener::tcp_loopback();
-        c.client = tcp_connect_loopback(l.port(), timeout_ms);
-        c.server = l.accept(timeout_ms);
-        c.client.set_nodelay();
-        c.server.set_nodelay();
-    } else {
-        RawListener l = RawListener::unix_socket();
-        c.client = unix_connect(l.path(), timeout_ms);
-        c.server = l.accept(timeout_ms);
+SocketBuffers buffers_of(const ProbeOptions& o) { return SocketBuffers{o.sndbuf, o.rcvbuf}; }
+
+// Reads exactly n bytes; a peer that went away ends the probe with exit 3.
+void read_full(RawSocket& s, void* data, std::size_t n, const char* during) {
+    char* p = static_cast<char*>(data);
+    while (n > 0) {
+        const std::size_t r = s.read_some(p, n);
+        if (r == 0) exit_timeout(std::string("the peer closed the connection during ") + during);
+        p += r;
+        n -= r;
     }
-    c.server.set_timeouts(timeout_ms);
-    return c;
 }
 
-}  // namespace
-
-BandwidthResult stream_bandwidth(StreamKind kind, std::size_t msg_size, std::uint64_t bytes, int timeout_ms) {
-    Connected c = connect_pair(kind, timeout_ms);
-    const std::size_t unit = std::max<std::size_t>(msg_size, 1);
-    const std::size_t write_size = std::max<std::size_t>(unit, (256 * 1024 / unit) * unit);
-    const std::uint64_t warm = bytes / 10;
-    const std::uint64_t total = bytes + warm;
-    std::thread sender([&] {
-        std::vector<char> buf(write_size, 'x');
-        std::uint64_t sent = 0;
-        while (sent < total) {
-            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(write_size, total - sent));
-            c.client.write_all(buf.data(), n);
-            sent += n;
-        }
-    });
-    std::vector<char> buf(std::max<std::size_t>(write_size, 256 * 1024));
+BandwidthResult receive_stream(RawSocket& s, const Header& h, const ProbeOptions& o) {
+    std::vector<char> buf(std::max<std::size_t>(write_size_for(h.size, o.write_size ? o.write_size : kDefaultWrite),
+                                                kDefaultWrite));
+    const std::uint64_t total = h.warm + h.count;
     std::uint64_t got = 0, got_at_start = 0;
-    Clock::time_point start{};
-    bool started = false;
+    bool started = h.warm == 0;
+    Clock::time_point start = Clock::now();
     while (got < total) {
-        const std::size_t r = c.server.read_some(buf.data(), buf.size());
-        if (r == 0) break;
+        // Reads stop at the warm-up boundary, so the window counts exactly h.count bytes.
+        const std::uint64_t limit = started ? total - got : h.warm - got;
+        const std::size_t r = s.read_some(buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), limit)));
+        if (r == 0) exit_timeout("the sender closed the connection during a throughput row");
         got += r;
-        if (!started && got >= warm) {
+        if (!started && got >= h.warm) {
             // Bytes up to here were sent before the clock started: not counted.
             start = Clock::now();
             started = true;
@@ -66,33 +57,102 @@ BandwidthResult stream_bandwidth(StreamKind kind, std::size_t msg_size, std::uin
         }
     }
     const auto end = Clock::now();
-    sender.join();
-    return BandwidthResult{got - got_at_start, seconds_between(start, end), write_size};
+    const char ack = 'k';
+    s.write_all(&ack, 1);
+    return BandwidthResult{got - got_at_start, seconds_between(start, end), 0};
 }
 
-LatencySummary stream_round_trip(StreamKind kind, std::size_t msg_size, std::uint64_t samples, int timeout_ms) {
-    Connected c = connect_pair(kind, timeout_ms);
-    const std::size_t n = std::max<std::size_t>(msg_size, 1);
-    const std::uint64_t warm = std::max<std::uint64_t>(10, samples / 10);
-    std::thread echo([&] {
-        std::vector<char> buf(n);
-        for (std::uint64_t i = 0; i < warm + samples; ++i) {
-            c.server.read_exact(buf.data(), n);
-            c.server.write_all(buf.data(), n);
-        }
-    });
-    std::vector<char> out(n, 'p'), in(n);
-    std::vector<double> rtt_half;
-    rtt_half.reserve(samples);
-    for (std::uint64_t i = 0; i < warm + samples; ++i) {
-        const auto t0 = Clock::now();
-        c.client.write_all(out.data(), n);
-        c.client.read_exact(in.data(), n);
-        const auto t1 = Clock::now();
-        if (i >= warm) rtt_half.push_back(microseconds_between(t0, t1) / 2.0);
+void echo_stream(RawSocket& s, const Header& h) {
+    std::vector<char> buf(std::max<std::size_t>(h.size, 1));
+    for (std::uint64_t i = 0; i < h.warm + h.count; ++i) {
+        read_full(s, buf.data(), buf.size(), "a latency row");
+        s.write_all(buf.data(), buf.size());
     }
-    echo.join();
+}
+
+RawSocket open_row(const Endpoint& ep, const ProbeOptions& o, const Header& h) {
+    RawSocket s = connect_to_endpoint(ep, o.timeout_ms, "the probe's receiver", buffers_of(o));
+    s.write_all(&h, sizeof h);
+    return s;
+}
+
+BandwidthResult send_stream(const Endpoint& ep, const ProbeOptions& o, std::size_t size) {
+    const std::size_t write_size = write_size_for(size, o.write_size ? o.write_size : kDefaultWrite);
+    Header h{};
+    h.kind = RowKind::throughput;
+    h.size = size;
+    h.warm = o.bytes / 10;
+    h.count = o.bytes;
+    RawSocket s = open_row(ep, o, h);
+    std::vector<char> buf(write_size, 'x');
+    for (std::uint64_t sent = 0, total = h.warm + h.count; sent < total;) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(write_size, total - sent));
+        s.write_all(buf.data(), n);
+        sent += n;
+    }
+    char ack = 0;
+    read_full(s, &ack, 1, "the end of a throughput row");
+    return BandwidthResult{0, 0, write_size};
+}
+
+LatencySummary ping_pong(const Endpoint& ep, const ProbeOptions& o, std::size_t size) {
+    Header h{};
+    h.kind = RowKind::latency;
+    h.size = size;
+    // Big messages get fewer round trips so the probe stays short.
+    h.count = size > 65536 ? std::max<std::uint64_t>(1, o.lat_samples / 2) : o.lat_samples;
+    h.warm = std::max<std::uint64_t>(10, h.count / 10);
+    RawSocket s = open_row(ep, o, h);
+    std::vector<char> out(size, 'p'), in(size);
+    std::vector<double> rtt_half;
+    rtt_half.reserve(h.count);
+    for (std::uint64_t i = 0; i < h.warm + h.count; ++i) {
+        const auto t0 = Clock::now();
+        s.write_all(out.data(), size);
+        read_full(s, in.data(), size, "a latency row");
+        const auto t1 = Clock::now();
+        if (i >= h.warm) rtt_half.push_back(microseconds_between(t0, t1) / 2.0);
+    }
     return summarize(rtt_half);
+}
+
+}  // namespace
+
+std::size_t write_size_for(std::size_t size, std::size_t target) {
+    const std::size_t unit = std::max<std::size_t>(size, 1);
+    return std::max<std::size_t>(unit, (target / unit) * unit);
+}
+
+std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& transport, const ProbeOptions& o) {
+    std::vector<ThroughputRow> rows;
+    for (;;) {
+        RawSocket s = listener.accept(o.timeout_ms, "probe sender");
+        s.set_timeouts(o.timeout_ms);
+        if (transport == "tcp") s.set_nodelay();
+        Header h{};
+        read_full(s, &h, sizeof h, "a row header");
+        if (h.magic != Header{}.magic) exit_error("a connection that is not the probe's sender arrived");
+        if (h.kind == RowKind::done) return rows;
+        if (h.kind == RowKind::latency) {
+            echo_stream(s, h);
+            continue;
+        }
+        BandwidthResult bw = receive_stream(s, h, o);
+        bw.write_size = write_size_for(h.size, o.write_size ? o.write_size : kDefaultWrite);
+        rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size), bw});
+    }
+}
+
+std::vector<LatencyRow> drive_rows(const Endpoint& ep, const ProbeOptions& o) {
+    std::vector<LatencyRow> rows;
+    for (std::size_t size : o.sizes) {
+        if (o.mode != Mode::lat) send_stream(ep, o, size);
+        if (o.mode != Mode::thr) rows.push_back(LatencyRow{ep.scheme, size, ping_pong(ep, o, size)});
+        std::fprintf(stderr, "ceiling_probe: %s %zu B done\n", ep.scheme.c_str(), size);
+    }
+    Header done{};
+    open_row(ep, o, done);
+    return rows;
 }
 
 BandwidthResult memcpy_bandwidth(std::size_t msg_size, std::uint64_t bytes) {

@@ -1,30 +1,62 @@
-// The host's physical limits, measured with the same clock and the same
-// one-process/two-threads shape as the benchmarks, so that every library result
-// can be shown as a fraction of what the machine can do at all.
+// What the host can do without any messaging library, measured the way the bench
+// cells are: the same clock, process model, placement, message sizes and socket
+// buffer policy, so that each cell can be shown as a share of it and no library can
+// exceed it.
+//
+// A stream probe has a receiving side (listens, times the throughput from the first
+// counted byte to the last, echoes latency probes) and a sending side (connects,
+// streams, times round trips). The sending side opens one connection per row and
+// starts it with a fixed-size header saying what the row is; a "done" header ends
+// the receiver's loop. The header and the end-of-row acknowledgement are outside
+// the timed windows.
+//
+// Throughput streams the payload as efficiently as the kernel allows: the sender
+// coalesces messages into large writes (whole messages, at least kDefaultWrite bytes
+// unless a message is larger), the receiver reads large chunks. So msgs_per_sec =
+// bytes_per_sec / size is an upper bound for any library at that size.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "../common/endpoint.hpp"
+#include "../common/raw_socket.hpp"
 #include "../common/stats.hpp"
+#include "probe_options.hpp"
 
 namespace bench {
 
-enum class StreamKind { tcp, unix_socket };
+inline constexpr std::size_t kDefaultWrite = 1 << 20;
 
 struct BandwidthResult {
-    std::uint64_t bytes = 0;
+    std::uint64_t bytes = 0;  // counted bytes (after the warm-up)
     double seconds = 0;
     std::size_t write_size = 0;
 };
 
-// Stream throughput of plain sockets (TCP with TCP_NODELAY, or Unix domain): the
-// sender writes in large writes (>= 256 KiB, a whole number of messages), the
-// receiver reads large chunks; the first tenth of the bytes is an uncounted warm-up.
-BandwidthResult stream_bandwidth(StreamKind kind, std::size_t msg_size, std::uint64_t bytes, int timeout_ms);
+struct ThroughputRow {
+    std::string transport;
+    std::size_t size = 0;
+    BandwidthResult bw;
+};
 
-// Ping-pong of msg_size bytes; returns RTT/2 in microseconds.
-LatencySummary stream_round_trip(StreamKind kind, std::size_t msg_size, std::uint64_t samples, int timeout_ms);
+struct LatencyRow {
+    std::string transport;
+    std::size_t size = 0;
+    LatencySummary rtt_half_us;
+};
+
+// Bytes per write for messages of `size`: whole messages, at least `target` bytes.
+std::size_t write_size_for(std::size_t size, std::size_t target);
+
+// Receiving side: accepts one connection per row on `listener` and serves it, until
+// the sender's "done". Returns the throughput rows it timed.
+std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& transport, const ProbeOptions& o);
+
+// Sending side: every size's throughput and/or latency row against `ep`, then "done".
+std::vector<LatencyRow> drive_rows(const Endpoint& ep, const ProbeOptions& o);
 
 // memcpy of msg_size bytes between two buffers, repeated; cache-resident for small sizes.
 BandwidthResult memcpy_bandwidth(std::size_t msg_size, std::uint64_t bytes);

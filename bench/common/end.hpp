@@ -1,10 +1,12 @@
 // One side of a benchmark connection, whatever the pattern or the peer.
 //
-// The runner only ever talks to two Ends: `a` sends in the throughput phase and is
-// the latency client; `b` receives and, in the latency phase, echoes each message
-// back to `a`. Patterns differ only in how they build the two Ends (socket types,
-// routing-id frames, PUB/SUB pairs, the plain TCP peer of STREAM), so the timing
-// and verification code is the same for all of them.
+// The runner only ever talks to two Ends: `a` (the sending side) sends in the
+// throughput phase and is the latency client; `b` (the receiving side) receives and,
+// in the latency phase, echoes each message back to `a`. Patterns differ only in how
+// they build the two Ends (socket types, routing-id frames, PUB/SUB pairs, the plain
+// TCP peer of STREAM), so the timing and verification code is the same for all of
+// them. The two Ends may live in two threads or in two processes: they coordinate
+// only through a Link (link.hpp).
 #pragma once
 
 #include <cstddef>
@@ -12,8 +14,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace bench {
+
+class Link;
 
 struct View {
     const std::uint8_t* data;
@@ -33,17 +38,19 @@ public:
     // plain TCP peer of STREAM does, the way a ZMTP library batches small messages).
     virtual void begin_burst() {}
     virtual void end_burst() {}
+    // Makes sure data flows both ways before anything is timed (slow joiners,
+    // ROUTER peers not yet known, TCP connects). Each side calls it on its own End;
+    // they agree through `link`. Gives up with exit 3 after timeout_ms.
+    virtual void establish(Link& link, bool sending_side, int timeout_ms) = 0;
 };
 
-struct Channel {
-    std::unique_ptr<End> a, b;
-    // Makes sure data flows both ways before anything is timed (slow joiners,
-    // ROUTER peers not yet known, TCP connects).
-    std::function<void()> establish;
-    // Closes every socket of the channel (called before zmq_ctx_term).
-    std::function<void()> close;
-    // What `a` and `b` are, for the report (e.g. "PUB/SUB pair each way").
-    std::string topology;
+// What one side of a pattern built: its End and the sockets to close at teardown.
+struct Side {
+    std::unique_ptr<End> end;
+    std::vector<void*> sockets;
+    // Receiving side: every endpoint it bound (the first at --bind), as bound; the
+    // sending side connects to them in this order.
+    std::vector<std::string> bound;
 };
 
 }  // namespace bench

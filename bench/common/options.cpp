@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "endpoint.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -31,11 +33,24 @@ void print_usage(std::FILE* out, const PatternTraits& t) {
         "  --sndbuf N         ZMQ_SNDBUF bytes (default -1 = OS default)\n"
         "  --rcvbuf N         ZMQ_RCVBUF bytes (default -1 = OS default)\n"
         "  --timeout-ms N     peer/progress timeout, 1..3600000 (default 10000)\n"
+        "  --role R           both|receiver|sender (default both: one process, two threads).\n"
+        "                     receiver binds and receives (thr) / echoes (lat); sender connects and\n"
+        "                     sends (thr) / measures round trips (lat); each prints its JSON line\n"
+        "  --bind EP          receiver's endpoint (default: both: a fresh one; receiver/sender:\n"
+        "                     tcp://127.0.0.1:5555 or ipc:///tmp/bench-5555.ipc)\n"
+        "  --connect EP       where the sender connects (default: the bound endpoint)\n"
+        "  --control EP       control connection of a two-process run (default: tcp port + 1\n"
+        "                     beside --bind/--connect, or the ipc path + .ctl)\n"
+        "  --pin-sender CPUS  CPU list (taskset syntax) for the sending side: its thread and the\n"
+        "                     IO threads of its context (a role process pins itself)\n"
+        "  --pin-receiver CPUS  the same for the receiving side\n"
+        "  --process-model M  one-process|two-process|two-host, recorded as given (default from\n"
+        "                     --role: both -> one-process, else two-process)\n"
         "  test only:\n"
         "  --inject-fault F   skip|corrupt|stall|hang: the sender skips a sequence number,\n"
         "                     corrupts a message, stops half way, or the harness hangs at\n"
         "                     shutdown (expect exit 4, 4, 3, 3)\n"
-        "  --no-peer          run the receiver alone (expect exit 3 after --timeout-ms)\n"
+        "  --no-peer          run the receiver alone (expect exit 3 after --timeout-ms; --role both)\n"
         "exit status: 0 ok, 1 library/system error, 2 bad arguments, 3 timeout,\n"
         "             4 verification failed. One JSON line on stdout (also on exit 4).\n",
         g_prog, t.tcp_only ? "tcp" : "tcp|ipc|inproc", t.name,
@@ -70,6 +85,24 @@ const char* to_string(Transport t) {
     return "?";
 }
 
+const char* to_string(Role r) {
+    switch (r) {
+        case Role::both: return "both";
+        case Role::receiver: return "receiver";
+        case Role::sender: return "sender";
+    }
+    return "?";
+}
+
+const char* to_string(ProcessModel p) {
+    switch (p) {
+        case ProcessModel::one_process: return "one-process";
+        case ProcessModel::two_process: return "two-process";
+        case ProcessModel::two_host: return "two-host";
+    }
+    return "?";
+}
+
 const char* to_string(Mode m) {
     switch (m) {
         case Mode::thr: return "thr";
@@ -91,14 +124,179 @@ std::uint64_t default_lat_count(std::size_t size) {
     return 2'000;
 }
 
+namespace {
+
+// Which flags were given, so that defaults fill only the rest.
+struct Given {
+    bool transport = false, size = false, count = false, warmup = false;
+    bool lat_count = false, lat_warmup = false, io = false, process_model = false;
+};
+
+template <typename E>
+E choose(const PatternTraits& t, std::string_view flag, std::string_view val,
+         std::initializer_list<std::pair<const char*, E>> choices) {
+    std::string names;
+    for (const auto& [name, e] : choices) {
+        if (val == name) return e;
+        names += names.empty() ? name : std::string(", ") + name;
+    }
+    usage_error(t, std::string(flag) + ": '" + std::string(val) + "' is not one of " + names);
+}
+
+Pin parse_pin(const PatternTraits& t, std::string_view flag, std::string_view val) {
+    Pin p;
+    std::string error;
+    if (!CpuList::parse(val, p.cpus, error)) usage_error(t, std::string(flag) + ": " + error);
+    p.asked = std::string(val);
+    return p;
+}
+
+// The flags of issue 9: who this process is, where it connects, where it runs.
+bool parse_placement_flag(Options& o, Given& g, const PatternTraits& t, std::string_view flag,
+                          std::string_view val) {
+    if (flag == "--role") {
+        o.role = choose<Role>(t, flag, val, {{"both", Role::both}, {"receiver", Role::receiver},
+                                            {"sender", Role::sender}});
+    } else if (flag == "--process-model") {
+        o.process_model = choose<ProcessModel>(t, flag, val, {{"one-process", ProcessModel::one_process},
+                                                              {"two-process", ProcessModel::two_process},
+                                                              {"two-host", ProcessModel::two_host}});
+        g.process_model = true;
+    } else if (flag == "--bind") {
+        o.bind = std::string(val);
+    } else if (flag == "--connect") {
+        o.connect = std::string(val);
+        o.connect_given = true;
+    } else if (flag == "--control") {
+        o.control = std::string(val);
+    } else if (flag == "--pin-sender") {
+        o.pin_sender = parse_pin(t, flag, val);
+    } else if (flag == "--pin-receiver") {
+        o.pin_receiver = parse_pin(t, flag, val);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// Flags that take a value; returns false for a flag it does not know.
+bool parse_flag(Options& o, Given& g, const PatternTraits& t, std::string_view flag, std::string_view val) {
+    if (flag == "--transport") {
+        o.transport = choose<Transport>(t, flag, val, {{"tcp", Transport::tcp}, {"ipc", Transport::ipc},
+                                                      {"inproc", Transport::inproc}});
+        g.transport = true;
+    } else if (flag == "--size") {
+        o.size = parse_uint(t, flag, val, t.min_size, kMaxSize);
+        g.size = true;
+    } else if (flag == "--count") {
+        o.count = parse_uint(t, flag, val, 1, 1ULL << 40);
+        g.count = true;
+    } else if (flag == "--warmup") {
+        o.warmup = parse_uint(t, flag, val, 1, 1ULL << 40);
+        g.warmup = true;
+    } else if (flag == "--lat-count") {
+        o.lat_count = parse_uint(t, flag, val, 1, 1ULL << 32);
+        g.lat_count = true;
+    } else if (flag == "--lat-warmup") {
+        o.lat_warmup = parse_uint(t, flag, val, 0, 1ULL << 32);
+        g.lat_warmup = true;
+    } else if (flag == "--mode") {
+        o.mode = choose<Mode>(t, flag, val, {{"thr", Mode::thr}, {"lat", Mode::lat}, {"both", Mode::both}});
+    } else if (flag == "--io-threads") {
+        o.io_threads = static_cast<int>(parse_uint(t, flag, val, 1, 64));
+        g.io = true;
+    } else if (flag == "--hwm") {
+        o.hwm = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
+    } else if (flag == "--sndbuf") {
+        o.sndbuf = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
+    } else if (flag == "--rcvbuf") {
+        o.rcvbuf = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
+    } else if (flag == "--timeout-ms") {
+        o.timeout_ms = static_cast<int>(parse_uint(t, flag, val, 1, 3'600'000));
+    } else if (flag == "--inject-fault") {
+        o.fault = choose<Fault>(t, flag, val, {{"skip", Fault::skip}, {"corrupt", Fault::corrupt},
+                                              {"stall", Fault::stall}, {"hang", Fault::hang}});
+    } else {
+        return parse_placement_flag(o, g, t, flag, val);
+    }
+    return true;
+}
+
+// An endpoint flag must parse and use the run's transport.
+void check_endpoint(const PatternTraits& t, const char* flag, const std::string& text, Transport transport) {
+    if (text.empty()) return;
+    Endpoint ep;
+    std::string error;
+    if (!parse_endpoint(text, ep, error)) usage_error(t, std::string(flag) + ": " + error);
+    if (ep.scheme != to_string(transport))
+        usage_error(t, std::string(flag) + ": '" + text + "' is not a " + to_string(transport) +
+                           " endpoint (--transport " + to_string(transport) + ")");
+}
+
+// A CPU outside the process's affinity cannot be honoured: refuse it (exit 2).
+void check_pin(const PatternTraits& t, const char* flag, const Pin& pin, const CpuList& allowed) {
+    if (!pin.given()) return;
+    const CpuList missing = pin.cpus.missing_from(allowed);
+    if (!missing.empty())
+        usage_error(t, std::string(flag) + ": CPU(s) " + missing.str() + " not available to this process (allowed: " +
+                           allowed.str() + ")");
+}
+
+void finish_roles(Options& o, const Given& g, const PatternTraits& t) {
+    const bool split = o.role != Role::both;
+    if (split && o.transport == Transport::inproc)
+        usage_error(t, "--role " + std::string(to_string(o.role)) + ": inproc works only inside one process (--role both)");
+    if (split && o.no_peer) usage_error(t, "--no-peer runs a lone receiver inside one process (--role both)");
+    if (!g.process_model) o.process_model = split ? ProcessModel::two_process : ProcessModel::one_process;
+    if (split == (o.process_model == ProcessModel::one_process))
+        usage_error(t, std::string("--process-model ") + to_string(o.process_model) + " does not fit --role " +
+                           to_string(o.role) + " (one-process needs --role both; two-process/two-host a role)");
+    if (o.role == Role::receiver && o.connect_given) usage_error(t, "--connect is for --role sender or both");
+    if (o.role == Role::sender && !o.bind.empty()) usage_error(t, "--bind is for --role receiver or both");
+    check_endpoint(t, "--bind", o.bind, o.transport);
+    check_endpoint(t, "--connect", o.connect, o.transport);
+    if (!split) return;
+    // Both processes must agree without talking first: fixed defaults per transport.
+    const std::string fixed = o.transport == Transport::tcp ? "tcp://127.0.0.1:5555" : "ipc:///tmp/bench-5555.ipc";
+    std::string& mine = o.role == Role::receiver ? o.bind : o.connect;
+    if (mine.empty()) mine = fixed;
+    if (o.control.empty()) {
+        Endpoint data, control;
+        std::string error;
+        parse_endpoint(mine, data, error);
+        if (!derive_control(data, control, error)) usage_error(t, (o.role == Role::receiver ? "--bind: " : "--connect: ") + error);
+        o.control = control.text();
+    } else {
+        Endpoint control;
+        std::string error;
+        if (!parse_endpoint(o.control, control, error) || control.scheme == "inproc")
+            usage_error(t, "--control: " + (error.empty() ? "'" + o.control + "' must be tcp or ipc" : error));
+    }
+}
+
+void finish_counts(Options& o, const Given& g, const PatternTraits& t) {
+    if (!g.io) {
+        if (const char* env = std::getenv("BENCH_IO_THREADS"); env && *env)
+            o.io_threads = static_cast<int>(parse_uint(t, "BENCH_IO_THREADS (environment)", env, 1, 64));
+    }
+    if (!g.count) o.count = default_count(o.size);
+    if (!g.warmup) o.warmup = std::max<std::uint64_t>(1, std::min<std::uint64_t>(o.count / 20, 10'000));
+    if (!g.lat_count) o.lat_count = default_lat_count(o.size);
+    if (!g.lat_warmup) o.lat_warmup = std::max<std::uint64_t>(10, std::min<std::uint64_t>(o.lat_count / 10, 1000));
+    if (o.fault != Fault::none && o.fault != Fault::hang && o.mode == Mode::lat)
+        usage_error(t, "--inject-fault acts in the throughput phase; use --mode thr or both");
+    if (o.fault != Fault::none && o.count < 4) usage_error(t, "--inject-fault needs --count >= 4");
+}
+
+}  // namespace
+
 Options parse_options(int argc, char** argv, const PatternTraits& t) {
     if (argc > 0 && argv[0]) {
         const char* slash = std::strrchr(argv[0], '/');
         g_prog = slash ? slash + 1 : argv[0];
     }
     Options o;
-    bool have_transport = false, have_size = false, have_count = false, have_warmup = false;
-    bool have_lat_count = false, have_lat_warmup = false, have_io = false;
+    Given g;
     for (int i = 1; i < argc; ++i) {
         std::string_view flag = argv[i];
         if (flag == "--help" || flag == "-h") {
@@ -111,71 +309,17 @@ Options parse_options(int argc, char** argv, const PatternTraits& t) {
         }
         if (flag.substr(0, 2) != "--") usage_error(t, "unexpected argument '" + std::string(flag) + "'");
         if (i + 1 >= argc) usage_error(t, std::string(flag) + " needs a value");
-        std::string_view val = argv[++i];
-        if (flag == "--transport") {
-            if (val == "tcp") o.transport = Transport::tcp;
-            else if (val == "ipc") o.transport = Transport::ipc;
-            else if (val == "inproc") o.transport = Transport::inproc;
-            else usage_error(t, "--transport: '" + std::string(val) + "' is not one of tcp, ipc, inproc");
-            have_transport = true;
-        } else if (flag == "--size") {
-            o.size = parse_uint(t, flag, val, t.min_size, kMaxSize);
-            have_size = true;
-        } else if (flag == "--count") {
-            o.count = parse_uint(t, flag, val, 1, 1ULL << 40);
-            have_count = true;
-        } else if (flag == "--warmup") {
-            o.warmup = parse_uint(t, flag, val, 1, 1ULL << 40);
-            have_warmup = true;
-        } else if (flag == "--lat-count") {
-            o.lat_count = parse_uint(t, flag, val, 1, 1ULL << 32);
-            have_lat_count = true;
-        } else if (flag == "--lat-warmup") {
-            o.lat_warmup = parse_uint(t, flag, val, 0, 1ULL << 32);
-            have_lat_warmup = true;
-        } else if (flag == "--mode") {
-            if (val == "thr") o.mode = Mode::thr;
-            else if (val == "lat") o.mode = Mode::lat;
-            else if (val == "both") o.mode = Mode::both;
-            else usage_error(t, "--mode: '" + std::string(val) + "' is not one of thr, lat, both");
-        } else if (flag == "--io-threads") {
-            o.io_threads = static_cast<int>(parse_uint(t, flag, val, 1, 64));
-            have_io = true;
-        } else if (flag == "--hwm") {
-            o.hwm = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
-        } else if (flag == "--sndbuf") {
-            o.sndbuf = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
-        } else if (flag == "--rcvbuf") {
-            o.rcvbuf = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
-        } else if (flag == "--timeout-ms") {
-            o.timeout_ms = static_cast<int>(parse_uint(t, flag, val, 1, 3'600'000));
-        } else if (flag == "--inject-fault") {
-            if (val == "skip") o.fault = Fault::skip;
-            else if (val == "corrupt") o.fault = Fault::corrupt;
-            else if (val == "stall") o.fault = Fault::stall;
-            else if (val == "hang") o.fault = Fault::hang;
-            else usage_error(t, "--inject-fault: '" + std::string(val) + "' is not one of skip, corrupt, stall, hang");
-        } else {
-            usage_error(t, "unknown option '" + std::string(flag) + "'");
-        }
+        if (!parse_flag(o, g, t, flag, argv[++i])) usage_error(t, "unknown option '" + std::string(flag) + "'");
     }
-    if (!have_transport) usage_error(t, "--transport is required");
-    if (!have_size) usage_error(t, "--size is required");
+    if (!g.transport) usage_error(t, "--transport is required");
+    if (!g.size) usage_error(t, "--size is required");
     if (t.tcp_only && o.transport != Transport::tcp)
-        usage_error(t, std::string("--transport: ") + t.name + " supports tcp only, not '" +
-                           to_string(o.transport) + "'");
-    if (!have_io) {
-        if (const char* env = std::getenv("BENCH_IO_THREADS"); env && *env)
-            o.io_threads = static_cast<int>(parse_uint(t, "BENCH_IO_THREADS (environment)", env, 1, 64));
-    }
-    if (!have_count) o.count = default_count(o.size);
-    if (!have_warmup) o.warmup = std::max<std::uint64_t>(1, std::min<std::uint64_t>(o.count / 20, 10'000));
-    if (!have_lat_count) o.lat_count = default_lat_count(o.size);
-    if (!have_lat_warmup) o.lat_warmup = std::max<std::uint64_t>(10, std::min<std::uint64_t>(o.lat_count / 10, 1000));
-    if (o.fault != Fault::none && o.fault != Fault::hang && o.mode == Mode::lat)
-        usage_error(t, "--inject-fault acts in the throughput phase; use --mode thr or both");
-    if (o.fault != Fault::none && o.count < 4)
-        usage_error(t, "--inject-fault needs --count >= 4");
+        usage_error(t, std::string("--transport: ") + t.name + " supports tcp only, not '" + to_string(o.transport) + "'");
+    finish_roles(o, g, t);
+    o.allowed = allowed_cpus();
+    check_pin(t, "--pin-sender", o.pin_sender, o.allowed);
+    check_pin(t, "--pin-receiver", o.pin_receiver, o.allowed);
+    finish_counts(o, g, t);
     return o;
 }
 

@@ -6,14 +6,21 @@
 #include <string>
 
 #include "payload.hpp"
+#include "placement.hpp"
 
 namespace bench {
 
 enum class Transport { tcp, ipc, inproc };
 enum class Mode { thr, lat, both };
+// both: one process, a sender and a receiver thread. receiver/sender: this process
+// is one side of a two-process (or two-host) run.
+enum class Role { both, receiver, sender };
+enum class ProcessModel { one_process, two_process, two_host };
 
 const char* to_string(Transport t);
 const char* to_string(Mode m);
+const char* to_string(Role r);
+const char* to_string(ProcessModel p);
 
 // What the pattern accepts; the parser enforces it so every binary rejects the
 // same things the same way.
@@ -22,6 +29,14 @@ struct PatternTraits {
     bool tcp_only = false;    // STREAM talks to a plain TCP peer
     std::size_t min_size = 0; // STREAM cannot send an empty frame (it means "close")
     bool drops_at_hwm = false; // PUB drops (by design) instead of blocking at the HWM
+    bool lockstep = false;     // REQ/REP: every message is answered before the next is sent
+};
+
+// A side's CPU list as asked on the command line (text) and as parsed.
+struct Pin {
+    std::string asked;  // empty: not pinned (free)
+    CpuList cpus;
+    bool given() const { return !asked.empty(); }
 };
 
 struct Options {
@@ -37,6 +52,15 @@ struct Options {
     Mode mode = Mode::both;
     Fault fault = Fault::none;
     bool no_peer = false;  // test-only: run the receiver without any peer
+    Role role = Role::both;
+    ProcessModel process_model = ProcessModel::one_process;
+    // Endpoints: what the receiver binds (first of its sockets; more on neighbouring
+    // ephemeral ports/paths), what the sender connects to, and the control connection
+    // of a two-process run. Filled with defaults by parse_options.
+    std::string bind, connect, control;
+    bool connect_given = false;
+    Pin pin_sender, pin_receiver;
+    CpuList allowed;  // CPUs this process may use (sched_getaffinity at start)
 };
 
 // Parses argv; on bad input prints one error line plus the usage to stderr and

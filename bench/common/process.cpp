@@ -1,5 +1,7 @@
 #include "process.hpp"
 
+#include "placement.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -44,9 +46,14 @@ void cleanup_paths() {
 
 void exit_timeout(const std::string& what) { die(kExitTimeout, "timeout: ", what + g_timeout_hint); }
 void exit_error(const std::string& what) { die(kExitError, "error: ", what); }
+void exit_usage(const std::string& what) { die(kExitUsage, "", what); }
 
 void Watchdog::start(int limit_ms) {
-    thread_ = std::thread([this, limit_ms] { loop(limit_ms); });
+    thread_ = std::thread([this, limit_ms] {
+        name_current_thread("bench-watchdog");
+        thread_census().register_self("watchdog");
+        loop(limit_ms);
+    });
 }
 
 void Watchdog::stop() {

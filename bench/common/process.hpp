@@ -31,6 +31,7 @@ void set_timeout_hint(const std::string& hint);
 // Prints "<prog>: <what>" to stderr, removes registered files and _exit()s.
 [[noreturn]] void exit_timeout(const std::string& what);
 [[noreturn]] void exit_error(const std::string& what);
+[[noreturn]] void exit_usage(const std::string& what);  // status 2, no usage text
 
 // Progress counters are per thread (one cache line each) and written with relaxed
 // stores, so kicking the watchdog on every message costs next to nothing.
@@ -48,6 +49,7 @@ public:
     void stop();
     ProgressSlot& slot(int i) { return slots_[i]; }
     void set_phase(const char* phase) { phase_.store(phase, std::memory_order_relaxed); }
+    const char* phase() const { return phase_.load(std::memory_order_relaxed); }
     ~Watchdog() { stop(); }
 
 private:

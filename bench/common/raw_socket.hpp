@@ -1,5 +1,5 @@
 // Plain stream sockets (TCP with TCP_NODELAY, Unix domain) for the STREAM pattern's
-// peer and the ceiling probe. Every blocking call has a timeout; running out of it
+// peer, the control connection of two-process runs and the ceiling probe. Every blocking call has a timeout; running out of it
 // ends the process through exit_timeout().
 #pragma once
 
@@ -8,6 +8,14 @@
 #include <string>
 
 namespace bench {
+
+struct Endpoint;
+
+// SO_SNDBUF/SO_RCVBUF for a new socket (-1: the OS default), set before connect or
+// listen as libzmq applies ZMQ_SNDBUF/ZMQ_RCVBUF.
+struct SocketBuffers {
+    int sndbuf = -1, rcvbuf = -1;
+};
 
 class RawSocket {
 public:
@@ -33,22 +41,25 @@ private:
 
 class RawListener {
 public:
-    // TCP on 127.0.0.1 with an ephemeral port.
-    static RawListener tcp_loopback();
-    // Unix-domain stream socket at a unique path under /tmp (removed on exit).
-    static RawListener unix_socket();
-    RawSocket accept(int timeout_ms);
-    std::uint16_t port() const { return port_; }
-    const std::string& path() const { return path_; }
+    // tcp://HOST:PORT (SO_REUSEADDR; PORT * = ephemeral) or ipc://PATH (a stale file
+    // is replaced and the path removed on exit). Accepted sockets inherit `buffers`.
+    static RawListener at(const Endpoint& ep, SocketBuffers buffers = {});
+    // Where it listens, with the ephemeral port filled in.
+    std::string endpoint() const;
+    // Waits up to timeout_ms for one peer (exit 3 naming `what` if none comes).
+    RawSocket accept(int timeout_ms, const std::string& what = "peer");
 
 private:
     RawSocket sock_;
     std::uint16_t port_ = 0;
+    std::string host_;
     std::string path_;
 };
 
-RawSocket tcp_connect_loopback(std::uint16_t port, int timeout_ms);
-RawSocket unix_connect(const std::string& path, int timeout_ms);
+// Connects to tcp://HOST:PORT or ipc://PATH, retrying while nobody listens yet, for
+// up to timeout_ms; then exit_timeout() naming `what` (e.g. "the receiver's control
+// endpoint"). TCP sockets get TCP_NODELAY.
+RawSocket connect_to_endpoint(const Endpoint& ep, int timeout_ms, const std::string& what, SocketBuffers buffers = {});
 
 // A unique path under /tmp with the pid in it, registered for removal on exit.
 std::string unique_tmp_path(const char* what);

@@ -76,6 +76,43 @@ void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size
         .end_object();
 }
 
+void write_sender_throughput(JsonWriter& w, const SenderThroughput& t) {
+    w.begin_object("sender_throughput")
+        .value("count", t.count)
+        .value("warmup", t.warmup)
+        .value("sender_seconds", t.sender_seconds)
+        .value("sender_msgs_per_sec", t.sender_seconds > 0 ? static_cast<double>(t.count) / t.sender_seconds : 0.0)
+        .end_object();
+}
+
+void write_placement(JsonWriter& w, const Options& o) {
+    w.begin_object("placement");
+    for (const auto& [key, pin] : {std::pair{"sender", &o.pin_sender}, std::pair{"receiver", &o.pin_receiver}}) {
+        if (pin->given()) w.value(key, pin->asked);
+        else w.null(key);
+    }
+    w.value("allowed", o.allowed.str()).end_object();
+}
+
+void write_threads(JsonWriter& w, const std::vector<ThreadInfo>& threads) {
+    w.begin_array("threads");
+    for (const ThreadInfo& t : threads)
+        w.begin_object()
+            .value("tid", t.tid)
+            .value("name", t.name)
+            .value("role", t.role)
+            .value("cpus", t.cpus)
+            .end_object();
+    w.end_array();
+}
+
+void write_endpoints(JsonWriter& w, const Options& o) {
+    w.value("bind", o.bind).value("connect", o.connect).value("control", o.control);
+    w.begin_array("bound");
+    for (const auto& ep : g_info.bound) w.value("", ep);
+    w.end_array();
+}
+
 const char* compiler_id() {
 #if defined(__clang__)
     return "clang " __VERSION__;
@@ -89,13 +126,16 @@ const char* compiler_id() {
 }  // namespace
 
 void set_run_info(const RunInfo& info) { g_info = info; }
+RunInfo& run_info() { return g_info; }
 VerifyState& verify_state() { return g_verify; }
 
-std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat) {
+std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
+                        const std::optional<SenderThroughput>& sender_only) {
     const Options& o = g_info.opts;
     JsonWriter w;
     w.begin_object();
     w.value("schema", "testbed.bench/1");
+    w.value("role", to_string(o.role));
     w.begin_object("library")
         .value("name", BENCH_LIB_NAME)
         .value("version", library_version())
@@ -107,6 +147,7 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
     w.value("msg_size", static_cast<std::uint64_t>(o.size));
     if (thr) write_throughput(w, *thr, o.size);
     else w.null("throughput");
+    if (sender_only) write_sender_throughput(w, *sender_only);
     if (lat) {
         w.begin_object("latency");
         write_latency_fields(w, lat->rtt_half_us);
@@ -132,12 +173,16 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
         .value("timeout_ms", o.timeout_ms)
         .value("mode", to_string(o.mode))
         .value("clock", kClockName)
-        .value("process_model", "one process, sender and receiver threads, one context")
+        .value("process_model", to_string(o.process_model))
+        .value("contexts", g_info.contexts)
         .value("warmup_barrier", true)
         .value("topology", g_info.topology)
         .value("cxx_flags", BENCH_CXX_FLAGS)
-        .value("compiler", compiler_id())
-        .end_object();
+        .value("compiler", compiler_id());
+    write_endpoints(w, o);
+    w.end_object();
+    write_placement(w, o);
+    write_threads(w, g_info.threads);
     w.begin_object("env");
     for (const auto& [k, v] : relevant_env()) w.value(k, v);
     w.end_object();
@@ -145,11 +190,19 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
     return w.str();
 }
 
-std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat) {
+std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
+                           const std::optional<SenderThroughput>& sender_only) {
     const Options& o = g_info.opts;
     char buf[512];
     std::string s = program_name() + " [" + BENCH_LIB_NAME + " " + library_version() + "] " + g_info.pattern +
-                    " " + to_string(o.transport) + " " + std::to_string(o.size) + " B:";
+                    " " + to_string(o.transport) + " " + std::to_string(o.size) + " B";
+    if (o.role != Role::both) s += std::string(" (") + to_string(o.role) + ")";
+    s += ":";
+    if (sender_only) {
+        std::snprintf(buf, sizeof buf, " sender %.3f M msg/s;",
+                      static_cast<double>(sender_only->count) / sender_only->sender_seconds / 1e6);
+        s += buf;
+    }
     if (thr) {
         const double rate = static_cast<double>(thr->count) / thr->receiver_seconds;
         std::snprintf(buf, sizeof buf, " thr %.3f M msg/s, %.1f MB/s (MB = 1e6 B), sender %.3f M msg/s;",

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "options.hpp"
+#include "placement.hpp"
 #include "stats.hpp"
 
 namespace bench {
@@ -14,6 +16,13 @@ namespace bench {
 struct ThroughputResult {
     std::uint64_t count = 0, warmup = 0;
     double receiver_seconds = 0, sender_seconds = 0;
+};
+
+// What a sender process alone knows about the throughput phase (the receiver's
+// line carries the throughput itself).
+struct SenderThroughput {
+    std::uint64_t count = 0, warmup = 0;
+    double sender_seconds = 0;
 };
 
 struct LatencyResult {
@@ -33,16 +42,22 @@ struct RunInfo {
     const char* pattern = "";
     std::string topology;
     Options opts;
+    int contexts = 0;                 // ZeroMQ contexts in this process
+    std::vector<std::string> bound;   // endpoints the receiving side bound
+    std::vector<ThreadInfo> threads;  // read from /proc after the run
 };
 
 // Set once options are known, so that a verification failure in any thread can
-// still report what ran.
+// still report what ran; run_info() completes it as the run goes.
 void set_run_info(const RunInfo& info);
+RunInfo& run_info();
 // The live verification state (updated by the runner as messages arrive).
 VerifyState& verify_state();
 
-std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat);
-std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat);
+std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
+                        const std::optional<SenderThroughput>& sender_only = std::nullopt);
+std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
+                           const std::optional<SenderThroughput>& sender_only = std::nullopt);
 
 // Prints the JSON (verify.ok = false, with the error) and exits with status 4.
 [[noreturn]] void exit_verify(const std::string& error);

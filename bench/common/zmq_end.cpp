@@ -1,10 +1,12 @@
 #include "zmq_end.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <thread>
 #include <unistd.h>
 
 #include "clock.hpp"
+#include "link.hpp"
 #include "process.hpp"
 #include "raw_socket.hpp"
 #include "report.hpp"
@@ -26,9 +28,25 @@ void set_bytes_option(void* s, int option, std::string_view value, const char* n
         exit_error(std::string("the library refused ") + name + ": " + zmq_strerror(zmq_errno()));
 }
 
+const char* socket_type_name(int type) {
+    switch (type) {
+        case ZMQ_PAIR: return "ZMQ_PAIR";
+        case ZMQ_PUB: return "ZMQ_PUB";
+        case ZMQ_SUB: return "ZMQ_SUB";
+        case ZMQ_REQ: return "ZMQ_REQ";
+        case ZMQ_REP: return "ZMQ_REP";
+        case ZMQ_DEALER: return "ZMQ_DEALER";
+        case ZMQ_ROUTER: return "ZMQ_ROUTER";
+        case ZMQ_PULL: return "ZMQ_PULL";
+        case ZMQ_PUSH: return "ZMQ_PUSH";
+        case ZMQ_STREAM: return "ZMQ_STREAM";
+    }
+    return "unknown socket type";
+}
+
 void* make_socket(void* ctx, int type, const Options& o) {
     void* s = zmq_socket(ctx, type);
-    if (!s) exit_zmq_error("zmq_socket");
+    if (!s) exit_zmq_error((std::string("zmq_socket(") + socket_type_name(type) + ")").c_str());
     set_int_option(s, ZMQ_LINGER, o.linger, "ZMQ_LINGER");
     set_int_option(s, ZMQ_SNDHWM, o.hwm, "ZMQ_SNDHWM");
     set_int_option(s, ZMQ_RCVHWM, o.hwm, "ZMQ_RCVHWM");
@@ -39,18 +57,25 @@ void* make_socket(void* ctx, int type, const Options& o) {
     return s;
 }
 
-std::string bind_fresh(void* s, Transport t) {
-    static int counter = 0;
-    std::string endpoint;
+std::string fresh_endpoint(Transport t) {
+    static std::atomic<int> counter{0};
     switch (t) {
-        case Transport::tcp: endpoint = "tcp://127.0.0.1:*"; break;
-        case Transport::ipc: endpoint = "ipc://" + unique_tmp_path("ipc"); break;
-        case Transport::inproc:
-            endpoint = "inproc://bench-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-            break;
+        case Transport::tcp: return "tcp://127.0.0.1:*";
+        case Transport::ipc: return "ipc://" + unique_tmp_path("ipc");
+        case Transport::inproc: break;
     }
+    return "inproc://bench-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
+
+std::string second_endpoint(const std::string& first, Transport t) {
+    if (t != Transport::tcp) return fresh_endpoint(t);
+    return first.substr(0, first.rfind(':')) + ":*";
+}
+
+std::string bind_endpoint(void* s, const std::string& endpoint) {
+    if (endpoint.rfind("ipc://", 0) == 0) register_cleanup_path(endpoint.substr(6));
     if (zmq_bind(s, endpoint.c_str()) != 0) exit_zmq_error(("zmq_bind " + endpoint).c_str());
-    if (t != Transport::tcp) return endpoint;
+    if (endpoint.rfind("tcp://", 0) != 0) return endpoint;
     char buf[256];
     std::size_t len = sizeof buf;
     if (zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, buf, &len) != 0) exit_zmq_error("ZMQ_LAST_ENDPOINT");
@@ -178,40 +203,49 @@ bool ZmqEnd::try_recv_sync(int wait_ms) {
     return true;
 }
 
-static void one_direction(ZmqEnd& from, ZmqEnd& to, int timeout_ms, const char* name) {
+// The side that sends handshake messages repeats them (PUB drops and ROUTER refuses
+// until the peer is known) until the other side says one arrived; REQ/REP send
+// exactly one (their state machines allow no more).
+void ZmqEnd::send_sync_until_heard(Link& link, int timeout_ms, const char* direction) {
+    const Signal heard = direction[0] == 'a' ? Signal::b_got_sync : Signal::a_got_sync;
     const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    bool sent_once = false;
     for (;;) {
+        const bool sent = (spec_.lockstep && sent_once) ? false : try_send_sync();
+        sent_once = sent_once || sent;
+        if (link.poll(heard, sent ? 5 : 1)) return;
         if (Clock::now() > deadline)
-            exit_timeout(std::string("handshake ") + name + " got no answer within --timeout-ms (no peer?)");
-        // Repeated because PUB drops and ROUTER refuses until the peer is known.
-        const bool sent = from.try_send_sync();
-        if (to.try_recv_sync(sent ? 5 : 1)) return;
-        if (!sent) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            exit_timeout(std::string("handshake ") + direction + " got no answer within --timeout-ms (no peer?)");
     }
 }
 
-void establish_zmq(ZmqEnd& a, ZmqEnd& b, int timeout_ms) {
-    one_direction(a, b, timeout_ms, "a->b");
-    one_direction(b, a, timeout_ms, "b->a");
+void ZmqEnd::recv_sync_and_tell(Link& link, int timeout_ms, const char* direction) {
+    const Signal got = direction[0] == 'a' ? Signal::b_got_sync : Signal::a_got_sync;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (!try_recv_sync(5))
+        if (Clock::now() > deadline)
+            exit_timeout(std::string("handshake ") + direction + ": nothing arrived within --timeout-ms (no peer?)");
+    link.post(got, "");
 }
 
-Channel make_zmq_channel(ZmqEndSpec a, ZmqEndSpec b, std::vector<void*> sockets, std::string topology,
-                         const Options& o) {
-    for (ZmqEndSpec* s : {&a, &b}) {
-        s->timeout_ms = o.timeout_ms;
-        s->sync_len = sync_len_for(o.size);
+void ZmqEnd::establish(Link& link, bool sending_side, int timeout_ms) {
+    if (sending_side) {
+        send_sync_until_heard(link, timeout_ms, "a->b");
+        recv_sync_and_tell(link, timeout_ms, "b->a");
+    } else {
+        recv_sync_and_tell(link, timeout_ms, "a->b");
+        send_sync_until_heard(link, timeout_ms, "b->a");
     }
-    auto end_a = std::make_unique<ZmqEnd>(std::move(a));
-    auto end_b = std::make_unique<ZmqEnd>(std::move(b));
-    Channel ch;
-    ch.establish = [pa = end_a.get(), pb = end_b.get(), t = o.timeout_ms] { establish_zmq(*pa, *pb, t); };
-    ch.close = [sockets]() mutable {
-        for (void*& s : sockets) close_socket(s);
-    };
-    ch.a = std::move(end_a);
-    ch.b = std::move(end_b);
-    ch.topology = std::move(topology);
-    return ch;
+}
+
+Side make_zmq_side(ZmqEndSpec spec, std::vector<void*> sockets, std::vector<std::string> bound, const Options& o) {
+    spec.timeout_ms = o.timeout_ms;
+    spec.sync_len = sync_len_for(o.size);
+    Side side;
+    side.end = std::make_unique<ZmqEnd>(std::move(spec));
+    side.sockets = std::move(sockets);
+    side.bound = std::move(bound);
+    return side;
 }
 
 }  // namespace bench

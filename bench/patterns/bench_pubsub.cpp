@@ -1,31 +1,21 @@
-// PUBSUB: throughput flows PUB (a) -> SUB (b) with an empty subscription. Latency
-// needs a real way back, so a second PUB/SUB pair carries each message from b back
-// to a: a round trip through two PUB/SUB hops, never "inverse throughput".
+// PUBSUB: throughput flows PUB (a, connects) -> SUB (b, binds, subscribed to
+// everything); latency returns through a second PUB (b, binds) -> SUB (a, connects).
 #include "../common/runner.hpp"
-#include "../common/zmq_end.hpp"
+#include "two_pairs.hpp"
 
 using namespace bench;
 
-static Channel make_channel(void* ctx, const Options& o) {
-    void* pub_a = make_socket(ctx, ZMQ_PUB, o);
-    const std::string ep_a = bind_fresh(pub_a, o.transport);
-    void* pub_b = make_socket(ctx, ZMQ_PUB, o);
-    const std::string ep_b = bind_fresh(pub_b, o.transport);
-    void* sub_b = make_socket(ctx, ZMQ_SUB, o);
-    set_bytes_option(sub_b, ZMQ_SUBSCRIBE, "", "ZMQ_SUBSCRIBE");
-    connect_to(sub_b, ep_a);
-    void* sub_a = make_socket(ctx, ZMQ_SUB, o);
-    set_bytes_option(sub_a, ZMQ_SUBSCRIBE, "", "ZMQ_SUBSCRIBE");
-    connect_to(sub_a, ep_b);
-    ZmqEndSpec a, b;
-    a.send_socket = pub_a;
-    a.recv_socket = sub_a;
-    b.send_socket = pub_b;
-    b.recv_socket = sub_b;
-    return make_zmq_channel(a, b, {pub_a, sub_a, pub_b, sub_b},
-                            "PUB(bind) -> SUB(connect); latency returns via a second PUB(bind) -> SUB(connect)", o);
-}
+constexpr OneWayTypes kTypes{ZMQ_PUB, ZMQ_SUB};
 
 int main(int argc, char** argv) {
-    return run_benchmark(argc, argv, PatternSpec{{"PUBSUB", false, 0, true}, ZMQ_SUB, make_channel});
+    return run_benchmark(
+        argc, argv,
+        PatternSpec{{"PUBSUB", false, 0, true}, ZMQ_SUB,
+                    "PUB(connect) -> SUB(bind); latency returns via a second PUB(bind) -> SUB(connect)",
+                    [](void* ctx, const Options& o, const std::string& bind) {
+                        return two_pair_receiver(ctx, o, bind, kTypes);
+                    },
+                    [](void* ctx, const Options& o, const std::vector<std::string>& eps) {
+                        return two_pair_sender(ctx, o, eps, kTypes);
+                    }});
 }

@@ -5,10 +5,12 @@
 
 using namespace bench;
 
-static Channel make_channel(void* ctx, const Options& o) {
-    return make_router_router(ctx, o, false, "ROUTER client(connect) -> ROUTER server(bind), blocking recv");
-}
-
 int main(int argc, char** argv) {
-    return run_benchmark(argc, argv, PatternSpec{{"ROUTER_ROUTER"}, ZMQ_ROUTER, make_channel});
+    return run_benchmark(
+        argc, argv,
+        PatternSpec{{"ROUTER_ROUTER"}, ZMQ_ROUTER, "ROUTER client(connect) -> ROUTER server(bind), blocking recv",
+                    [](void* ctx, const Options& o, const std::string& bind) { return router_server(ctx, o, bind, false); },
+                    [](void* ctx, const Options& o, const std::vector<std::string>& eps) {
+                        return router_client(ctx, o, eps, false);
+                    }});
 }

@@ -6,10 +6,13 @@
 
 using namespace bench;
 
-static Channel make_channel(void* ctx, const Options& o) {
-    return make_router_router(ctx, o, true, "ROUTER client(connect) -> ROUTER server(bind), zmq_poll + DONTWAIT drain");
-}
-
 int main(int argc, char** argv) {
-    return run_benchmark(argc, argv, PatternSpec{{"ROUTER_ROUTER_POLL"}, ZMQ_ROUTER, make_channel});
+    return run_benchmark(
+        argc, argv,
+        PatternSpec{{"ROUTER_ROUTER_POLL"}, ZMQ_ROUTER,
+                    "ROUTER client(connect) -> ROUTER server(bind), zmq_poll + DONTWAIT drain",
+                    [](void* ctx, const Options& o, const std::string& bind) { return router_server(ctx, o, bind, true); },
+                    [](void* ctx, const Options& o, const std::vector<std::string>& eps) {
+                        return router_client(ctx, o, eps, true);
+                    }});
 }

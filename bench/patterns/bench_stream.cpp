@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../common/endpoint.hpp"
 #include "../common/process.hpp"
 #include "../common/raw_socket.hpp"
 #include "../common/report.hpp"
@@ -22,6 +23,7 @@ using namespace bench;
 namespace {
 
 constexpr std::size_t kBurstWrite = 64 * 1024;
+constexpr std::uint8_t kHello = 'S';
 
 class PlainTcpEnd final : public End {
 public:
@@ -43,7 +45,15 @@ public:
         flush();
         burst_ = false;
     }
-    RawSocket& socket() { return sock_; }
+    // The peer says hello with one byte and expects it back (the STREAM side learns
+    // the peer's routing id from it).
+    void establish(Link&, bool, int) override {
+        const std::uint8_t hello = kHello;
+        sock_.write_all(&hello, 1);
+        std::uint8_t back = 0;
+        sock_.read_exact(&back, 1);
+        if (back != hello) exit_verify("STREAM handshake: the echoed hello is wrong");
+    }
 
 private:
     void flush() {
@@ -97,17 +107,12 @@ public:
     void send_back() override { send(last_.data, last_.size); }
 
     // Waits for the peer's one-byte hello, learns its routing id, answers it.
-    void handshake(PlainTcpEnd& peer) {
-        const std::uint8_t hello = 'S';
-        peer.socket().write_all(&hello, 1);
+    void establish(Link&, bool, int) override {
         next_chunk();
-        if (zmq_msg_size(&chunk_) != 1 || *static_cast<const std::uint8_t*>(zmq_msg_data(&chunk_)) != hello)
+        if (zmq_msg_size(&chunk_) != 1 || *static_cast<const std::uint8_t*>(zmq_msg_data(&chunk_)) != kHello)
             exit_verify("STREAM handshake: expected the peer's 1-byte hello");
         offset_ = 1;
-        send(&hello, 1);
-        std::uint8_t back = 0;
-        peer.socket().read_exact(&back, 1);
-        if (back != hello) exit_verify("STREAM handshake: the echoed hello is wrong");
+        send(&kHello, 1);
     }
 
 private:
@@ -151,29 +156,29 @@ private:
     View last_{nullptr, 0};
 };
 
-std::uint16_t port_of(const std::string& endpoint) {
-    const auto colon = endpoint.rfind(':');
-    return static_cast<std::uint16_t>(std::stoi(endpoint.substr(colon + 1)));
+Side make_receiver(void* ctx, const Options& o, const std::string& bind) {
+    Side side;
+    void* s = make_socket(ctx, ZMQ_STREAM, o);
+    side.bound.push_back(bind_endpoint(s, bind));
+    side.sockets.push_back(s);
+    side.end = std::make_unique<StreamSocketEnd>(s, o.size);
+    return side;
 }
 
-Channel make_channel(void* ctx, const Options& o) {
-    void* s = make_socket(ctx, ZMQ_STREAM, o);
-    const std::string endpoint = bind_fresh(s, o.transport);
-    RawSocket peer = tcp_connect_loopback(port_of(endpoint), o.timeout_ms);
-    peer.set_nodelay();
-    auto a = std::make_unique<PlainTcpEnd>(std::move(peer), o.size);
-    auto b = std::make_unique<StreamSocketEnd>(s, o.size);
-    Channel ch;
-    ch.establish = [pa = a.get(), pb = b.get()] { pb->handshake(*pa); };
-    ch.close = [s]() mutable { close_socket(s); };
-    ch.a = std::move(a);
-    ch.b = std::move(b);
-    ch.topology = "plain TCP socket (TCP_NODELAY, 64 KiB write batches) -> ZMQ_STREAM(bind)";
-    return ch;
+Side make_sender(void*, const Options& o, const std::vector<std::string>& endpoints) {
+    Endpoint ep;
+    std::string error;
+    if (!parse_endpoint(endpoints.at(0), ep, error)) exit_error("STREAM peer: " + error);
+    Side side;
+    side.end = std::make_unique<PlainTcpEnd>(connect_to_endpoint(ep, o.timeout_ms, "the STREAM socket"), o.size);
+    return side;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    return run_benchmark(argc, argv, PatternSpec{{"STREAM", true, 1}, ZMQ_STREAM, make_channel});
+    return run_benchmark(argc, argv,
+                         PatternSpec{{"STREAM", true, 1}, ZMQ_STREAM,
+                                     "plain TCP socket (TCP_NODELAY, 64 KiB write batches) -> ZMQ_STREAM(bind)",
+                                     make_receiver, make_sender});
 }

@@ -3,27 +3,30 @@
 // can address the server by name and nothing is dropped silently.
 #pragma once
 
-#include "../common/zmq_end.hpp"
+#include "one_socket.hpp"
 
 namespace bench {
 
-inline Channel make_router_router(void* ctx, const Options& o, bool poll, const char* topology) {
-    void* sb = make_socket(ctx, ZMQ_ROUTER, o);
-    set_bytes_option(sb, ZMQ_ROUTING_ID, "server", "ZMQ_ROUTING_ID");
-    set_int_option(sb, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY");
-    const std::string endpoint = bind_fresh(sb, o.transport);
-    void* sa = make_socket(ctx, ZMQ_ROUTER, o);
-    set_bytes_option(sa, ZMQ_ROUTING_ID, "client", "ZMQ_ROUTING_ID");
-    set_int_option(sa, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY");
-    connect_to(sa, endpoint);
-    ZmqEndSpec a, b;
-    a.send_socket = a.recv_socket = sa;
+inline Configure router_named(const char* id) {
+    return [id](void* s) {
+        set_bytes_option(s, ZMQ_ROUTING_ID, id, "ZMQ_ROUTING_ID");
+        set_int_option(s, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY");
+    };
+}
+
+inline Side router_server(void* ctx, const Options& o, const std::string& bind, bool poll) {
+    ZmqEndSpec b;
+    b.send_routing_id = b.recv_routing_id = true;
+    b.poll = poll;
+    return bound_side(ctx, o, bind, ZMQ_ROUTER, b, router_named("server"));
+}
+
+inline Side router_client(void* ctx, const Options& o, const std::vector<std::string>& endpoints, bool poll) {
+    ZmqEndSpec a;
     a.send_routing_id = a.recv_routing_id = true;
     a.peer_id = "server";
-    b.send_socket = b.recv_socket = sb;
-    b.send_routing_id = b.recv_routing_id = true;
-    a.poll = b.poll = poll;
-    return make_zmq_channel(a, b, {sa, sb}, topology, o);
+    a.poll = poll;
+    return connected_side(ctx, o, endpoints, ZMQ_ROUTER, a, router_named("client"));
 }
 
 }  // namespace bench

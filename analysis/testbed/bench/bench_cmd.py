@@ -1,5 +1,7 @@
 """`./testbed bench PATTERN --lib NAME --transport T --size N [...]`: run one bench
-binary built against the named library and print its validated JSON line."""
+binary built against the named library and print its validated JSON line. With
+`--process-model two-process` it starts a receiver and a sender process on this host
+(fresh endpoints) and prints the two lines joined into one (role "joined")."""
 from __future__ import annotations
 
 import argparse
@@ -7,9 +9,10 @@ import json
 import sys
 
 from testbed.bench import validate
-from testbed.bench.command import PASS_THROUGH, bench_argv, binary_for, run_bench
+from testbed.bench.command import (BenchRun, bench_argv, binary_for, local_endpoints, role_argvs, run_bench,
+                                   run_two_process)
 from testbed.bench.patterns import (EXIT_ERROR, EXIT_OK, EXIT_USAGE, EXIT_VERIFY, PATTERN_TRANSPORTS,
-                                    PATTERNS, normalise_pattern)
+                                    PATTERNS, SPLIT_TRANSPORTS, normalise_pattern)
 
 
 def _non_negative(text: str) -> int:
@@ -20,6 +23,20 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"'{text}' is negative")
     return value
+
+
+# argparse names passed to the binary as they are (testbed.bench.command spells the flags).
+RUN_OPTIONS = ("count", "warmup", "lat_count", "lat_warmup", "io_threads", "hwm", "sndbuf", "rcvbuf",
+               "timeout_ms", "mode", "pin_sender", "pin_receiver")
+
+
+def _worse(receiver: BenchRun, sender: BenchRun) -> BenchRun:
+    """Both processes' stderr is shown; the run counts as the first that failed
+    (a verification failure before a timeout: the peer of a failed side gives up)."""
+    sys.stderr.write(receiver.stderr + sender.stderr)
+    failed = [r for r in (receiver, sender) if r.exit_code != EXIT_OK]
+    failed.sort(key=lambda r: r.exit_code != EXIT_VERIFY)
+    return failed[0] if failed else receiver
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rcvbuf", type=_non_negative, help="ZMQ_RCVBUF (default: OS default)")
     parser.add_argument("--timeout-ms", type=_non_negative, help="peer/progress timeout (default 10000)")
     parser.add_argument("--mode", choices=("thr", "lat", "both"), help="what to measure (default both)")
+    parser.add_argument("--pin-sender", help="CPU list (taskset syntax) for the sending side")
+    parser.add_argument("--pin-receiver", help="CPU list (taskset syntax) for the receiving side")
+    parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process",
+                        help="two threads of one process (default), or a receiver and a sender process")
     parser.add_argument("--pretty", action="store_true", help="indent the JSON")
 
 
@@ -61,9 +82,18 @@ def main(args: argparse.Namespace) -> int:
     if not binary.is_file():
         print(f"testbed bench: {binary} does not exist (bench build of {args.lib} incomplete?)", file=sys.stderr)
         return EXIT_ERROR
-    options = {name: getattr(args, name) for name in PASS_THROUGH}
-    run = run_bench(bench_argv(binary, args.transport, args.size, **options))
-    sys.stderr.write(run.stderr)
+    options = {name: getattr(args, name) for name in RUN_OPTIONS}
+    if args.process_model == "two-process":
+        if args.transport not in SPLIT_TRANSPORTS:
+            print(f"testbed bench: two-process runs need tcp or ipc, not {args.transport!r}", file=sys.stderr)
+            return EXIT_USAGE
+        receiver, sender = role_argvs(binary, args.transport, args.size, local_endpoints(args.transport), **options)
+        pair = run_two_process(receiver, sender)
+        run = _worse(pair.receiver, pair.sender)
+        run.result = pair.result if run.exit_code == EXIT_OK else run.result
+    else:
+        run = run_bench(bench_argv(binary, args.transport, args.size, **options))
+        sys.stderr.write(run.stderr)
     if run.exit_code not in (EXIT_OK, EXIT_VERIFY):
         return run.exit_code
     if run.result is None:

@@ -1,14 +1,23 @@
 """Checks that a bench binary's JSON (docs/data-formats.md section 3) is complete and
 self-consistent. `bench_result_problems` returns a list of problems (empty = valid);
 the sweep runner and `./testbed bench` both call it, so a malformed or impossible
-result is never stored as if it were a measurement."""
+result is never stored as if it were a measurement.
+
+A line has a `role`: `both` (one process), `receiver` or `sender` (one line of a
+two-process run; the receiver's carries the throughput, the sender's the latency and
+its own rate in `sender_throughput`), or `joined` (the two lines joined by
+testbed.bench.command.join_roles). Lines written before roles existed have none and
+are checked as `both`, without the placement fields."""
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from testbed.bench.patterns import PROCESS_MODELS
+
 SCHEMA = "testbed.bench/1"
-CEILING_SCHEMA = "testbed.ceiling/1"
+RESULT_ROLES = ("both", "receiver", "sender", "joined")
+CEILING_SCHEMA = "testbed.ceiling/2"
 LATENCY_ORDER = ("min", "p50", "p90", "p99", "p999", "max")
 _REL = 1e-6  # the binary prints 9 significant digits
 
@@ -106,11 +115,11 @@ def bench_result_problems(result: Any, *, pattern: str | None = None, transport:
         problems.append(f"library.name is {lib.get('name')!r}, expected {library!r}")
     if build_id is not None and lib.get("build_id") != build_id:
         problems.append(f"library.build_id is {lib.get('build_id')!r}, expected {build_id!r} (stale bench build?)")
+    role = result.get("role", "both")
     thr, lat = result.get("throughput", "missing"), result.get("latency", "missing")
     if thr == "missing" or lat == "missing":
         problems.append("throughput and latency must both be present (null when --mode excluded them)")
-    if thr is None and lat is None:
-        problems.append("neither throughput nor latency was measured")
+    problems += _role_problems(result, role, thr, lat)
     if thr not in (None, "missing"):
         problems += _throughput_problems(thr, size)
         if count is not None and isinstance(thr, dict) and thr.get("count") != count:
@@ -120,6 +129,8 @@ def bench_result_problems(result: Any, *, pattern: str | None = None, transport:
         if lat_count is not None and isinstance(lat, dict) and lat.get("count") != lat_count:
             problems.append(f"latency.count is {lat.get('count')!r}, expected {lat_count}")
     problems += _verify_problems(result.get("verify"), thr, lat)
+    if "role" in result:
+        problems += _placement_problems(result)
     settings = result.get("settings")
     if not isinstance(settings, dict) or not all(k in settings for k in
                                                  ("hwm", "io_threads", "linger", "sndbuf", "rcvbuf", "clock")):
@@ -128,6 +139,66 @@ def bench_result_problems(result: Any, *, pattern: str | None = None, transport:
     if not isinstance(env, dict) or not all(isinstance(v, str) and k.startswith(("ZMQ_ASIO_", "BENCH_"))
                                             for k, v in env.items()):
         problems.append("env must map ZMQ_ASIO_*/BENCH_* names to strings")
+    return problems
+
+
+def _role_problems(result: dict, role: Any, thr: Any, lat: Any) -> list[str]:
+    """What each role's line must and must not carry."""
+    if role not in RESULT_ROLES:
+        return [f"role is {role!r}, expected one of {', '.join(RESULT_ROLES)}"]
+    mode = (result.get("settings") or {}).get("mode", "both")
+    problems = []
+    if role in ("both", "joined") and thr is None and lat is None:
+        problems.append("neither throughput nor latency was measured")
+    if role == "receiver" and lat is not None:
+        problems.append("a receiver line carries no latency (the sender measures round trips)")
+    if role == "receiver" and mode != "lat" and thr is None:
+        problems.append("a receiver line must carry the throughput (mode is not 'lat')")
+    if role == "sender":
+        if thr is not None:
+            problems.append("a sender line carries no throughput (the receiver's clock times it)")
+        if mode != "thr" and lat is None:
+            problems.append("a sender line must carry the latency (mode is not 'thr')")
+        if mode != "lat":
+            problems += _sender_throughput_problems(result.get("sender_throughput"))
+    return problems
+
+
+def _sender_throughput_problems(st: Any) -> list[str]:
+    if not isinstance(st, dict):
+        return [f"sender_throughput is {st!r}, expected an object"]
+    problems: list[str] = []
+    seconds = _number(st, "sender_seconds", "sender_throughput", problems, positive=True)
+    rate = _number(st, "sender_msgs_per_sec", "sender_throughput", problems)
+    count = st.get("count")
+    if not isinstance(count, int) or count <= 0:
+        problems.append(f"sender_throughput.count is {count!r}, expected a positive integer")
+    elif not problems and seconds and not _close(rate, count / seconds):
+        problems.append("sender_throughput.sender_msgs_per_sec != count/sender_seconds")
+    return problems
+
+
+def _placement_problems(result: dict) -> list[str]:
+    """placement (as asked), threads (as read from /proc), settings.process_model."""
+    problems = []
+    placement = result.get("placement")
+    if not isinstance(placement, dict) or not all(
+            placement.get(k) is None or isinstance(placement.get(k), str) for k in ("sender", "receiver")) \
+            or not {"sender", "receiver"} <= set(placement):
+        problems.append(f"placement is {placement!r}, expected {{'sender': CPUS|null, 'receiver': CPUS|null}}")
+    threads = result.get("threads")
+    if not isinstance(threads, list) or not threads:
+        problems.append("threads must be a non-empty list (read from /proc after the run)")
+    else:
+        for i, t in enumerate(threads):
+            if not (isinstance(t, dict) and isinstance(t.get("tid"), int) and
+                    all(isinstance(t.get(k), str) for k in ("name", "role", "cpus"))):
+                problems.append(f"threads[{i}] is {t!r}, expected tid/name/role/cpus")
+    model = (result.get("settings") or {}).get("process_model")
+    if model not in PROCESS_MODELS:
+        problems.append(f"settings.process_model is {model!r}, expected one of {', '.join(PROCESS_MODELS)}")
+    elif (model == "one-process") != (result.get("role") == "both"):
+        problems.append(f"settings.process_model {model!r} does not fit role {result.get('role')!r}")
     return problems
 
 
@@ -146,24 +217,39 @@ def _verify_problems(verify: Any, thr: Any, lat: Any) -> list[str]:
 
 
 def ceiling_problems(result: Any) -> list[str]:
-    """Everything wrong with a ceiling_probe result (schema testbed.ceiling/1)."""
+    """Everything wrong with a ceiling_probe result (schema testbed.ceiling/2): rows
+    keyed by (transport, msg_size), each with a throughput or a latency (a role line
+    has only its own), plus the placement and process model it ran with."""
     if not isinstance(result, dict) or result.get("schema") != CEILING_SCHEMA:
         return [f"not a {CEILING_SCHEMA} object"]
     rows = result.get("rows")
     if not isinstance(rows, list) or not rows:
         return ["rows must be a non-empty list"]
     problems: list[str] = []
+    if result.get("process_model") not in PROCESS_MODELS:
+        problems.append(f"process_model is {result.get('process_model')!r}, expected one of {', '.join(PROCESS_MODELS)}")
+    if not isinstance(result.get("placement"), dict):
+        problems.append("placement must be an object (the pins as asked)")
     for i, row in enumerate(rows):
-        where = f"rows[{i}]"
-        if not isinstance(row, dict) or row.get("transport") not in ("tcp", "ipc", "inproc"):
-            problems.append(f"{where}.transport must be tcp, ipc or inproc")
-            continue
-        thr = row.get("throughput")
+        problems += _ceiling_row_problems(row, f"rows[{i}]")
+    return problems
+
+
+def _ceiling_row_problems(row: Any, where: str) -> list[str]:
+    if not isinstance(row, dict) or row.get("transport") not in ("tcp", "ipc", "inproc"):
+        return [f"{where}.transport must be tcp, ipc or inproc"]
+    problems: list[str] = []
+    if not isinstance(row.get("msg_size"), int) or row["msg_size"] <= 0:
+        problems.append(f"{where}.msg_size is {row.get('msg_size')!r}, expected a positive integer")
+    thr, lat = row.get("throughput"), row.get("latency")
+    if thr is None and lat is None:
+        problems.append(f"{where} has neither throughput nor latency")
+    if thr is not None:
         if not isinstance(thr, dict):
-            problems.append(f"{where}.throughput must be an object")
+            problems.append(f"{where}.throughput must be an object or null")
         else:
             for key in ("bytes_per_sec", "msgs_per_sec", "seconds"):
                 _number(thr, key, f"{where}.throughput", problems, positive=True)
-        if row.get("latency") is not None:
-            problems += latency_problems(row["latency"], f"{where}.latency")
+    if lat is not None:
+        problems += latency_problems(lat, f"{where}.latency")
     return problems

@@ -1,13 +1,17 @@
 """Pairs of cells -> a ratio, its interval and a verdict: FAST, SLOW, SAME or AMBIGUOUS.
 
-Two kinds of pair, both oriented so that a positive diff means "candidate is better":
+Three kinds of pair, all oriented so that a positive diff means "candidate is better":
   library: a library against the reference library (libzmq) in the same configuration;
-  config:  a configuration against the reference configuration (no override), same library.
-A third kind, aa, is the reference against an alias of itself (the noise-floor
-experiment): its differences are pure noise, and they set the smallest difference
-other pairs must exceed to be called (the noise floor).
+  config:  a configuration against the reference configuration (no override), same library;
+  aa:      the reference against an alias of itself (same build): pure noise, so every
+           FAST or SLOW among them is a false call; the report counts them (calibration).
 
-Latency is lower-is-better, so its ratio is inverted: +10% means 10% faster.
+The verdict of a run's cells comes from decide.decide() on the repetitions. Published
+reports kept one figure per cell: a mean +/- std of n runs gives a Welch interval
+(basis `summary`), judged by the same rule; a bare figure (basis `point`) has no
+interval, so it can never be SAME and is FAST/SLOW only beyond POINT_THRESHOLD.
+
+Latency is lower-is-better, so its diff is inverted: +10% means 10% faster.
 """
 from __future__ import annotations
 
@@ -16,53 +20,19 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import schema, stats
+from . import decide, schema, stats
+from .run_manifest import DEFAULT_MARGIN, RunManifest, reference_library
 
-DEFAULT_MIN_EFFECT = 0.03   # never call a difference below 3%, with or without a noise floor
 POINT_THRESHOLD = 0.05      # published single figures: no interval, so demand a larger gap
-ALPHA = 0.05
-VERDICTS = ["FAST", "SLOW", "SAME", "AMBIGUOUS"]
+VERDICTS = list(decide.VERDICTS)
 
 SCOPE = ["source", "run_id", "experiment", "table"]
-CELL = SCOPE + ["pattern", "transport", "msg_size", "io_threads", "config", "library", "metric"]
+WHERE = ["placement", "process_model", "link"]   # where and how the cell ran
+CELL = SCOPE + ["pattern", "transport", "msg_size", "io_threads", "config"] + WHERE + ["library", "metric"]
 
-COLUMNS = ["kind", "source", "run_id", "experiment", "table", "pattern", "transport", "io_threads",
-           "config", "msg_size", "metric", "library", "reference", "n_cand", "n_ref", "cand_median",
-           "ref_median", "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "threshold_pct",
-           "verdict", "basis"]
-
-
-def is_reference_name(library: str) -> bool:
-    return library.lower().startswith("libzmq")
-
-
-def reference_library(libraries) -> str | None:
-    refs = sorted((lib for lib in set(libraries) if is_reference_name(lib)), key=lambda s: (len(s), s))
-    return refs[0] if refs else None
-
-
-def _label(lib: dict) -> str | None:
-    return lib.get("label") or lib.get("name")
-
-
-def manifest_reference(manifest: dict) -> str | None:
-    """The reference library's label as the runner recorded it, else by name."""
-    if isinstance(manifest.get("reference"), str):
-        return manifest["reference"]
-    libs = [l for l in manifest.get("libraries") or [] if isinstance(l, dict)]
-    return reference_library(n for n in map(_label, libs) if n)
-
-
-def aa_aliases(manifest: dict) -> frozenset[str]:
-    """Labels that are the reference build under another name (same build_id): the
-    A/A pairs of a noise-floor experiment."""
-    libs = [l for l in manifest.get("libraries") or [] if isinstance(l, dict)]
-    ref = manifest_reference(manifest)
-    ref_build = next((l.get("build_id") for l in libs if _label(l) == ref), None)
-    if not ref_build:
-        return frozenset()
-    return frozenset(_label(l) for l in libs if _label(l) != ref and l.get("build_id") == ref_build)
-
+COLUMNS = ["kind", "source", "run_id", "experiment", "table", "pattern", "transport", "io_threads", "config",
+           *WHERE, "msg_size", "metric", "library", "reference", "n_cand", "n_ref", "cand_median", "ref_median",
+           "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "basis", "stop_reason"]
 
 def reference_config(cells: pd.DataFrame) -> str | None:
     """The configuration whose parameter overrides are a subset of every other's
@@ -88,7 +58,8 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
     ok["v"] = ok["value_precise"].where(ok["value_precise"].notna(), ok["value"])
     params = [c for c in ok.columns if c.startswith(schema.PARAM_PREFIX)]
     ok = ok.sort_values(CELL + ["v"], kind="mergesort")
-    agg = {"v": list, "spread": "first", "n_summarized": "first", **{p: "first" for p in params}}
+    agg = {"v": list, "spread": "first", "n_summarized": "first", "stop_reason": _last_nonempty,
+           **{p: "first" for p in params}}
     cells = ok.groupby(CELL, sort=True).agg(agg).reset_index()
     cells["values"] = [np.asarray(v, dtype=float) for v in cells.pop("v")]
     summaries = [stats.summarize(v) for v in cells["values"]]
@@ -98,126 +69,140 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
     return cells
 
 
+def _last_nonempty(values) -> str:
+    found = [v for v in values if v]
+    return found[-1] if found else ""
+
+
 def _key_text(*parts) -> str:
     return "|".join(str(p) for p in parts)
 
 
-def _verdict(diff: float, lo: float, hi: float, p: float, t: float) -> str:
-    """FAST/SLOW: the interval excludes no-change, Mann-Whitney agrees, and the gain is
-    beyond the threshold. SAME: the gain is within the threshold and the interval rules
-    out anything beyond twice the threshold (with 5 runs the interval of a median is
-    wide; demanding it inside +/-t would call even A/A runs ambiguous). Otherwise the
-    data cannot tell: AMBIGUOUS."""
-    if lo > 0 and p < ALPHA and diff > t:
-        return "FAST"
-    if hi < 0 and p < ALPHA and diff < -t:
-        return "SLOW"
-    if abs(diff) <= t and -2 * t <= lo and hi <= 2 * t:
-        return "SAME"
-    return "AMBIGUOUS"
+def _oriented(ratio: float, lo: float, hi: float, higher: bool) -> tuple[float, float, float]:
+    """candidate/reference -> (diff, lo, hi) in %, positive = candidate better."""
+    if not higher:
+        ratio, lo, hi = 1 / ratio, 1 / hi, 1 / lo
+    return 100 * (ratio - 1), 100 * (lo - 1), 100 * (hi - 1)
 
 
-def compare_pair(cand: dict, ref: dict) -> dict:
-    """Diff and interval of one pair of cells (rows of cell_table); no verdict yet."""
+def _from_repetitions(cand: dict, ref: dict, higher: bool, margin: float, key: str) -> dict:
+    try:
+        d = decide.decide(ref["values"], cand["values"], higher_is_better=higher, margin=margin,
+                          seed=stats.seed_for(key))
+    except decide.TooFewSamples:
+        need = decide.min_samples(0.95)
+        return {"verdict": "AMBIGUOUS", "basis": f"n<{need}", **_point_diff(cand, ref, higher)}
+    except ValueError:  # a zero or negative figure: no ratio to judge
+        return {"verdict": "AMBIGUOUS", "basis": "invalid values", **_point_diff(cand, ref, higher)}
+    diff, lo, hi = _oriented(d.ratio, d.low, d.high, higher)
+    return {"diff_pct": diff, "ci_lo_pct": lo, "ci_hi_pct": hi, "p_value": d.p_value, "mde_pct": 100 * d.mde,
+            "verdict": d.verdict, "basis": "interval"}
+
+
+def _point_diff(cand: dict, ref: dict, higher: bool) -> dict:
+    ratio = cand["median"] / ref["median"] if ref["median"] else math.nan
+    diff = 100 * ((ratio if higher else 1 / ratio) - 1) if ratio else math.nan
+    return {"diff_pct": diff, "ci_lo_pct": math.nan, "ci_hi_pct": math.nan, "p_value": math.nan,
+            "mde_pct": math.nan}
+
+
+def _from_summaries(cand: dict, ref: dict, higher: bool, margin: float) -> dict:
+    ratio, lo, hi, p, mde = stats.summary_ratio(cand["median"], cand["spread"], cand["n_summarized"],
+                                                ref["median"], ref["spread"], ref["n_summarized"])
+    diff, lo_pct, hi_pct = _oriented(ratio, lo, hi, higher)
+    if lo <= 0:  # the interval reaches a non-positive ratio: nothing to judge
+        return {"diff_pct": diff, "ci_lo_pct": math.nan, "ci_hi_pct": math.nan, "p_value": p,
+                "mde_pct": 100 * mde, "verdict": "AMBIGUOUS", "basis": "summary"}
+    return {"diff_pct": diff, "ci_lo_pct": lo_pct, "ci_hi_pct": hi_pct, "p_value": p, "mde_pct": 100 * mde,
+            "verdict": decide.verdict(lo, hi, higher_is_better=higher, margin=margin), "basis": "summary"}
+
+
+def _from_points(cand: dict, ref: dict, higher: bool) -> dict:
+    out = _point_diff(cand, ref, higher)
+    diff = out["diff_pct"] / 100
+    verdict = "FAST" if diff > POINT_THRESHOLD else "SLOW" if diff < -POINT_THRESHOLD else "AMBIGUOUS"
+    return {**out, "verdict": verdict, "basis": "point"}
+
+
+def _summarized(cell: dict) -> bool:
+    return cell["n"] == 1 and cell["n_summarized"] > 1 and not math.isnan(cell["spread"])
+
+
+def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN) -> dict:
+    """Diff, interval and verdict of one pair of cells (rows of cell_table)."""
     higher = schema.metric(cand["metric"]).higher_is_better
     key = _key_text(*(cand[c] for c in CELL), ref["library"], ref["config"])
-    out = {"n_cand": cand["n"], "n_ref": ref["n"], "cand_median": cand["median"], "ref_median": ref["median"]}
-    both_summarized = cand["n"] == 1 and ref["n"] == 1 and cand["n_summarized"] > 1 and ref["n_summarized"] > 1 \
-        and not math.isnan(cand["spread"]) and not math.isnan(ref["spread"])
-    if cand["n"] >= 3 and ref["n"] >= 3:
-        ratio, lo, hi = stats.bootstrap_ratio(cand["values"], ref["values"], key)
-        p = stats.mann_whitney_p(cand["values"], ref["values"])
-        basis = "interval"
-    elif both_summarized:
-        ratio, lo, hi, p = stats.summary_ratio(cand["median"], cand["spread"], cand["n_summarized"],
-                                               ref["median"], ref["spread"], ref["n_summarized"])
-        basis = "summary"
-    else:
-        ratio = cand["median"] / ref["median"]
-        lo = hi = p = math.nan
-        basis = "point"
-    if not higher:  # lower is better: invert so that > 1 means faster
-        ratio, lo, hi = 1 / ratio, (1 / hi if hi else math.nan), (1 / lo if lo else math.nan)
-    diff = ratio - 1
-    out.update(diff_pct=100 * diff, ci_lo_pct=100 * (lo - 1), ci_hi_pct=100 * (hi - 1), p_value=p, basis=basis)
-    return out
+    out = {"n_cand": cand["n"], "n_ref": ref["n"], "cand_median": cand["median"], "ref_median": ref["median"],
+           "stop_reason": cand["stop_reason"] or ref["stop_reason"]}
+    published = str(cand["source"]).startswith("published")
+    if published and _summarized(cand) and _summarized(ref):
+        return {**out, **_from_summaries(cand, ref, higher, margin)}
+    if published and cand["n"] == 1 and ref["n"] == 1:
+        return {**out, **_from_points(cand, ref, higher)}
+    return {**out, **_from_repetitions(cand, ref, higher, margin, key)}
 
 
-def verdict(row, threshold: float) -> tuple[str, float]:
-    """(verdict, threshold used) of one comparison row."""
-    diff = row["diff_pct"] / 100
-    if row["basis"] == "point":
-        t = max(threshold, POINT_THRESHOLD)
-        return ("FAST" if diff > t else "SLOW" if diff < -t else "SAME"), t
-    return _verdict(diff, row["ci_lo_pct"] / 100, row["ci_hi_pct"] / 100, row["p_value"], threshold), threshold
+def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
+    """(kind, candidate row, reference row) for every pair in one scope."""
+    ref_cfg = reference_config(sc)
+    index = {tuple(r[c] for c in CELL): r for r in sc.to_dict("records")}
+    lib_at, cfg_at = CELL.index("library"), CELL.index("config")
+    for key, cand in sorted(index.items()):
+        if ref_lib and cand["library"] != ref_lib:
+            ref = index.get(key[:lib_at] + (ref_lib,) + key[lib_at + 1:])
+            if ref is not None:
+                yield ("aa" if cand["library"] in aliases else "library"), cand, ref
+        if ref_cfg and cand["config"] != ref_cfg:
+            ref = index.get(key[:cfg_at] + (ref_cfg,) + key[cfg_at + 1:])
+            if ref is not None:
+                yield "config", cand, ref
 
 
-def apply_verdicts(comparisons: pd.DataFrame, noise_floor: dict | None = None,
-                   min_effect: float = DEFAULT_MIN_EFFECT) -> pd.DataFrame:
-    out = comparisons.copy()
-    res = [verdict(r, _threshold(noise_floor, r["transport"], r["metric"], min_effect))
-           for r in out.to_dict("records")]
-    out["verdict"] = [v for v, _ in res]
-    out["threshold_pct"] = [100 * t for _, t in res]
-    return out
-
-
-def _threshold(noise_floor: dict | None, transport: str, metric: str, min_effect: float) -> float:
-    floor = (noise_floor or {}).get((transport, metric), 0.0)
-    return max(min_effect, floor)
-
-
-def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), noise_floor: dict | None = None,
-            min_effect: float = DEFAULT_MIN_EFFECT, metrics=None, reference: str | None = None) -> pd.DataFrame:
+def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: float = DEFAULT_MARGIN,
+            metrics=None, reference: str | None = None) -> pd.DataFrame:
     """Every library pair and configuration pair in the tidy table `df`."""
     cells = cell_table(df)
     if cells.empty:
         return pd.DataFrame(columns=COLUMNS)
-    metrics = list(metrics or schema.COMPARED_METRICS)
-    cells = cells[cells["metric"].isin(metrics)]
+    cells = cells[cells["metric"].isin(list(metrics or schema.COMPARED_METRICS))]
     rows = []
-    for scope, sc in cells.groupby(SCOPE, sort=True):
+    for _, sc in cells.groupby(SCOPE, sort=True):
         if "lat_p50_us" in set(sc["metric"]):  # percentiles measured: the mean adds nothing
             sc = sc[sc["metric"] != "lat_mean_us"]
         ref_lib = reference if reference in set(sc["library"]) else reference_library(sc["library"])
-        ref_cfg = reference_config(sc)
-        index = {tuple(r[c] for c in CELL): r for r in sc.to_dict("records")}
-        for key, cand in sorted(index.items()):
-            (_, _, _, _, pattern, transport, size, io, config, library, metric) = key
-            base = dict(zip(SCOPE, scope), pattern=pattern, transport=transport, io_threads=io,
-                        msg_size=size, metric=metric)
-            if ref_lib and library != ref_lib:
-                ref = index.get(key[:9] + (ref_lib, metric))
-                if ref is not None:
-                    kind = "aa" if library in aliases else "library"
-                    rows.append({**base, "kind": kind, "config": config, "library": library,
-                                 "reference": ref_lib, **compare_pair(cand, ref)})
-            if ref_cfg and config != ref_cfg:
-                ref = index.get(key[:8] + (ref_cfg, library, metric))
-                if ref is not None:
-                    rows.append({**base, "kind": "config", "config": config, "library": library,
-                                 "reference": ref_cfg, **compare_pair(cand, ref)})
-    out = apply_verdicts(pd.DataFrame(rows, columns=COLUMNS), noise_floor, min_effect)
-    return out.sort_values(["kind", "source", "run_id", "table", "pattern", "transport", "io_threads",
-                            "config", "library", "metric", "msg_size"], kind="mergesort").reset_index(drop=True)
+        for kind, cand, ref in _pairs(sc, ref_lib, aliases):
+            ident = {c: cand[c] for c in CELL if c != "library"}
+            reference_name = ref["library"] if kind != "config" else ref["config"]
+            rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
+                         **compare_pair(cand, ref, margin)})
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,
+             "library", "metric", "msg_size"]
+    return out.sort_values(order, kind="mergesort").reset_index(drop=True)
 
 
-def noise_floor(comparisons: pd.DataFrame) -> dict:
-    """(transport, metric) -> the largest |diff| the A/A pairs showed. A difference of
-    that size happened between two identical libraries, so it proves nothing."""
+def compare_run(df: pd.DataFrame, manifest: RunManifest | dict) -> pd.DataFrame:
+    """Compare a run's cells: its reference, A/A aliases and margin from its manifest."""
+    m = manifest if isinstance(manifest, RunManifest) else RunManifest(manifest)
+    return compare(df, m.aa_aliases, m.margin, reference=m.reference)
+
+
+CALIBRATED_METRICS = ("throughput_msgs", "lat_p50_us")
+
+
+def calibration(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Per metric: how many A/A comparisons there are, how many could be judged on
+    repetitions (enough of them), and how many of those were called FAST or SLOW
+    (false calls: both sides are one build). rate = false calls / judged."""
     aa = comparisons[comparisons["kind"] == "aa"]
-    return {k: float(g["diff_pct"].abs().max()) / 100 for k, g in aa.groupby(["transport", "metric"])}
-
-
-def compare_run(df: pd.DataFrame, manifest: dict, extra_floor: dict | None = None,
-                min_effect: float = DEFAULT_MIN_EFFECT) -> tuple[pd.DataFrame, dict]:
-    """Compare a run, using the noise floor of its own A/A pairs and of a referenced
-    noise-floor run (extra_floor), whichever is larger per transport and metric."""
-    first = compare(df, aa_aliases(manifest), None, min_effect, reference=manifest_reference(manifest))
-    floor = dict(extra_floor or {})
-    for k, v in noise_floor(first).items():
-        floor[k] = max(floor.get(k, 0.0), v)
-    return apply_verdicts(first, floor, min_effect), floor
+    rows = []
+    for metric in CALIBRATED_METRICS:
+        g = aa[aa["metric"] == metric]
+        judged = g[g["basis"] == "interval"]
+        false = int(judged["verdict"].isin(["FAST", "SLOW"]).sum())
+        rows.append({"metric": metric, "comparisons": len(g), "judged": len(judged), "false_calls": false,
+                     "rate": false / len(judged) if len(judged) else math.nan})
+    return pd.DataFrame(rows, columns=["metric", "comparisons", "judged", "false_calls", "rate"])
 
 
 def side_by_side(a: pd.DataFrame, b: pd.DataFrame, label_a: str, label_b: str,

@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def analyse(path: Path, metric: str):
     from testbed.results import compare, inflection, load, published
     if path.is_dir():
-        cmp, _ = compare.compare_run(load.load_run(path), load.read_manifest(path))
+        cmp = compare.compare_run(load.load_run(path), load.read_manifest(path))
     else:
         res = published.import_report(path)
         primary = [t for t in ("diff-table", "mean-std", "results-block") if t in set(res.frame["table"])]

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import schema
+from .run_manifest import RunManifest
 
 CELL_SCHEMA = "testbed.cell/1"
 
@@ -77,23 +78,71 @@ def _metrics(cell: dict) -> list[tuple[str, float, str]]:
     for field, name in LATENCY_FIELDS.items():
         if lat.get(field) is not None:
             out.append((name, float(lat[field]), "us"))
+    counters = _perf_counters(cell)
+    out += [("perf_" + event.replace("-", "_"), value, unit) for event, (value, unit) in sorted(counters.items())]
+    return out + _work(cell, result, counters)
+
+
+def _perf_counters(cell: dict) -> dict[str, tuple[float, str]]:
     perf = cell.get("perf") or {}
-    if perf.get("available"):
-        for event, rec in sorted((perf.get("events") or {}).items()):
-            if isinstance(rec, dict) and isinstance(rec.get("value"), (int, float)):
-                out.append(("perf_" + event.replace("-", "_"), float(rec["value"]), rec.get("unit", "")))
+    if not perf.get("available"):
+        return {}
+    return {event: (float(rec["value"]), rec.get("unit", ""))
+            for event, rec in (perf.get("events") or {}).items()
+            if isinstance(rec, dict) and isinstance(rec.get("value"), (int, float))}
+
+
+def messages_moved(result: dict) -> int:
+    """Messages the bench process moved, warm-up included (perf counts it too): the
+    throughput phase's messages, and two per latency round trip."""
+    thr, lat = result.get("throughput") or {}, result.get("latency") or {}
+    total = int(thr.get("count") or 0) + int(thr.get("warmup") or 0)
+    return total + 2 * (int(lat.get("count") or 0) + int(lat.get("warmup") or 0))
+
+
+def _work(cell: dict, result: dict, counters: dict) -> list[tuple[str, float, str]]:
+    """Work per message: the sweep's own figures when it wrote them (`work`, e.g. from
+    callgrind), else perf's instructions and cycles over the messages moved."""
+    given = cell.get("work")
+    if isinstance(given, dict):
+        per_msg = {"instructions": given.get("instructions_per_msg"), "cycles": given.get("cycles_per_msg")}
+    else:
+        moved = messages_moved(result)
+        per_msg = {ev: counters[ev][0] / moved for ev in ("instructions", "cycles") if ev in counters and moved}
+    out = []
+    for event, value in sorted(per_msg.items()):
+        if isinstance(value, (int, float)) and value > 0:
+            name = f"work_{event}_per_msg"
+            out.append((name, float(value), schema.METRICS[name].unit))
     return out
+
+
+def _label(value) -> str:
+    """A cell attribute as text: a string as it is, a dict as sorted key=value pairs."""
+    if isinstance(value, dict):
+        return " ".join(f"{k}={value[k]}" for k in sorted(value))
+    return "" if value is None else str(value)
+
+
+def _process_model(cell: dict, result: dict) -> str:
+    declared = cell.get("process_model") or (result.get("settings") or {}).get("process_model") or ""
+    # Bench JSON before the two-process work described its one model in prose.
+    return "one-process" if str(declared).startswith("one process") else _label(declared)
+
+
+def _cell_attributes(cell: dict) -> dict:
+    """Where and how the cell ran (the declared placement, else the bench's record of it)."""
+    result = cell.get("result") or {}
+    return {"placement": _label(cell.get("placement") or result.get("placement")),
+            "process_model": _process_model(cell, result), "link": _label(cell.get("link"))}
 
 
 def load_run(run_dir: Path) -> pd.DataFrame:
     """One row per repetition x metric. A failed or timed-out attempt keeps one row with
     an empty metric and no value, so reports can list it."""
     run_dir = Path(run_dir)
-    manifest = read_manifest(run_dir)
-    run_id = manifest.get("run_id") or run_dir.name
-    experiment = manifest.get("experiment") or run_dir.parent.name
-    if isinstance(experiment, dict):  # early runs nested name, question and hash here
-        experiment = experiment.get("name") or run_dir.parent.name
+    manifest = RunManifest(read_manifest(run_dir), run_dir)
+    run_id, experiment = manifest.run_id, manifest.experiment
     rows = []
     for cell in read_cells(run_dir):
         ident = {
@@ -101,11 +150,12 @@ def load_run(run_dir: Path) -> pd.DataFrame:
             "repetition": cell["repetition"], "library": cell["library"], "pattern": cell["pattern"],
             "transport": cell["transport"], "msg_size": cell["msg_size"],
             "io_threads": cell.get("io_threads", 1), "config": cell.get("config") or "",
-            "status": cell.get("status", "ok"),
+            **_cell_attributes(cell), "status": cell.get("status", "ok"),
         }
         ident.update({schema.PARAM_PREFIX + k: str(v) for k, v in (cell.get("params") or {}).items()})
         common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": "",
-                  "spread": np.nan, "n_summarized": 1, "value_precise": np.nan}
+                  "spread": np.nan, "n_summarized": 1, "value_precise": np.nan,
+                  "stop_reason": str(cell.get("stop_reason") or "")}
         metrics = _metrics(cell) if ident["status"] == "ok" else []
         if not metrics:
             rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})

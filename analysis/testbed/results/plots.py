@@ -15,6 +15,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from . import schema, stats  # noqa: E402
+from .order import sort_transports  # noqa: E402
 
 matplotlib.rcParams.update({
     "svg.hashsalt": "testbed", "svg.fonttype": "none", "font.family": "DejaVu Sans",
@@ -66,8 +67,7 @@ def _row_label(r: dict) -> str:
 # --- drawing ---------------------------------------------------------------------------
 
 def _transports(df):
-    order = {"tcp": 0, "ipc": 1, "inproc": 2}
-    return sorted(df["transport"].unique(), key=lambda t: (order.get(t, 9), t))
+    return sort_transports(df["transport"].unique())
 
 
 def _size_axis(ax, sizes):

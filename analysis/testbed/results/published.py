@@ -30,14 +30,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from testbed.bench.patterns import PATTERNS, TRANSPORTS
+
 from . import schema
 
 MIB_TO_MB = (1 << 20) / 1e6  # the fixed-width blocks' "MB/s" is 2^20 bytes: 64 B x msg/s proves it
 
-_PATTERNS = {"PAIR": "PAIR", "PUBSUB": "PUBSUB", "DEALERDEALER": "DEALER_DEALER",
-             "DEALERROUTER": "DEALER_ROUTER", "ROUTERROUTER": "ROUTER_ROUTER",
-             "ROUTERROUTERPOLL": "ROUTER_ROUTER_POLL", "STREAM": "STREAM"}
-_TRANSPORTS = ("tcp", "ipc", "inproc")
+# Reports spell patterns freely ("Router-Router", "DEALER/ROUTER"): letters only, upper case.
+_PATTERNS = {re.sub(r"[^A-Z]", "", p): p for p in PATTERNS}
+_TRANSPORTS = TRANSPORTS
 _MULT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 _NUM = r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+"
 
@@ -195,7 +196,8 @@ class _Reader:
         row = {"run_id": self.path.stem, "experiment": "published",
                "cell_id": hashlib.sha256(ident.encode()).hexdigest()[:16], "repetition": 0,
                "library": library, "pattern": pattern or "", "transport": transport or "",
-               "msg_size": size, "io_threads": io, "config": config, "status": "ok",
+               "msg_size": size, "io_threads": io, "config": config, "placement": "", "process_model": "",
+               "link": "", "stop_reason": "", "status": "ok",
                "metric": metric, "value": value, "unit": unit, "source": f"published:{self.path.name}",
                "provenance": f"{self.path.name} §{section or self.section()}", "table": table,
                "spread": spread, "n_summarized": self.n_runs if n is None else n,

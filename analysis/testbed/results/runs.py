@@ -42,7 +42,7 @@ def compare_any(path: Path):
     """Comparisons of a run directory, or of a published report's tidy CSV."""
     path = Path(path)
     if path.is_dir():
-        return compare.compare_run(load.load_run(path), load.read_manifest(path))[0]
+        return compare.compare_run(load.load_run(path), load.read_manifest(path))
     df = load.read_csv(path)
     primary = [t for t in ("diff-table", "mean-std", "results-block") if t in set(df["table"])][:1]
     return compare.compare(df[df["table"].isin(primary)] if primary else df)

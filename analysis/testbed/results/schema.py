@@ -11,16 +11,20 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-VERSION = 2
+VERSION = 3
 TAG = f"testbed.tidy/{VERSION}"
 
+# Version 3 added placement, process_model and link (where and how the two sides ran:
+# they tell cells apart, so they are identity) and stop_reason (why an adaptive cell
+# stopped repeating).
 IDENTITY = [
     "run_id", "experiment", "cell_id", "repetition", "library", "pattern",
-    "transport", "msg_size", "io_threads", "config", "status",
+    "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link", "status",
 ]
 # After the param_* columns. Version 2 added everything after "source": published
 # reports carry provenance and summaries (mean +/- std of n runs) instead of raw runs.
-TAIL = ["metric", "value", "unit", "source", "provenance", "table", "spread", "n_summarized", "value_precise"]
+TAIL = ["metric", "value", "unit", "source", "provenance", "table", "spread", "n_summarized", "value_precise",
+        "stop_reason"]
 
 PARAM_PREFIX = "param_"
 INTEGER = ["repetition", "msg_size", "io_threads", "n_summarized"]
@@ -51,7 +55,11 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("startup_s", "s", False, "Startup"),
     Metric("cv_throughput_pct", "%", False, "Throughput CV"),
     Metric("cv_latency_pct", "%", False, "Latency CV"),
+    # Work, not speed: what one message costs the whole process (data-formats §5).
+    Metric("work_instructions_per_msg", "instr/msg", False, "Instructions per message"),
+    Metric("work_cycles_per_msg", "cycles/msg", False, "Cycles per message"),
 ]}
+WORK_METRICS = ["work_instructions_per_msg", "work_cycles_per_msg"]
 
 # What the reports compare, in this order.
 COMPARED_METRICS = ["throughput_msgs", "lat_p50_us", "lat_p99_us", "lat_mean_us", "startup_s"]
@@ -81,8 +89,15 @@ def _v1_to_v2(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def _v2_to_v3(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    for col in ("placement", "process_model", "link", "stop_reason"):
+        df[col] = ""
+    return df
+
+
 # from-version -> function producing the next version.
-MIGRATIONS = {1: _v1_to_v2}
+MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(df: pd.DataFrame, version: int) -> pd.DataFrame:
@@ -108,7 +123,8 @@ def conform(df: pd.DataFrame) -> pd.DataFrame:
     for col in text:
         df[col] = df[col].fillna("").astype(str)
     order = ["source", "provenance", "experiment", "run_id", "pattern", "transport", "config",
-             "io_threads", "msg_size", "library", "metric", "table", "repetition"]
+             "placement", "process_model", "link", "io_threads", "msg_size", "library", "metric", "table",
+             "repetition"]
     return df.sort_values(order, kind="mergesort").reset_index(drop=True)
 
 

@@ -1,5 +1,6 @@
-"""Statistics of one cell and of a pair of cells. No pandas here: plain arrays in,
-numbers out, so each function is easy to test against a known answer."""
+"""Statistics of one cell (summary, plot band) and of published summaries (Welch
+interval of a ratio of means). No pandas here: plain arrays in, numbers out, so each
+function is easy to test against a known answer. Verdicts on repetitions: decide.py."""
 from __future__ import annotations
 
 import hashlib
@@ -11,6 +12,7 @@ from scipy import stats as sps
 
 N_BOOT = 2000
 LEVEL = 0.95
+MDE_POWER = 0.80
 
 
 @dataclass(frozen=True)
@@ -41,20 +43,6 @@ def seed_for(key: str) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
 
 
-def bootstrap_ratio(candidate, reference, key: str, n_boot: int = N_BOOT, level: float = LEVEL):
-    """Percentile bootstrap interval of median(candidate) / median(reference):
-    both samples resampled independently. Returns (ratio, lo, hi)."""
-    c = np.asarray(candidate, dtype=float)
-    r = np.asarray(reference, dtype=float)
-    rng = np.random.Generator(np.random.PCG64(seed_for(key)))
-    cb = np.median(c[rng.integers(0, c.size, (n_boot, c.size))], axis=1)
-    rb = np.median(r[rng.integers(0, r.size, (n_boot, r.size))], axis=1)
-    ratios = cb / rb
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(ratios, [alpha, 1 - alpha])
-    return float(np.median(c) / np.median(r)), float(lo), float(hi)
-
-
 def bootstrap_median(values, key: str, n_boot: int = N_BOOT, level: float = LEVEL):
     """Percentile bootstrap interval of one sample's median: the bands of the plots."""
     v = np.asarray(values, dtype=float)
@@ -65,22 +53,19 @@ def bootstrap_median(values, key: str, n_boot: int = N_BOOT, level: float = LEVE
     return float(lo), float(hi)
 
 
-def mann_whitney_p(candidate, reference) -> float:
-    c = np.asarray(candidate, dtype=float)
-    r = np.asarray(reference, dtype=float)
-    if np.all(c == c[0]) and np.all(r == r[0]) and c[0] == r[0]:
-        return 1.0
-    return float(sps.mannwhitneyu(c, r, alternative="two-sided").pvalue)
-
-
-def summary_ratio(mean_c, std_c, n_c, mean_r, std_r, n_r, level: float = LEVEL):
+def summary_ratio(mean_c, std_c, n_c, mean_r, std_r, n_r, level: float = LEVEL, power: float = MDE_POWER):
     """Interval of mean_c / mean_r from published mean +/- std of n runs each (delta
-    method, Welch degrees of freedom) and Welch's t-test p. For reports that kept only
-    summaries: an honest interval where the raw runs are gone."""
+    method, Welch degrees of freedom), Welch's t-test p, and the relative change this
+    design would detect with `power`. For reports that kept only summaries: an honest
+    interval where the raw runs are gone. Returns (ratio, lo, hi, p, mde)."""
     ratio = mean_c / mean_r
     var_c, var_r = std_c ** 2 / n_c, std_r ** 2 / n_r
     rel_se = math.sqrt(var_c / mean_c ** 2 + var_r / mean_r ** 2)
-    dof = (var_c + var_r) ** 2 / (var_c ** 2 / (n_c - 1) + var_r ** 2 / (n_r - 1)) if var_c + var_r > 0 else n_c + n_r - 2
+    if var_c + var_r > 0:
+        dof = (var_c + var_r) ** 2 / (var_c ** 2 / (n_c - 1) + var_r ** 2 / (n_r - 1))
+    else:
+        dof = n_c + n_r - 2
     t = float(sps.t.ppf(1 - (1 - level) / 2, dof))
     p = float(sps.ttest_ind_from_stats(mean_c, std_c, n_c, mean_r, std_r, n_r, equal_var=False).pvalue)
-    return ratio, ratio * (1 - t * rel_se), ratio * (1 + t * rel_se), p
+    mde = (t + float(sps.t.ppf(power, dof))) * rel_se
+    return ratio, ratio * (1 - t * rel_se), ratio * (1 + t * rel_se), p, mde

@@ -2,7 +2,8 @@
 
 Every problem is reported as one line naming the file, the key and what is allowed,
 because a sweep that starts on a typo wastes the machine for nothing. Validation is
-strict: an unknown key is an error, never silently ignored.
+strict: an unknown key is an error, never silently ignored. The [sweep], [run],
+[hosts] and [links] tables are read by config_sweep, config_run and config_net.
 """
 from __future__ import annotations
 
@@ -12,47 +13,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed import paths
+from testbed.bench.patterns import PATTERNS, TRANSPORTS
+from testbed.sweep import config_net, config_run, config_sweep
+from testbed.sweep.config_net import HostsSpec, LinkSpec
+from testbed.sweep.config_run import Design
+from testbed.sweep.config_sweep import UNSET, ZipGroup, selector, selector_keys
+from testbed.sweep.toml_reader import ExperimentError, Section, tname
 
-PATTERNS = ("PAIR", "PUBSUB", "DEALER_DEALER", "DEALER_ROUTER", "ROUTER_ROUTER",
-            "ROUTER_ROUTER_POLL", "STREAM")
-TRANSPORTS = ("tcp", "ipc", "inproc")
+__all__ = ["UNSET", "Experiment", "ExperimentError", "LibraryEntry", "ZipGroup", "load", "experiment_path"]
+
 MODES = ("thr", "lat", "both")
 KINDS = ("bench", "startup")  # startup: hyperfine times a whole bench process
 DEFAULT_PERF_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults")
 DEFAULT_HW_EVENTS = ("cycles", "instructions", "cache-misses", "branch-misses")
-UNSET = "unset"  # an env axis value meaning "variable not set at all"
 PROFILE_NAMES = ("quick", "default", "full")
 # Profile override key -> the section whose value it replaces.
 PROFILE_KEYS = {
-    "repetitions": "run", "warmup_runs": "run", "timeout_s": "run",
+    "repetitions": "run", "min_repetitions": "run", "max_repetitions": "run", "time_budget_s": "run",
+    "min_window_s": "run", "warmup_runs": "run", "timeout_s": "run",
     "patterns": "workload", "transports": "workload", "sizes": "workload",
     "counts": "workload", "lat_counts": "workload", "warmup": "workload", "mode": "workload",
-    "io_threads": "sweep",
+    "io_threads": "sweep", "placement": "sweep", "process_model": "sweep", "link": "sweep",
 }
-
-
-class ExperimentError(ValueError):
-    """One line: `<file>: <key>: <problem>; allowed: <what>`."""
-
-    def __init__(self, file: Path | str, key: str, problem: str, allowed: str = ""):
-        text = f"{file}: {key}: {problem}"
-        if allowed:
-            text += f"; allowed: {allowed}"
-        super().__init__(text)
 
 
 @dataclass(frozen=True)
 class LibraryEntry:
     label: str  # what results call it (an alias, or the registered name itself)
     name: str   # registered library name (`./testbed libs`)
-
-
-@dataclass(frozen=True)
-class ZipGroup:
-    """Env variables that vary together: value i of every variable forms config i."""
-    name: str
-    labels: tuple[str, ...]
-    env: dict[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -76,19 +64,26 @@ class Experiment:
     hwm: int
     bench_timeout_ms: int
     io_threads: tuple[int, ...]
+    placement: tuple[str, ...]
+    process_model: tuple[str, ...]
+    link: tuple[str, ...]
     env_axes: dict[str, tuple[str, ...]]
     zipped: tuple[ZipGroup, ...]
     exclude: tuple[dict, ...]
-    repetitions: int
+    design: Design
+    repetitions: int            # the design's minimum per cell
     warmup_runs: int
     interleave: bool
     shuffle: bool
-    pin: str | None
+    cpus: str | None            # CPUs placements draw from (None: all this process may use)
     timeout_s: float
     perf_events: tuple[str, ...]
     perf_hardware: tuple[str, ...]
     perf_record: tuple[dict, ...]
+    work_per_message: bool
     hyperfine_runs: int
+    hosts: HostsSpec | None = None
+    links: dict[str, LinkSpec] = field(default_factory=dict)
     profiles: tuple[str, ...] = field(default=())
 
     def count_for(self, size: int) -> int:
@@ -102,97 +97,6 @@ def step_lookup(table: dict[int, int], size: int) -> int:
     """The entry with the largest key not above `size` (validated to exist)."""
     keys = [k for k in table if k <= size]
     return table[max(keys)]
-
-
-class _Section:
-    """Reads typed keys from one TOML table and rejects keys nobody read."""
-
-    def __init__(self, file: Path, prefix: str, table: object):
-        self.file, self.prefix = file, prefix
-        if not isinstance(table, dict):
-            raise ExperimentError(file, prefix, f"must be a table, got {_tname(table)}")
-        self.table = dict(table)
-        self.seen: set[str] = set()
-
-    def key(self, name: str) -> str:
-        return f"{self.prefix}.{name}" if self.prefix else name
-
-    def err(self, name: str, problem: str, allowed: str = "") -> ExperimentError:
-        return ExperimentError(self.file, self.key(name), problem, allowed)
-
-    def get(self, name: str, typ, default=..., allowed: str = ""):
-        self.seen.add(name)
-        if name not in self.table:
-            if default is ...:
-                raise self.err(name, "missing", allowed)
-            return default
-        value = self.table[name]
-        if typ is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
-            raise self.err(name, f"wrong type {_tname(value)} ({value!r})", allowed or _tname_of(typ))
-        return value
-
-    def choice(self, name: str, options, default=...):
-        value = self.get(name, str, default, allowed=", ".join(options))
-        if value not in options:
-            raise self.err(name, f"unknown value {value!r}", ", ".join(options))
-        return value
-
-    def str_list(self, name: str, options=None, default=...) -> tuple[str, ...]:
-        allowed = ", ".join(options) if options else "a non-empty list of strings"
-        values = self.get(name, list, default, allowed=allowed)
-        if not values:
-            raise self.err(name, "empty list", allowed)
-        for v in values:
-            if not isinstance(v, str):
-                raise self.err(name, f"wrong type {_tname(v)} ({v!r}) in list", allowed)
-            if options and v not in options:
-                raise self.err(name, f"unknown value {v!r}", allowed)
-        if len(set(values)) != len(values):
-            raise self.err(name, "duplicate values", allowed)
-        return tuple(values)
-
-    def int_list(self, name: str, minimum: int, default=...) -> tuple[int, ...]:
-        allowed = f"a non-empty list of integers >= {minimum}"
-        values = self.get(name, list, default, allowed=allowed)
-        if not values:
-            raise self.err(name, "empty list", allowed)
-        for v in values:
-            if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
-                raise self.err(name, f"bad value {v!r}", allowed)
-        if len(set(values)) != len(values):
-            raise self.err(name, "duplicate values", allowed)
-        return tuple(values)
-
-    def positive(self, name: str, default=..., minimum: int = 1) -> int:
-        value = self.get(name, int, default, allowed=f"an integer >= {minimum}")
-        if value < minimum:
-            raise self.err(name, f"bad value {value!r}", f"an integer >= {minimum}")
-        return value
-
-    def sub(self, name: str, default=...) -> _Section:
-        self.seen.add(name)
-        if name not in self.table:
-            if default is ...:
-                raise self.err(name, "missing table")
-            return _Section(self.file, self.key(name), default)
-        return _Section(self.file, self.key(name), self.table[name])
-
-    def done(self, allowed_extra: tuple[str, ...] = ()) -> None:
-        unknown = sorted(set(self.table) - self.seen - set(allowed_extra))
-        if unknown:
-            raise self.err(unknown[0], "unknown key", ", ".join(sorted(self.seen | set(allowed_extra))))
-
-
-def _tname(value: object) -> str:
-    return {str: "string", int: "integer", float: "float", bool: "boolean",
-            list: "array", dict: "table"}.get(type(value), type(value).__name__)
-
-
-def _tname_of(typ) -> str:
-    return {str: "a string", int: "an integer", float: "a number", bool: "true or false",
-            list: "an array", dict: "a table"}.get(typ, str(typ))
 
 
 def experiment_path(name_or_path: str) -> Path:
@@ -214,39 +118,77 @@ def available_seeds() -> list[str]:
     return sorted(p.name for p in paths.SEEDS_DIR.glob("*.txt")) if paths.SEEDS_DIR.is_dir() else []
 
 
+def _parse_toml(path: Path) -> tuple[bytes, dict]:
+    raw_bytes = path.read_bytes()
+    try:
+        return raw_bytes, tomllib.loads(raw_bytes.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ExperimentError(path, "(syntax)", str(exc).splitlines()[0], "valid TOML") from None
+
+
+def _with_profile(doc: dict, overrides: dict) -> dict[str, object]:
+    """The [workload], [run] and [sweep] tables with the profile's overrides applied."""
+    tables = {name: dict(doc[name]) if isinstance(doc.get(name), dict) else doc.get(name, {})
+              for name in ("workload", "run", "sweep")}
+    for key, value in overrides.items():
+        target = tables[PROFILE_KEYS[key]]
+        if isinstance(target, dict):
+            target[key] = value
+    return tables
+
+
 def load(path: Path, profile: str = "default", library_names: list[str] | None = None) -> Experiment:
     """Read, apply `profile`, validate. `library_names` are the registered names
     allowed in [libraries] (None: do not check, e.g. when the table is unavailable)."""
-    raw_bytes = path.read_bytes()
-    try:
-        doc = tomllib.loads(raw_bytes.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ExperimentError(path, "(syntax)", str(exc).splitlines()[0], "valid TOML") from None
-    top = _Section(path, "", doc)
-    profiles = _profiles(path, top, profile)
+    raw_bytes, doc = _parse_toml(path)
+    top = Section(path, "", doc)
+    tables = _with_profile(doc, _profiles(path, top, profile))
     meta = _meta(path, top.sub("experiment"))
     libs, reference = _libraries(path, top.sub("libraries"), library_names)
-    work = dict(doc.get("workload", {})) if isinstance(doc.get("workload"), dict) else doc.get("workload")
-    run = dict(doc.get("run", {})) if isinstance(doc.get("run"), dict) else doc.get("run")
-    sweep = dict(doc.get("sweep", {})) if isinstance(doc.get("sweep"), dict) else doc.get("sweep")
-    for key, value in profiles.items():
-        target = {"run": run, "workload": work, "sweep": sweep}[PROFILE_KEYS[key]]
-        if isinstance(target, dict):
-            target[key] = value
-    top.seen.update({"workload", "run", "sweep"})
-    w = _workload(path, _Section(path, "workload", work if work is not None else {}))
-    s = _sweep(path, _Section(path, "sweep", sweep if sweep is not None else {}), libs, w)
-    r = _run(path, _Section(path, "run", run if run is not None else {}))
-    p = _perf(path, top.sub("perf", {}), libs, s)
+    top.seen.update(tables)
+    links = config_net.parse_links(top.sub("links", {}))
+    w = _workload(path, Section(path, "workload", tables["workload"]))
+    s = config_sweep.parse(path, Section(path, "sweep", tables["sweep"]), links)
+    r = config_run.parse(Section(path, "run", tables["run"]))
+    p = _perf(path, top.sub("perf", {}), s)
+    hosts = _hosts(path, top, s, links)
+    if w["kind"] == "startup" and s["process_model"] != ("one-process",):
+        raise ExperimentError(path, "sweep.process_model", "startup cells time one whole process with "
+                              "hyperfine", '["one-process"]')
     top.done()
     return Experiment(
         path=path, toml_sha256=hashlib.sha256(raw_bytes).hexdigest(), profile=profile,
-        libraries=libs, reference=reference, **meta, **w, **s, **r, **p,
+        libraries=libs, reference=reference, **meta, **w, **s, **r, **p, hosts=hosts, links=links,
         profiles=tuple(sorted(doc.get("profiles", {}))),
     )
 
 
-def _profiles(path: Path, top: _Section, profile: str) -> dict:
+def _hosts(path: Path, top: Section, sweep: dict, links: dict) -> HostsSpec | None:
+    """[hosts] exists exactly when a two-host cell needs it; declared links are used."""
+    two_host = "two-host" in sweep["process_model"]
+    if "hosts" not in top.table:
+        if two_host:
+            raise ExperimentError(path, "hosts", "missing table (process_model lists two-host)",
+                                  '[hosts] driver = "netns" or "ssh"')
+        hosts = None
+    else:
+        hosts = config_net.parse_hosts(top.sub("hosts"))
+        if not two_host:
+            raise ExperimentError(path, "hosts", "declared but no process_model is two-host",
+                                  'remove [hosts] or add "two-host" to [sweep].process_model')
+    unused = sorted(set(links) - set(sweep["link"]))
+    if unused:
+        raise ExperimentError(path, f"links.{unused[0]}", "declared but not listed in [sweep].link",
+                              ", ".join(sweep["link"]))
+    shaped = [name for name in sweep["link"] if name in links]
+    if shaped and (not two_host or hosts.driver != "netns"):
+        raise ExperimentError(path, "sweep.link", f"{shaped[0]!r} shapes the netns veth pair, which "
+                              "only two-host cells with the netns driver use",
+                              'process_model "two-host" with [hosts] driver = "netns"')
+    return hosts
+
+
+def _profiles(path: Path, top: Section, profile: str) -> dict:
     table = top.sub("profiles", {})
     for name in table.table:
         if name not in PROFILE_NAMES:
@@ -261,7 +203,7 @@ def _profiles(path: Path, top: _Section, profile: str) -> dict:
     return dict(table.table.get(profile, {}))
 
 
-def _meta(path: Path, sec: _Section) -> dict:
+def _meta(path: Path, sec: Section) -> dict:
     name = sec.get("name", str)
     shipped = path.name == "experiment.toml" and path.parent.parent == paths.EXPERIMENTS_DIR
     if name != path.parent.name and shipped:
@@ -279,7 +221,7 @@ def _meta(path: Path, sec: _Section) -> dict:
     return {"name": name, "question": question, "seed": seed}
 
 
-def _libraries(path: Path, sec: _Section, names: list[str] | None):
+def _libraries(path: Path, sec: Section, names: list[str] | None):
     use = sec.str_list("use")
     aliases_sec = sec.sub("aliases", {})
     aliases: dict[str, str] = {}
@@ -303,7 +245,7 @@ def _libraries(path: Path, sec: _Section, names: list[str] | None):
     return tuple(entries), reference
 
 
-def _size_table(sec: _Section, name: str, sizes: tuple[int, ...], default=...) -> dict[int, int]:
+def _size_table(sec: Section, name: str, sizes: tuple[int, ...], default=...) -> dict[int, int]:
     allowed = "a table {<size bytes> = <count>, ...}; a size uses the entry with the largest key <= it"
     sec.seen.add(name)
     if name not in sec.table:
@@ -312,7 +254,7 @@ def _size_table(sec: _Section, name: str, sizes: tuple[int, ...], default=...) -
         return default
     raw = sec.table[name]
     if not isinstance(raw, dict) or not raw:
-        problem = f"wrong type {_tname(raw)}" if not isinstance(raw, dict) else "empty table"
+        problem = f"wrong type {tname(raw)}" if not isinstance(raw, dict) else "empty table"
         raise sec.err(name, problem, allowed)
     table: dict[int, int] = {}
     for k, v in raw.items():
@@ -327,14 +269,14 @@ def _size_table(sec: _Section, name: str, sizes: tuple[int, ...], default=...) -
     return table
 
 
-def _workload(path: Path, sec: _Section) -> dict:
+def _workload(path: Path, sec: Section) -> dict:
     kind = sec.choice("kind", KINDS, "bench")
     patterns = sec.str_list("patterns", PATTERNS)
     transports = sec.str_list("transports", TRANSPORTS)
     sizes = sec.int_list("sizes", 1)
     if "time_budget_s" in sec.table:
-        raise sec.err("time_budget_s", "not supported yet (counts are explicit so both libraries "
-                      "do identical work)", "counts = {<size> = <count>}")
+        raise sec.err("time_budget_s", "belongs in [run] (the run's budget); counts come from "
+                      "[run].min_window_s calibration", "[run] time_budget_s = <seconds>")
     counts = _size_table(sec, "counts", sizes)
     lat_counts = _size_table(sec, "lat_counts", sizes, {1: 1000})
     out = {
@@ -349,124 +291,16 @@ def _workload(path: Path, sec: _Section) -> dict:
     return out
 
 
-def _env_values(sec: _Section, name: str) -> tuple[str, ...]:
-    allowed = f'a non-empty list of integers or strings ("{UNSET}" = variable not set)'
-    values = sec.get(name, list, allowed=allowed)
-    if not values:
-        raise sec.err(name, "empty axis", allowed)
-    out = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, str)):
-            raise sec.err(name, f"wrong type {_tname(v)} ({v!r}) in axis", allowed)
-        out.append(str(v))
-    if len(set(out)) != len(out):
-        raise sec.err(name, "duplicate values", allowed)
-    return tuple(out)
-
-
-def _env_name_ok(sec: _Section, name: str) -> None:
-    if not name.replace("_", "").isalnum() or not name[0].isalpha() or name.upper() != name:
-        raise sec.err(name, "not an environment variable name", "UPPER_CASE names")
-    if name == "BENCH_IO_THREADS":
-        raise sec.err(name, "IO threads are an axis of their own", "[sweep].io_threads = [..]")
-
-
-def _sweep(path: Path, sec: _Section, libs, work) -> dict:
-    io_threads = sec.int_list("io_threads", 1, (1,))
-    env_sec = sec.sub("env", {})
-    env_axes = {}
-    for name in env_sec.table:
-        _env_name_ok(env_sec, name)
-        env_axes[name] = _env_values(env_sec, name)
-    zipped = []
-    raw_zip = sec.get("zip", list, [], allowed="an array of tables [[sweep.zip]]")
-    for i, item in enumerate(raw_zip):
-        zsec = _Section(path, f"sweep.zip[{i}]", item)
-        zname = zsec.get("name", str, f"zip{i}")
-        zenv = zsec.sub("env")
-        if not zenv.table:
-            raise zenv.err("", "empty group", "two or more env variables with equally long lists")
-        env = {}
-        for name in zenv.table:
-            _env_name_ok(zenv, name)
-            if name in env_axes or any(name in g.env for g in zipped):
-                raise zenv.err(name, "variable appears in two axes", "each variable in one axis")
-            env[name] = _env_values(zenv, name)
-        lengths = {len(v) for v in env.values()}
-        if len(lengths) != 1:
-            raise zenv.err(next(iter(env)), f"lists of different lengths {sorted(lengths)}",
-                           "equally long lists (zipped, not crossed)")
-        n = lengths.pop()
-        labels = zsec.get("labels", list, None, allowed=f"{n} strings")
-        if labels is None:
-            labels = [",".join(f"{k}={vals[j]}" for k, vals in env.items()) for j in range(n)]
-        elif len(labels) != n or not all(isinstance(x, str) for x in labels) or len(set(labels)) != n:
-            raise zsec.err("labels", f"need {n} distinct strings, got {labels!r}", f"{n} distinct strings")
-        zsec.done()
-        zipped.append(ZipGroup(name=zname, labels=tuple(labels), env=env))
-    build = sec.sub("build", {})
-    for name in build.table:
-        raise build.err(name, "build-time axes are not supported yet (no keyed rebuild is wired "
-                        "into ./testbed run); remove it or run one experiment per build",
-                        "nothing under [sweep.build] for now")
-    exclude = []
-    raw_ex = sec.get("exclude", list, [], allowed="an array of tables [[sweep.exclude]]")
-    allowed_keys = ("library", "pattern", "transport", "msg_size", "io_threads", "config",
-                    *env_axes, *(k for g in zipped for k in g.env))
-    for i, item in enumerate(raw_ex):
-        exclude.append(_selector(path, f"sweep.exclude[{i}]", item, allowed_keys))
-    sec.done()
-    return {"io_threads": io_threads, "env_axes": env_axes, "zipped": tuple(zipped),
-            "exclude": tuple(exclude)}
-
-
-def _selector(path: Path, key: str, item: object, allowed_keys) -> dict:
-    """A table of cell field -> value (or list of values); a cell matches if every field does."""
-    if not isinstance(item, dict) or not item:
-        raise ExperimentError(path, key, "must be a non-empty table", ", ".join(allowed_keys))
-    out = {}
-    for k, v in item.items():
-        if k not in allowed_keys:
-            raise ExperimentError(path, f"{key}.{k}", "unknown key", ", ".join(allowed_keys))
-        values = v if isinstance(v, list) else [v]
-        if not values or any(isinstance(x, (dict, list, bool)) for x in values):
-            raise ExperimentError(path, f"{key}.{k}", f"bad value {v!r}",
-                                  "a string/integer or a list of them")
-        out[k] = tuple(str(x) for x in values)
-    return out
-
-
-def _run(path: Path, sec: _Section) -> dict:
-    pin = sec.get("pin", str, "none", allowed='"none" or a CPU list like "0" or "0,1" or "0-1"')
-    if pin != "none":
-        ok = all(part.replace("-", "", 1).isdigit() for part in pin.split(","))
-        if not ok:
-            raise sec.err("pin", f"bad CPU list {pin!r}", '"none" or a CPU list like "0,1" or "0-1"')
-    timeout = sec.get("timeout_s", float, 60.0, allowed="seconds > 0")
-    if timeout <= 0:
-        raise sec.err("timeout_s", f"bad value {timeout!r}", "seconds > 0")
-    out = {
-        "repetitions": sec.positive("repetitions", 3),
-        "warmup_runs": sec.positive("warmup_runs", 1, minimum=0),
-        "interleave": sec.get("interleave", bool, True),
-        "shuffle": sec.get("shuffle", bool, True),
-        "pin": None if pin == "none" else pin,
-        "timeout_s": timeout,
-        "hyperfine_runs": sec.positive("hyperfine_runs", 10),
-    }
-    sec.done()
-    return out
-
-
-def _perf(path: Path, sec: _Section, libs, sweep) -> dict:
+def _perf(path: Path, sec: Section, sweep: dict) -> dict:
     events = sec.str_list("events", None, DEFAULT_PERF_EVENTS)
     hardware = sec.get("hardware", list, list(DEFAULT_HW_EVENTS), allowed="a list of event names")
     if not all(isinstance(x, str) for x in hardware):
         raise sec.err("hardware", "wrong type in list", "a list of event names (may be empty)")
-    allowed_keys = ("library", "pattern", "transport", "msg_size", "io_threads", "config",
-                    *sweep["env_axes"], *(k for g in sweep["zipped"] for k in g.env))
+    allowed_keys = selector_keys(sweep["env_axes"], sweep["zipped"])
     record = sec.get("record", list, [], allowed="an array of tables [[perf.record]] selecting cells")
-    selectors = tuple(_selector(path, f"perf.record[{i}]", item, allowed_keys)
+    selectors = tuple(selector(path, f"perf.record[{i}]", item, allowed_keys)
                       for i, item in enumerate(record))
+    work = sec.get("work_per_message", bool, True)
     sec.done()
-    return {"perf_events": events, "perf_hardware": tuple(hardware), "perf_record": selectors}
+    return {"perf_events": events, "perf_hardware": tuple(hardware), "perf_record": selectors,
+            "work_per_message": work}

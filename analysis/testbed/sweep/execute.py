@@ -1,32 +1,80 @@
-"""Run one cell: the bench binary (or hyperfine around it) under `perf stat`,
-with the cell's environment, optional CPU pinning and a hard timeout.
+"""Run one cell attempt and describe it as one result line (docs/data-formats.md §4).
 
-Whatever goes wrong (crash, hang, non-zero exit, garbage on stdout, a failed
-verification) becomes a result line with a status and the stderr tail; it never
-stops the sweep.
+One process: the bench binary (or hyperfine around it) under `perf stat`, with the
+cell's environment, the placement's pins as bench flags, and a hard timeout. Two
+processes (two-process on this machine, two-host across a host pair): the receiver
+role binds, the sender role connects, each on its side's CPU (taskset), each under
+its own `perf stat` where its host allows, both supervised together; their JSON lines
+are joined into one result.
+
+Whatever goes wrong (crash, hang, a dead peer, non-zero exit, garbage on stdout, a
+failed verification, a placement or link the host cannot give) becomes a result line
+with a status and the cause; it never stops the sweep.
 """
 from __future__ import annotations
 
 import json
 import os
 import shlex
-import signal
-import subprocess
+import socket
 import tempfile
-import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from testbed.bench import command
+from testbed.sweep import outcome, placement, process
 from testbed.sweep import perf as perfmod
 from testbed.sweep.config import UNSET, Experiment
+from testbed.sweep.hosts import HostError, LocalHost
 from testbed.sweep.plan import Cell
 
 CELL_SCHEMA = "testbed.cell/1"
-BENCH_SCHEMA = "testbed.bench/1"
 STDERR_TAIL_CHARS = 2000
 # Variables a developer's shell may carry that would change a measurement; the
 # runner sets exactly the cell's values and removes the rest.
 SCRUBBED_PREFIXES = ("ZMQ_ASIO_", "BENCH_", "ZLINK_")
+SIDES = ("receiver", "sender")   # start order: the receiver binds first
+
+
+@dataclass
+class TwoHost:
+    """The host pair of two-host cells and the shaper of the link between them."""
+    receiver: object            # a hosts.*Host
+    sender: object
+    address: str                # what the sender connects to
+    port: int
+    shaper: object | None = None  # links.LinkShaper (netns only)
+    links: dict = field(default_factory=dict)  # name -> LinkSpec
+
+
+@dataclass
+class Runtime:
+    """What every cell of a run shares."""
+    exp: Experiment
+    perf: perfmod.PerfSetup
+    workdir: Path
+    cpus: list[int]
+    two_host: TwoHost | None = None
+    two_host_problem: str = ""     # why two-host cells cannot run here ("" = they can)
+    local: LocalHost = field(default_factory=LocalHost)
+
+
+@dataclass(frozen=True)
+class Counts:
+    count: int
+    lat_count: int
+    mode: str | None = None     # None: the experiment's mode
+    calibrated: bool = False
+
+
+@dataclass(frozen=True)
+class Attempt:
+    cell: Cell
+    repetition: int
+    binary: Path
+    build_id: str
+    role: str                   # reference | candidate | warmup | probe
 
 
 def cell_env(params: dict) -> dict:
@@ -38,144 +86,92 @@ def cell_env(params: dict) -> dict:
     return env
 
 
-def bench_argv(binary: Path, cell: Cell, exp: Experiment) -> list[str]:
-    return [str(binary), "--transport", cell.transport, "--size", str(cell.msg_size),
-            "--count", str(cell.count), "--lat-count", str(cell.lat_count),
-            "--warmup", str(exp.warmup), "--io-threads", str(cell.io_threads),
-            "--hwm", str(exp.hwm), "--timeout-ms", str(exp.bench_timeout_ms), "--mode", exp.mode]
+def declared_counts(cell: Cell) -> Counts:
+    return Counts(cell.count, cell.lat_count)
 
 
-def _pin_prefix(pin: str | None) -> list[str]:
-    return ["taskset", "-c", pin] if pin else []
+def bench_argv(binary: Path, cell: Cell, exp: Experiment, counts: Counts | None = None,
+               **extra: object) -> list[str]:
+    """The cell's bench command line, from the one argv builder (testbed.bench.command)."""
+    counts = counts or declared_counts(cell)
+    return command.bench_argv(binary, cell.transport, cell.msg_size, count=counts.count,
+                              lat_count=counts.lat_count, warmup=exp.warmup, io_threads=cell.io_threads,
+                              hwm=exp.hwm, timeout_ms=exp.bench_timeout_ms, mode=counts.mode or exp.mode,
+                              **extra)
 
 
-def _run(argv: list[str], env: dict, timeout_s: float, workdir: Path):
-    """Run in its own process group; returns (exit_code|None on timeout, stdout, stderr, seconds)."""
-    with tempfile.TemporaryFile(dir=workdir) as out, tempfile.TemporaryFile(dir=workdir) as err:
-        t0 = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, start_new_session=True)
-        try:
-            code = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            code = None
-        except BaseException:  # Ctrl-C: take the benchmark down with us, then re-raise
-            _kill(proc)
-            raise
-        seconds = time.monotonic() - t0
-        out.seek(0)
-        err.seek(0)
-        return code, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), seconds
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def run_cell(att: Attempt, rt: Runtime, counts: Counts | None = None) -> dict:
+    counts = counts or declared_counts(att.cell)
+    started = now()
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
-def signal_seen_by_perf(stderr: str, argv0: str) -> int | None:
-    """`perf stat` exits 0 when its workload dies of a signal and only prints
-    psignal's "<argv0>: <description>" on stderr; recover the signal number from it."""
-    descriptions = {}
-    for sig in signal.Signals:
-        text = signal.strsignal(sig)
-        if text:
-            descriptions[text] = sig.value
-    for line in stderr.splitlines()[-5:]:
-        if line.startswith(argv0 + ": "):
-            sig = descriptions.get(line[len(argv0) + 2:].strip())
-            if sig:
-                return sig
-    return None
-
-
-def parse_bench_stdout(stdout: str, cell: Cell) -> tuple[dict | None, str]:
-    """(result, "") or (None, why it is malformed)."""
-    lines = [ln for ln in stdout.splitlines() if ln.strip()]
-    if len(lines) != 1:
-        return None, f"malformed output: expected one JSON line on stdout, got {len(lines)} lines"
-    try:
-        result = json.loads(lines[0])
-    except json.JSONDecodeError as exc:
-        return None, f"malformed output: not JSON ({exc.msg} at column {exc.colno})"
-    if not isinstance(result, dict) or result.get("schema") != BENCH_SCHEMA:
-        return None, f"malformed output: schema is not {BENCH_SCHEMA}"
-    for key, want in (("pattern", cell.pattern), ("transport", cell.transport), ("msg_size", cell.msg_size)):
-        if result.get(key) != want:
-            return None, f"malformed output: {key} is {result.get(key)!r}, expected {want!r}"
-    verify = result.get("verify") or {}
-    if verify.get("ok") is False:
-        return result, f"verification failed: {verify}"
-    return result, ""
-
-
-def _status(code: int | None, problem: str) -> tuple[str, str]:
-    if code is None:
-        return "timeout", "cell timeout"
-    if code == 3:
-        return "timeout", "bench reported a timeout (exit 3: no peer or no progress)"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = str(-code)
-        return "failed", f"killed by signal {name}"
-    if code != 0:
-        known = {2: "bad arguments (exit 2)", 4: "verification failed (exit 4)"}
-        return "failed", known.get(code, f"exit {code}")
-    if problem:
-        return "failed", problem
-    return "ok", ""
-
-
-def run_cell(cell: Cell, rep: int, binary: Path, build_id: str, exp: Experiment,
-             perf: perfmod.PerfSetup, workdir: Path, role: str) -> dict:
-    env = cell_env(cell.params)
-    bench = bench_argv(binary, cell, exp)
-    hyperfine_json = workdir / f"hyperfine-{cell.cell_id}-{rep}.json"
-    if cell.kind == "startup":
-        target = ["hyperfine", "--style", "none", "--shell=none", "--warmup", "1",
-                  "--runs", str(exp.hyperfine_runs), "--export-json", str(hyperfine_json),
-                  shlex.join(_pin_prefix(exp.pin) + bench)]
+        pins = placement.pins_for(att.cell.placement, rt.cpus)
+    except placement.PlacementError as exc:
+        return _unrunnable(att, counts, started, f"placement: {exc}")
+    if not att.binary.exists():
+        return _unrunnable(att, counts, started, f"bench binary missing: {att.binary}", code=127)
+    if att.cell.process_model == "one-process":
+        rec = _one_process(att, rt, counts, pins)
     else:
-        target = _pin_prefix(exp.pin) + bench
-    perf_file = workdir / f"perf-{cell.cell_id}-{rep}.csv"
-    perf_file.unlink(missing_ok=True)
-    argv = perfmod.stat_prefix(perf, perf_file) + target
-    started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if not binary.exists():
-        code, stdout, stderr, seconds = 127, "", f"bench binary missing: {binary}", 0.0
-    else:
-        code, stdout, stderr, seconds = _run(argv, env, exp.timeout_s, workdir)
-        if code == 0 and perf.available:
-            sig = signal_seen_by_perf(stderr, target[0])
-            code = -sig if sig else code
-    if cell.kind == "startup":
-        result, problem = _hyperfine_result(hyperfine_json, code)
-    else:
-        result, problem = parse_bench_stdout(stdout, cell) if code == 0 else (None, "")
-    status, failure = _status(code, problem)
-    if code == 127 and not binary.exists():
-        failure = f"bench binary missing: {binary}"
-    record = {
-        "schema": CELL_SCHEMA, "cell_id": cell.cell_id, "repetition": rep,
+        rec = _two_roles(att, rt, counts, pins)
+    rec["started_at"] = started
+    rec["placement_check"] = placement.check_threads(pins, (rec.get("result") or {}).get("threads"))
+    return rec
+
+
+def base_record(att: Attempt, counts: Counts) -> dict:
+    cell = att.cell
+    return {
+        "schema": CELL_SCHEMA, "cell_id": cell.cell_id, "repetition": att.repetition,
         "library": cell.library, "pattern": cell.pattern, "transport": cell.transport,
         "msg_size": cell.msg_size, "io_threads": cell.io_threads, "params": cell.params,
-        "config": cell.config, "status": status, "exit_code": code,
-        "stderr_tail": stderr[-STDERR_TAIL_CHARS:], "wall_seconds": round(seconds, 4),
-        "started_at": started, "result": result if status == "ok" else None,
-        "perf": perfmod.cell_perf(perf, perf_file),
+        "config": cell.config,
         # Additive fields (docs/data-formats.md §4 allows adding):
-        "library_name": cell.library_name, "build_id": build_id, "role": role,
-        "group": cell.group, "kind": cell.kind, "count": cell.count, "lat_count": cell.lat_count,
-        "failure": failure, "command": argv,
+        "library_name": cell.library_name, "build_id": att.build_id, "role": att.role,
+        "group": cell.group, "kind": cell.kind, "count": counts.count, "lat_count": counts.lat_count,
+        "calibrated": counts.calibrated, "placement": cell.placement,
+        "process_model": cell.process_model, "link": cell.link,
     }
+
+
+def _unrunnable(att: Attempt, counts: Counts, started: str, why: str, code: int | None = None) -> dict:
+    """A cell that could not even start (placement, host, link, binary): failed, with why."""
+    return {**base_record(att, counts), "status": "failed", "exit_code": code, "stderr_tail": "",
+            "wall_seconds": 0.0, "started_at": started, "result": None,
+            "perf": {"available": False, "reason": "not run", "events": {}}, "failure": why,
+            "command": [], "pins": None, "placement_check": {"checked": 0, "ok": None, "mismatches": []}}
+
+
+def _one_process(att: Attempt, rt: Runtime, counts: Counts, pins: placement.Pins) -> dict:
+    cell, exp = att.cell, rt.exp
+    extra = {"pin_sender": pins.sender, "pin_receiver": pins.receiver} if pins.sender else {}
+    bench = bench_argv(att.binary, cell, exp, counts, **extra)
+    hyperfine_json = rt.workdir / f"hyperfine-{cell.cell_id}-{att.repetition}.json"
+    if cell.kind == "startup":
+        target = ["hyperfine", "--style", "none", "--shell=none", "--warmup", "1",
+                  "--runs", str(exp.hyperfine_runs), "--export-json", str(hyperfine_json), shlex.join(bench)]
+    else:
+        target = bench
+    perf_file = rt.workdir / f"perf-{cell.cell_id}-{att.repetition}.csv"
+    perf_file.unlink(missing_ok=True)
+    argv = rt.perf.prefix(perf_file) + target
+    out = process.run(argv, cell_env(cell.params), exp.timeout_s, rt.workdir)
+    _signal_under_perf(out, rt, rt.local, target[0])
+    if cell.kind == "startup":
+        result, problem = _hyperfine_result(hyperfine_json, out.code)
+    else:
+        result, problem = outcome.parse_bench_stdout(out.stdout, cell) if out.code == 0 else (None, "")
+    status, failure = outcome.status_of(out.code, problem, out.killed)
+    rec = {**base_record(att, counts), "status": status, "exit_code": out.code,
+           "stderr_tail": out.stderr[-STDERR_TAIL_CHARS:], "wall_seconds": round(out.seconds, 4),
+           "result": result if status == "ok" else None, "perf": rt.perf.read(perf_file),
+           "failure": failure, "command": argv, "pins": pins.as_dict()}
     perf_file.unlink(missing_ok=True)
     hyperfine_json.unlink(missing_ok=True)
-    return record
+    return rec
 
 
 def _hyperfine_result(path: Path, code: int | None) -> tuple[dict | None, str]:
@@ -188,3 +184,110 @@ def _hyperfine_result(path: Path, code: int | None) -> tuple[dict | None, str]:
     keep = ("mean", "stddev", "median", "min", "max", "times", "exit_codes")
     return {"schema": "testbed.hyperfine/1", "unit": "s", "runs": len(data.get("times", [])),
             **{k: data.get(k) for k in keep}}, ""
+
+
+# ---------------------------------------------------------------- two roles
+
+def free_port_pair(host: str = "127.0.0.1") -> int:
+    """A port P with P and P + 1 free right now (the bench's data and control ports)."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind((host, 0))
+            port = s.getsockname()[1]
+        if port < 65535 and _port_free(host, port + 1):
+            return port
+    raise OSError("no two adjacent free TCP ports found on 127.0.0.1")
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def endpoints(cell: Cell, rt: Runtime, rep: int) -> tuple[str, str]:
+    """(bind, connect) of a two-role cell."""
+    if cell.process_model == "two-host":
+        th = rt.two_host
+        return f"tcp://0.0.0.0:{th.port}", f"tcp://{th.address}:{th.port}"
+    if cell.transport == "ipc":
+        # sun_path holds 107 bytes: a short path in /tmp, not the (long) run directory.
+        path = Path(tempfile.gettempdir()) / f"tbsweep-{os.getpid()}-{cell.cell_id[:8]}-{rep}.ipc"
+        return f"ipc://{path}", f"ipc://{path}"
+    port = free_port_pair()
+    return f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{port}"
+
+
+def role_hosts(cell: Cell, rt: Runtime) -> dict:
+    """side -> host driver; HostError when this machine cannot provide them."""
+    if cell.process_model != "two-host":
+        return {"receiver": rt.local, "sender": rt.local}
+    if rt.two_host is None:
+        raise HostError(rt.two_host_problem or "no host pair was set up for two-host cells")
+    if rt.two_host.shaper is not None:
+        rt.two_host.shaper.apply(rt.two_host.links.get(cell.link))
+    return {"receiver": rt.two_host.receiver, "sender": rt.two_host.sender}
+
+
+def role_argv(att: Attempt, rt: Runtime, counts: Counts, side: str, endpoint: str, pin: str | None,
+              host, perf_file: Path) -> list[str]:
+    flag = {"receiver": "bind", "sender": "connect"}[side]
+    argv = bench_argv(att.binary, att.cell, rt.exp, counts, role=side, process_model=att.cell.process_model,
+                      **{flag: endpoint})
+    counter = rt.perf.prefix(perf_file) if host.perf else []
+    pinning = ["taskset", "-c", pin] if pin is not None else []
+    # perf follows taskset's exec into the bench; valgrind would not, so it goes inside.
+    if getattr(rt.perf, "follows_exec", True):
+        return host.wrap([*counter, *pinning, *argv], rt.exp.timeout_s)
+    return host.wrap([*pinning, *counter, *argv], rt.exp.timeout_s)
+
+
+def _two_roles(att: Attempt, rt: Runtime, counts: Counts, pins: placement.Pins) -> dict:
+    cell = att.cell
+    try:
+        hosts = role_hosts(cell, rt)
+    except HostError as exc:
+        return _unrunnable(att, counts, now(), f"{cell.process_model}: {exc}")
+    bind, connect = endpoints(cell, rt, att.repetition)
+    perf_files = {side: rt.workdir / f"perf-{cell.cell_id}-{att.repetition}-{side}.csv" for side in SIDES}
+    argvs = {side: role_argv(att, rt, counts, side, bind if side == "receiver" else connect,
+                             pins.for_side(side), hosts[side], perf_files[side]) for side in SIDES}
+    env = cell_env(cell.params)
+    procs = [process.Proc(argvs[side], env, rt.workdir) for side in SIDES]
+    outs = dict(zip(SIDES, process.supervise(procs, rt.exp.timeout_s), strict=True))
+    for side in SIDES:
+        follows = getattr(rt.perf, "follows_exec", True)
+        argv0 = "taskset" if pins.for_side(side) and follows else str(att.binary)
+        _signal_under_perf(outs[side], rt, hosts[side], argv0)
+    parsed = {side: outcome.parse_bench_stdout(o.stdout, cell, role=side) if o.code == 0 else (None, "")
+              for side, o in outs.items()}
+    status, failure, code = outcome.roles_status({s: (outs[s], parsed[s][1]) for s in SIDES})
+    result = outcome.join_roles(parsed["receiver"][0], parsed["sender"][0]) if status == "ok" else None
+    roles = {side: _role_entry(outs[side], parsed[side][0], argvs[side], hosts[side], rt, perf_files[side])
+             for side in SIDES}
+    for f in perf_files.values():
+        f.unlink(missing_ok=True)
+    return {**base_record(att, counts), "status": status, "exit_code": code,
+            "stderr_tail": "\n".join(f"[{s}] {outs[s].stderr[-STDERR_TAIL_CHARS // 2:]}" for s in SIDES),
+            "wall_seconds": round(max(o.seconds for o in outs.values()), 4), "result": result,
+            "perf": perfmod.combined([roles[s]["perf"] for s in SIDES]), "failure": failure,
+            "command": {s: argvs[s] for s in SIDES}, "pins": pins.as_dict(), "roles": roles,
+            "hosts": {s: hosts[s].name for s in SIDES}}
+
+
+def _signal_under_perf(out: process.Outcome, rt: Runtime, host, argv0: str) -> None:
+    """perf stat exits 0 when its workload dies of a signal: recover the signal."""
+    if out.code == 0 and rt.perf.available and host.perf and rt.perf.signals_in_stderr:
+        sig = outcome.signal_seen_by_perf(out.stderr, argv0)
+        out.code = -sig if sig else out.code
+
+
+def _role_entry(out: process.Outcome, line: dict | None, argv: list[str], host, rt: Runtime,
+                perf_file: Path) -> dict:
+    perf = rt.perf.read(perf_file) if host.perf else \
+        {"available": False, "reason": f"perf is not run on {host.kind} hosts", "events": {}}
+    return {"exit_code": out.code, "killed": out.killed or None, "wall_seconds": round(out.seconds, 4),
+            "stderr_tail": out.stderr[-STDERR_TAIL_CHARS:], "perf": perf, "host": host.name, "result": line}

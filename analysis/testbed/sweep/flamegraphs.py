@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from testbed.sweep import execute
+from testbed.sweep import execute, placement
 from testbed.sweep import perf as perfmod
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell
@@ -14,11 +14,16 @@ from testbed.sweep.plan import Cell
 DIR_NAME = "flamegraphs"
 
 
-def record(cell: Cell, lib, exp: Experiment, run_dir: Path) -> dict:
+def record(cell: Cell, lib, exp: Experiment, run_dir: Path, counts: execute.Counts, cpus: list[int]) -> dict:
+    """Profile one run of `cell` with its counts and placement, in one process (a
+    two-process cell's roles are the same code, profiled together)."""
     stem = f"{cell.group}-{cell.library}".replace("/", "_")
-    argv = execute.bench_argv(lib.bench_binary(cell.pattern), cell, exp)
-    if exp.pin:
-        argv = ["taskset", "-c", exp.pin] + argv
+    try:
+        pins = placement.pins_for(cell.placement, cpus)
+    except placement.PlacementError:
+        pins = placement.Pins()
+    extra = {"pin_sender": pins.sender, "pin_receiver": pins.receiver} if pins.sender else {}
+    argv = execute.bench_argv(lib.bench_binary(cell.pattern), cell, exp, counts, **extra)
     info = perfmod.record_flamegraph(argv, execute.cell_env(cell.params), run_dir / DIR_NAME, stem,
                                      exp.timeout_s)
     return {"group": cell.group, "cell_id": cell.cell_id, "library": cell.library,

@@ -1,109 +1,104 @@
-"""manifest.json: everything needed to judge or repeat a run (docs/data-formats.md §4).
+"""manifest.json as a typed record: everything needed to judge or repeat a run
+(docs/data-formats.md §4).
 
-Host facts are read where the kernel exposes them; what cannot be read is recorded
-as null rather than guessed.
+The sweep reads and writes the manifest only through `RunManifest` attributes, so a
+misspelt key is an AttributeError at once instead of a silent None. `to_dict()` keeps
+the key order and names of the version-1 dict (readers such as testbed.results keep
+working on plain JSON); keys a reader added that this class does not know
+(`noise_floor_run`, `merged_from`, ...) survive a load/save round trip in `extra`.
 """
 from __future__ import annotations
 
-import os
-import platform
-import shutil
-import subprocess
-import sys
+import json
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from testbed import paths
-from testbed.toolchain.system import CARGO_TOOLS, tool_path
+from testbed.sweep import store
+
+SCHEMA = "testbed.manifest/2"
+SCHEMAS_READ = ("testbed.manifest/1", SCHEMA)  # version 1 lacks the v2 fields: defaults fill them
+FILE_NAME = "manifest.json"
 
 
-def _read(path: str) -> str | None:
+class ManifestError(ValueError):
+    """A manifest.json that cannot be read: names the file and the problem."""
+
+
+@dataclass(kw_only=True)
+class RunManifest:
+    schema: str = SCHEMA
+    run_id: str
+    status: str = "running"      # running | complete | incomplete | interrupted
+    experiment: str
+    question: str = ""
+    seed_report: str | None = None
+    experiment_toml_sha256: str = ""
+    experiment_source: str = ""
+    profile: str = "default"
+    shard: dict | None = None     # {"index", "total"}
+    shuffle_seed: int = 0
+    interleave: bool = True
+    shuffle: bool = True
+    repetitions: int = 0          # the design's minimum per cell (fixed designs: the count)
+    warmup_runs: int = 0
+    timeout_s: float = 0.0
+    reference: str = ""
+    libraries: list[dict] = field(default_factory=list)
+    missing_libraries: list[dict] = field(default_factory=list)
+    git: dict = field(default_factory=dict)
+    host: dict = field(default_factory=dict)
+    pinning: dict = field(default_factory=dict)
+    perf: dict = field(default_factory=dict)
+    tool_versions: dict = field(default_factory=dict)
+    cell_count: int = 0
+    planned_runs: int = 0
+    estimated_seconds: float = 0.0
+    created_at: str = ""
+    finished_at: str | None = None
+    command: list[str] = field(default_factory=list)
+    warmup: list[dict] = field(default_factory=list)
+    flamegraphs: list[dict] = field(default_factory=list)
+    summary: dict | None = None
+    sessions: list[dict] = field(default_factory=list)
+    # Version 2 (additive; docs/data-formats.md §4).
+    design: dict = field(default_factory=dict)        # repetitions, calibration, decision settings
+    placement: dict = field(default_factory=dict)     # CPUs used, per-placement thread affinity check
+    hosts: dict = field(default_factory=dict)         # role -> host facts (two-host runs), driver
+    links: dict = field(default_factory=dict)         # link name -> shaping asked for and applied
+    work_per_message: dict = field(default_factory=dict)  # method (perf/callgrind) and why
+    extra: dict = field(default_factory=dict)         # keys other writers added; kept verbatim
+
+    def to_dict(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict, source: Path | str = "manifest") -> RunManifest:
+        if not isinstance(data, dict):
+            raise ManifestError(f"{source}: not a JSON object")
+        schema = data.get("schema")
+        if schema not in SCHEMAS_READ:
+            raise ManifestError(f"{source}: schema {schema!r} is not one this testbed reads "
+                                f"({', '.join(SCHEMAS_READ)})")
+        known = {f.name for f in fields(cls)} - {"extra"}
+        missing = [k for k in ("run_id", "experiment") if k not in data]
+        if missing:
+            raise ManifestError(f"{source}: missing {', '.join(missing)}")
+        values = {k: v for k, v in data.items() if k in known}
+        values["schema"] = SCHEMA  # migrated on read: v1 lacks only the v2 fields
+        return cls(**values, extra={k: v for k, v in data.items() if k not in known})
+
+    def save(self, run_dir: Path) -> None:
+        store.write_json_atomic(Path(run_dir) / FILE_NAME, self.to_dict())
+
+
+def load(run_dir: Path) -> RunManifest:
+    path = Path(run_dir) / FILE_NAME
     try:
-        return Path(path).read_text().strip()
-    except OSError:
-        return None
-
-
-def _cmd(argv: list[str]) -> str | None:
-    if shutil.which(argv[0]) is None:
-        return None
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    text = (proc.stdout or proc.stderr).strip()
-    return text.splitlines()[0] if text else None
-
-
-def cpu_model() -> str | None:
-    for line in (_read("/proc/cpuinfo") or "").splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or None
-
-
-def turbo() -> str | None:
-    no_turbo = _read("/sys/devices/system/cpu/intel_pstate/no_turbo")
-    if no_turbo is not None:
-        return "off" if no_turbo == "1" else "on"
-    boost = _read("/sys/devices/system/cpu/cpufreq/boost")
-    if boost is not None:
-        return "on" if boost == "1" else "off"
-    return None
-
-
-def load_average() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
-def host() -> dict:
-    return {
-        "hostname": platform.node(),
-        "kernel": platform.release(),
-        "kernel_version": platform.version(),
-        "machine": platform.machine(),
-        "cpu_model": cpu_model(),
-        "cores": os.cpu_count(),
-        "cores_allowed": len(os.sched_getaffinity(0)),
-        "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-        "turbo": turbo(),
-        "perf_event_paranoid": _read("/proc/sys/kernel/perf_event_paranoid"),
-        "memory_kb": next((int(line.split()[1]) for line in (_read("/proc/meminfo") or "").splitlines()
-                           if line.startswith("MemTotal")), None),
-        "load_before": load_average(),
-        "load_after": None,
-    }
-
-
-def git_state() -> dict:
-    root = str(paths.REPO_ROOT)
-    commit = _cmd(["git", "-C", root, "rev-parse", "HEAD"])
-    status = None
-    if commit:
-        proc = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
-                              capture_output=True, text=True)
-        status = proc.stdout.strip() if proc.returncode == 0 else None
-    return {"commit": commit, "dirty": bool(status) if status is not None else None}
-
-
-def _inferno_version() -> str | None:
-    # inferno-flamegraph has no --version; setup installs the pinned one into build/tools.
-    path = tool_path("inferno-flamegraph")
-    pinned = next(t.version for t in CARGO_TOOLS if t.crate == "inferno")
-    if not path:
-        return None
-    return f"inferno {pinned} (build/tools)" if str(paths.TOOLS_DIR) in path else f"inferno at {path}"
-
-
-def tool_versions() -> dict:
-    return {
-        "python": sys.version.split()[0],
-        "perf": _cmd(["perf", "--version"]),
-        "hyperfine": _cmd(["hyperfine", "--version"]),
-        "taskset": _cmd(["taskset", "--version"]),
-        "inferno": _inferno_version(),
-        "gcc": _cmd(["gcc", "--version"]),
-        "cmake": _cmd(["cmake", "--version"]),
-    }
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise ManifestError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    return RunManifest.from_dict(data, path)

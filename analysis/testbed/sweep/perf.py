@@ -23,9 +23,17 @@ class PerfSetup:
     unsupported: list[str] = field(default_factory=list)   # requested, not countable here
     version: str = ""
 
+    signals_in_stderr = True  # perf stat exits 0 when its workload dies of a signal
+
     def as_manifest(self) -> dict:
         return {"available": self.available, "reason": self.reason, "events": self.events,
                 "unsupported": self.unsupported, "version": self.version}
+
+    def prefix(self, out_file: Path) -> list[str]:
+        return stat_prefix(self, out_file)
+
+    def read(self, out_file: Path) -> dict:
+        return cell_perf(self, out_file)
 
 
 def parse_stat(text: str) -> dict[str, dict]:
@@ -85,6 +93,26 @@ def cell_perf(setup: PerfSetup, out_file: Path) -> dict:
     if not events:
         return {"available": False, "reason": "perf wrote no counters (process killed?)", "events": {}}
     return {"available": True, "events": events}
+
+
+def combined(parts: list[dict]) -> dict:
+    """One `perf` field for a cell of several processes: each event summed over the
+    processes that counted it (task-clock then is the CPU time of the whole cell)."""
+    counted = [p for p in parts if p.get("available")]
+    if not counted:
+        return parts[0] if parts else {"available": False, "reason": "no process", "events": {}}
+    events: dict[str, dict] = {}
+    for part in counted:
+        for name, ev in part["events"].items():
+            total = events.setdefault(name, {"value": 0.0, "unit": ev.get("unit", "")})
+            if ev.get("value") is None or total["value"] is None:
+                total["value"] = None
+                total["status"] = ev.get("status", total.get("status"))
+            else:
+                total["value"] += ev["value"]
+    return {"available": True, "events": events, "processes": len(counted),
+            **({"partial": f"{len(parts) - len(counted)} process(es) without perf"}
+               if len(counted) < len(parts) else {})}
 
 
 def record_flamegraph(cmd: list[str], env: dict, out_dir: Path, stem: str, timeout_s: float) -> dict:

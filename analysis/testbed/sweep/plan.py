@@ -15,6 +15,7 @@ import random
 from dataclasses import dataclass, field
 
 from testbed.sweep.config import Experiment
+from testbed.sweep.config_net import DIRECT_LINK
 
 
 @dataclass(frozen=True)
@@ -30,15 +31,27 @@ class Cell:
     io_threads: int
     params: dict = field(hash=False)  # env variable -> value ("unset" = not set)
     config: str = ""
-    count: int = 0
+    count: int = 0              # declared counts; calibration may choose others at run time
     lat_count: int = 0
+    placement: str = "free"
+    process_model: str = "one-process"
+    link: str = DIRECT_LINK
 
     def fields(self) -> dict:
         """The values selectors ([[sweep.exclude]], [[perf.record]]) match against."""
         out = {"library": self.library, "pattern": self.pattern, "transport": self.transport,
-               "msg_size": str(self.msg_size), "io_threads": str(self.io_threads), "config": self.config}
+               "msg_size": str(self.msg_size), "io_threads": str(self.io_threads), "config": self.config,
+               "placement": self.placement, "process_model": self.process_model, "link": self.link}
         out.update(self.params)
         return out
+
+    @property
+    def label(self) -> str:
+        """One line naming the cell for people (progress, errors)."""
+        where = f"{self.placement} {self.process_model}" + (f" link={self.link}" if self.link != DIRECT_LINK
+                                                             else "")
+        return (f"{self.library} {self.pattern} {self.transport} {self.msg_size}B io{self.io_threads} "
+                f"{self.config} {where}")
 
 
 def _hash(obj: object) -> str:
@@ -70,27 +83,51 @@ def matches(selector: dict, fields: dict) -> bool:
     return all(fields.get(k) in values for k, values in selector.items())
 
 
+def _topologies(exp: Experiment, transport: str) -> list[tuple[str, str]]:
+    """(process_model, link) pairs a transport can take: inproc lives in one process;
+    only two-host cells have a link to shape (the others run on loopback)."""
+    out = []
+    for model in exp.process_model:
+        if transport == "inproc":
+            model = "one-process"
+        links = exp.link if model == "two-host" else (DIRECT_LINK,)
+        out += [(model, link) for link in links if (model, link) not in out]
+    return out
+
+
+def _identity(exp: Experiment, pattern, transport, size, io_threads, env, placement, model, link) -> dict:
+    """What makes a configuration; v1 keys keep their ids when the new axes are at their
+    v1 meaning (free, one-process, direct), so old runs still resume."""
+    identity = {
+        "kind": exp.kind, "pattern": pattern, "transport": transport, "msg_size": size,
+        "io_threads": io_threads, "params": env, "count": exp.count_for(size),
+        "lat_count": exp.lat_count_for(size), "warmup": exp.warmup, "mode": exp.mode, "hwm": exp.hwm,
+    }
+    if (placement, model, link) != ("free", "one-process", DIRECT_LINK):
+        identity.update(placement=placement, process_model=model, link=link)
+    return identity
+
+
 def expand(exp: Experiment) -> list[Cell]:
-    cells = []
-    for pattern, transport, size, io_threads, (env, label) in itertools.product(
-            exp.patterns, exp.transports, exp.sizes, exp.io_threads, _env_configs(exp)):
-        identity = {
-            "kind": exp.kind, "pattern": pattern, "transport": transport, "msg_size": size,
-            "io_threads": io_threads, "params": env, "count": exp.count_for(size),
-            "lat_count": exp.lat_count_for(size), "warmup": exp.warmup, "mode": exp.mode,
-            "hwm": exp.hwm,
-        }
-        group = _hash(identity)
-        for lib in exp.libraries:
-            cell = Cell(
-                cell_id=_hash({**identity, "library": lib.label, "library_name": lib.name}),
-                group=group, library=lib.label, library_name=lib.name, kind=exp.kind,
-                pattern=pattern, transport=transport, msg_size=size, io_threads=io_threads,
-                params=dict(env), config=label, count=identity["count"],
-                lat_count=identity["lat_count"],
-            )
-            if not any(matches(sel, cell.fields()) for sel in exp.exclude):
-                cells.append(cell)
+    cells, seen = [], set()
+    for pattern, transport, size, io_threads, (env, label), placement in itertools.product(
+            exp.patterns, exp.transports, exp.sizes, exp.io_threads, _env_configs(exp), exp.placement):
+        for model, link in _topologies(exp, transport):
+            identity = _identity(exp, pattern, transport, size, io_threads, env, placement, model, link)
+            group = _hash(identity)
+            if group in seen:  # e.g. inproc under two process models: one cell
+                continue
+            seen.add(group)
+            for lib in exp.libraries:
+                cell = Cell(
+                    cell_id=_hash({**identity, "library": lib.label, "library_name": lib.name}),
+                    group=group, library=lib.label, library_name=lib.name, kind=exp.kind,
+                    pattern=pattern, transport=transport, msg_size=size, io_threads=io_threads,
+                    params=dict(env), config=label, count=identity["count"],
+                    lat_count=identity["lat_count"], placement=placement, process_model=model, link=link,
+                )
+                if not any(matches(sel, cell.fields()) for sel in exp.exclude):
+                    cells.append(cell)
     return cells
 
 
@@ -136,37 +173,3 @@ def order(cells: list[Cell], repetitions: int, seed: int, shuffle: bool = True,
             k = rep % len(libs)
             out += [(c, rep) for c in libs[k:] + libs[:k]]  # A B, then B A, ...
     return out
-
-
-# Rough cost model for --dry-run: loopback figures of an otherwise idle 2-core host
-# (/work/shared/FACTS.md) with bandwidth halved for margin. A host busy with other
-# work runs about 2x slower than this (measured with load average ~12). Measured wall
-# times of earlier runs doing the same work replace the model where available.
-PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardown
-PER_MESSAGE_S = {"tcp": 0.30e-6, "ipc": 0.28e-6, "inproc": 0.20e-6}
-BYTES_PER_S = {"tcp": 0.8e9, "ipc": 0.9e9, "inproc": 3.0e9}  # loaded-host loopback figures
-RTT_BASE_S = {"tcp": 90e-6, "ipc": 70e-6, "inproc": 50e-6}
-STARTUP_PROCESS_S = 0.05           # one bench process with tiny counts (measured ~25 ms)
-
-
-def history_key(pattern, transport, msg_size, io_threads, count, lat_count, kind) -> tuple:
-    return (pattern, transport, int(msg_size), int(io_threads), int(count), int(lat_count), kind)
-
-
-def cell_history_key(cell: Cell) -> tuple:
-    return history_key(cell.pattern, cell.transport, cell.msg_size, cell.io_threads, cell.count,
-                       cell.lat_count, cell.kind)
-
-
-def estimate_cell_seconds(cell: Cell, exp: Experiment, hyperfine_runs: int = 10,
-                          history: dict | None = None) -> float:
-    """Measured median wall time of the same work in an earlier run if known, else the model."""
-    if history and cell_history_key(cell) in history:
-        return history[cell_history_key(cell)]
-    t = cell.transport
-    per_msg = PER_MESSAGE_S[t] + cell.msg_size / BYTES_PER_S[t]
-    thr = 0.0 if exp.mode == "lat" else (cell.count + exp.warmup) * per_msg
-    lat = 0.0 if exp.mode == "thr" else cell.lat_count * (RTT_BASE_S[t] + 2 * cell.msg_size / BYTES_PER_S[t])
-    if cell.kind == "startup":  # hyperfine: 1 warm-up + N timed processes, each ~50 ms plus its work
-        return PROCESS_OVERHEAD_S + (hyperfine_runs + 1) * (STARTUP_PROCESS_S + thr + lat)
-    return PROCESS_OVERHEAD_S + thr + lat

@@ -1,22 +1,23 @@
 """`./testbed run EXPERIMENT`: expand an experiment's sweep and run it (or --dry-run it).
 
-Exit status: 0 every planned run of the available libraries succeeded; 1 some cell
-failed or timed out (listed in the summary and the manifest); 2 bad input;
-130 interrupted (the run directory is resumable; the command to resume is printed).
+Exit status: 0 every run of the available libraries succeeded; 1 some cell failed or
+timed out (listed in the summary and the manifest); 2 bad input; 130 interrupted (the
+run directory is resumable; the command to resume is printed).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from testbed import paths
-from testbed.sweep import config, runner
+from testbed.sweep import adaptive, config, estimate, placement, runner
 from testbed.sweep import libs as libsmod
+from testbed.sweep import manifest as manifestmod
 from testbed.sweep import perf as perfmod
 from testbed.sweep import plan as planmod
 from testbed.sweep.config import ExperimentError
@@ -50,109 +51,163 @@ def main(args: argparse.Namespace) -> int:
         return fail(str(exc))
 
 
+@dataclass
+class Plan:
+    exp: config.Experiment
+    cells: list[planmod.Cell]
+    shard: tuple[int, int] | None
+    seed: int
+    run_dir: Path | None = None
+    manifest: manifestmod.RunManifest | None = None
+
+
 def _find_resume(out_root: Path, exp_name: str, resume: str) -> Path:
     if resume != "latest":
         run_dir = Path(resume)
-        if not (run_dir / "manifest.json").is_file():
+        if not (run_dir / manifestmod.FILE_NAME).is_file():
             raise ExperimentError(run_dir, "--resume", "not a run directory (no manifest.json)",
                                   f"a directory under {out_root / exp_name}")
         return run_dir
-    candidates = []
-    for m in sorted((out_root / exp_name).glob("*/manifest.json")):
-        status = json.loads(m.read_text()).get("status")
-        if status != "complete":
-            candidates.append(m.parent)
+    candidates = [p.parent for p in sorted((out_root / exp_name).glob("*/manifest.json"))
+                  if manifestmod.load(p.parent).status != "complete"]
     if not candidates:
         raise ExperimentError(out_root / exp_name, "--resume", "no unfinished run to resume",
                               "an explicit RUN_DIR or a run without --resume")
     return candidates[-1]
 
 
-def _main(args: argparse.Namespace) -> int:
-    out_root = args.out or paths.RESULTS_DIR
-    names = libsmod.known_names()
-    manifest = None
-    if args.resume:
-        run_dir = _find_resume(out_root, config.experiment_path(args.experiment).parent.name, args.resume)
-        manifest = json.loads((run_dir / "manifest.json").read_text())
-        if args.profile and args.profile != manifest["profile"]:
-            return fail(f"--profile {args.profile} differs from the run's profile {manifest['profile']}")
-        if args.shard:
-            return fail("--shard cannot change on --resume (the run directory records its shard)")
-        exp = config.load(run_dir / runner.TOML_COPY, manifest["profile"], names)
-        if exp.name != manifest["experiment"]:
-            return fail(f"{run_dir} is a run of {manifest['experiment']}, not {exp.name}")
-        source = Path(manifest["experiment_source"])
-        if source.is_file():
-            changed = config.load(source, manifest["profile"], names).toml_sha256 != exp.toml_sha256
-        else:
-            changed = False
-        if changed:
-            runner.warn(f"{source} changed since this run started; resuming with the run's own copy")
-        shard = (manifest["shard"]["index"], manifest["shard"]["total"]) if manifest["shard"] else None
-        seed = manifest["shuffle_seed"]
-    else:
-        exp = config.load(config.experiment_path(args.experiment), args.profile or "default", names)
-        shard = planmod.parse_shard(args.shard) if args.shard else None
-        seed = args.seed if args.seed is not None else random.randrange(2**31)
+def _resumed_plan(args, out_root: Path, names) -> Plan:
+    run_dir = _find_resume(out_root, config.experiment_path(args.experiment).parent.name, args.resume)
+    m = manifestmod.load(run_dir)
+    if args.profile and args.profile != m.profile:
+        raise ValueError(f"--profile {args.profile} differs from the run's profile {m.profile}")
+    if args.shard:
+        raise ValueError("--shard cannot change on --resume (the run directory records its shard)")
+    exp = config.load(run_dir / runner.TOML_COPY, m.profile, names)
+    if exp.name != m.experiment:
+        raise ValueError(f"{run_dir} is a run of {m.experiment}, not {exp.name}")
+    source = Path(m.experiment_source)
+    if source.is_file() and config.load(source, m.profile, names).toml_sha256 != exp.toml_sha256:
+        runner.warn(f"{source} changed since this run started; resuming with the run's own copy")
+    shard = (m.shard["index"], m.shard["total"]) if m.shard else None
+    return Plan(exp, _cells(exp, shard), shard, m.shuffle_seed, run_dir, m)
+
+
+def _cells(exp: config.Experiment, shard) -> list[planmod.Cell]:
     cells = planmod.expand(exp)
     if shard:
         cells = planmod.shard(cells, *shard)
     if not cells:
-        return fail(f"{exp.path}: the sweep expands to no cells (check [[sweep.exclude]] and --shard)")
-    if args.dry_run:
-        return dry_run(exp, cells, shard, seed, runner.load_history(out_root))
+        raise ValueError(f"{exp.path}: the sweep expands to no cells (check [[sweep.exclude]] and --shard)")
+    return cells
 
-    lib_names = [e.name for e in exp.libraries]
+
+def _new_plan(args, names) -> Plan:
+    exp = config.load(config.experiment_path(args.experiment), args.profile or "default", names)
+    shard = planmod.parse_shard(args.shard) if args.shard else None
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    return Plan(exp, _cells(exp, shard), shard, seed)
+
+
+def checked_design(exp: config.Experiment):
+    """(design, note, decider or None). The planner raises a minimum that cannot reach
+    a decision and refuses a cap that cannot (adaptive.checked_design)."""
+    if exp.kind != "bench":
+        return exp.design, "", None
+    try:
+        decider = adaptive.load_decide()
+    except ImportError as exc:
+        if exp.design.adaptive:
+            raise ExperimentError(exp.path, "run.max_repetitions", "adaptive repetitions need "
+                                  f"testbed.results.decide, which is not available ({exc})",
+                                  "repetitions = N (a fixed design) until it is") from None
+        return exp.design, "", None
+    design, note = adaptive.checked_design(exp.design, decider, str(exp.path))
+    return design, note, decider
+
+
+def _main(args: argparse.Namespace) -> int:
+    out_root = args.out or paths.RESULTS_DIR
+    names = libsmod.known_names()
+    plan = _resumed_plan(args, out_root, names) if args.resume else _new_plan(args, names)
+    exp = plan.exp
+    try:
+        design, note, decider = checked_design(exp)
+    except adaptive.DesignError as exc:
+        return fail(str(exc))
+    if note:
+        runner.warn(note)
+    if args.dry_run:
+        return dry_run(exp, plan.cells, plan.shard, plan.seed, estimate.load_history(out_root), design)
+    found, missing = _libraries(exp, args)
+    if not found:
+        return fail("no library of this experiment is available; nothing to run (see warnings above)")
+    perf = _perf(exp)
+    est = estimate.bounds([c for c in plan.cells if c.library_name in found], exp,
+                          estimate.load_history(out_root))[1]
+    if plan.manifest is None:
+        _start_run(plan, out_root, found, missing, perf, est, design, note)
+    elif not _refresh_manifest(plan.manifest, exp, found, missing, perf):
+        return 2
+    print(f"testbed run: {exp.name} ({exp.profile}): {len(plan.cells)} cells x {design.min_repetitions}"
+          f"{'..' + str(design.max_repetitions) if design.adaptive else ''} repetitions, "
+          f"estimated up to {fmt_duration(est)}; results in {plan.run_dir}", file=sys.stderr)
+    ctx = runner.RunContext(exp, plan.run_dir, plan.manifest, plan.cells, found, missing,
+                            runner.resume_command(exp, plan.run_dir), design, decider)
+    code = runner.run(ctx, plan.seed, perf)
+    if plan.shard and code != 130:
+        print(f"testbed run: shard {plan.shard[0]}/{plan.shard[1]} done; when every shard is, join them "
+              "with ./testbed merge <run dirs> and report the merged run", file=sys.stderr)
+    elif code != 130 and not args.no_report:
+        render_report(plan.run_dir)
+    return code
+
+
+def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:
     if not args.no_build and not os.environ.get("TESTBED_PREBUILT"):
         # A fresh machine: the README's main command installs what it needs itself.
         from testbed.toolchain import progress as progressmod
         from testbed.toolchain import system
         if system.missing() or any(not system.tool_path(t.binary) for t in system.CARGO_TOOLS):
             system.ensure_all(progressmod.Progress())
-    found, missing = libsmod.resolve(lib_names, build=not args.no_build)
+    found, missing = libsmod.resolve([e.name for e in exp.libraries], build=not args.no_build)
     for e in exp.libraries:
         if e.name in missing:
             runner.warn(f"library {e.label} ({e.name}) is MISSING and will not run: {missing[e.name]}")
-    if not found:
-        return fail("no library of this experiment is available; nothing to run (see warnings above)")
+    return found, missing
+
+
+def _perf(exp: config.Experiment) -> perfmod.PerfSetup:
     perf = perfmod.detect(exp.perf_events, exp.perf_hardware)
     if not perf.available:
         runner.warn(f"perf unavailable: {perf.reason}; cells run without counters")
     elif perf.unsupported:
         runner.warn(f"perf events not countable on this host (skipped): {', '.join(perf.unsupported)}")
-    estimate = runner.wall_estimate([c for c in cells if c.library_name in found], exp,
-                                    runner.load_history(out_root))
-    if manifest is None:
-        run_id = runner.new_run_id(shard)
-        run_dir = out_root / exp.name / run_id
-        run_dir.mkdir(parents=True)
-        shutil.copyfile(exp.path, run_dir / runner.TOML_COPY)
-        manifest = runner.initial_manifest(exp, run_id, shard, seed, cells, found, missing, perf,
-                                           estimate, sys.argv)
-    else:
-        for lib in manifest["libraries"]:
-            now_id = found[lib["name"]].info.get("build_id") if lib["name"] in found else None
-            if lib.get("available") and now_id and lib.get("build_id") != now_id:
-                return fail(f"{lib['label']} is now build {now_id}, but this run started with build "
-                            f"{lib.get('build_id')}; results of two builds never mix in one run "
-                            "(start a new run)")
-        # Libraries may have become available (e.g. zlink built) or gone since.
-        manifest["libraries"] = runner.library_table(exp, found, missing)
-        manifest["missing_libraries"] = [{"label": e.label, "name": e.name, "reason": missing[e.name]}
-                                         for e in exp.libraries if e.name in missing]
-        manifest["perf"] = perf.as_manifest()
-    print(f"testbed run: {exp.name} ({exp.profile}): {len(cells)} cells x {exp.repetitions} repetitions, "
-          f"estimated {fmt_duration(estimate)}; results in {run_dir}", file=sys.stderr)
-    ctx = runner.RunContext(exp, run_dir, manifest, cells, found, missing,
-                            runner.resume_command(exp, run_dir))
-    code = runner.run(ctx, seed, perf)
-    if shard and code != 130:
-        print(f"testbed run: shard {shard[0]}/{shard[1]} done; when every shard is, join them with "
-              f"./testbed merge <run dirs> and report the merged run", file=sys.stderr)
-    elif code != 130 and not args.no_report:
-        render_report(run_dir)
-    return code
+    return perf
+
+
+def _start_run(plan: Plan, out_root: Path, found, missing, perf, est: float, design, note: str) -> None:
+    exp = plan.exp
+    run_id = runner.new_run_id(plan.shard)
+    plan.run_dir = out_root / exp.name / run_id
+    plan.run_dir.mkdir(parents=True)
+    shutil.copyfile(exp.path, plan.run_dir / runner.TOML_COPY)
+    plan.manifest = runner.initial_manifest(exp, run_id, plan.shard, plan.seed, plan.cells, found, missing,
+                                            perf, est, sys.argv, design, note)
+
+
+def _refresh_manifest(m: manifestmod.RunManifest, exp, found, missing, perf) -> bool:
+    for lib in m.libraries:
+        now_id = found[lib["name"]].info.get("build_id") if lib["name"] in found else None
+        if lib.get("available") and now_id and lib.get("build_id") != now_id:
+            fail(f"{lib['label']} is now build {now_id}, but this run started with build "
+                 f"{lib.get('build_id')}; results of two builds never mix in one run (start a new run)")
+            return False
+    # Libraries may have become available (e.g. zlink built) or gone since.
+    m.libraries = runner.library_table(exp, found, missing)
+    m.missing_libraries = runner.missing_table(exp, missing)
+    m.perf = perf.as_manifest()
+    return True
 
 
 def render_report(run_dir: Path) -> None:
@@ -177,7 +232,21 @@ def fmt_duration(seconds: float) -> str:
     return f"{m // 60}h{m % 60:02d}m" if m >= 60 else f"{m}m{s:02d}s"
 
 
-def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict) -> int:
+def _placement_warnings(exp: config.Experiment) -> list[str]:
+    try:
+        cpus = placement.usable_cpus(exp.cpus)
+    except (placement.PlacementError, ValueError) as exc:
+        return [str(exc)]
+    out = []
+    for p in exp.placement:
+        try:
+            placement.pins_for(p, cpus)
+        except placement.PlacementError as exc:
+            out.append(f"cells with placement {p!r} will fail: {exc}")
+    return out
+
+
+def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, design) -> int:
     names = [e.name for e in exp.libraries]
     found, missing = libsmod.resolve(names, build=False)
     print(f"experiment {exp.name} (profile {exp.profile}){f' shard {shard[0]}/{shard[1]}' if shard else ''}")
@@ -188,16 +257,24 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict) -> i
         role = "reference" if e.label == exp.reference else "candidate"
         alias = f" = {e.name}" if e.label != e.name else ""
         print(f"  library {e.label}{alias} [{role}]: {state}")
+    for warning in _placement_warnings(exp):
+        print(f"  WARNING: {warning}")
     print(f"  {'pattern':<19}{'transport':<10}{'size':>8}{'count':>9}{'lat':>6} io  "
-          "config        library   est")
+          "config        placement process     link     library   est")
     for c in cells:
-        est = planmod.estimate_cell_seconds(c, exp, exp.hyperfine_runs, history)
+        est = estimate.cell_seconds(c, exp, history)
         print(f"  {c.pattern:<19}{c.transport:<10}{c.msg_size:>8}{c.count:>9}{c.lat_count:>6} "
-              f"{c.io_threads:>2}  {c.config[:12]:<13} {c.library:<9} {est:5.2f}s")
-    total = runner.wall_estimate(cells, exp, history)
-    measured = sum(1 for c in cells if planmod.cell_history_key(c) in history)
-    print(f"cells: {len(cells)}; repetitions: {exp.repetitions}; runs: {len(cells) * exp.repetitions}; "
-          f"shuffle seed: {seed}; pin: {exp.pin or 'none'}; per-cell timeout: {exp.timeout_s:g}s")
-    print(f"estimated duration: {fmt_duration(total)} (all listed libraries; {measured} of {len(cells)} "
+              f"{c.io_threads:>2}  {c.config[:12]:<13} {c.placement:<9} {c.process_model:<12} "
+              f"{c.link[:8]:<8} {c.library:<9} {est:5.2f}s")
+    low, high = estimate.bounds(cells, exp, history)
+    measured = sum(1 for c in cells if estimate.cell_history_key(c, exp) in history)
+    low_reps = design.min_repetitions
+    reps = f"{low_reps}..{design.max_repetitions}" if design.adaptive else str(low_reps)
+    print(f"cells: {len(cells)}; repetitions: {low_reps}; runs: {len(cells) * low_reps}; "
+          f"shuffle seed: {seed}; per-cell timeout: {exp.timeout_s:g}s")
+    print(f"design: repetitions {reps}, budget {design.time_budget_s or 'none'}, "
+          f"min window {design.min_window_s:g}s, confidence {design.confidence:g}, margin {design.margin:g}")
+    span = fmt_duration(low) + (f" to {fmt_duration(high)}" if high > low else "")
+    print(f"estimated duration: {span} (all listed libraries; {measured} of {len(cells)} "
           f"cells timed from earlier runs, the rest from a rough model)")
     return 0

@@ -86,6 +86,29 @@ def done_keys(records: list[dict]) -> set[tuple[str, int]]:
     return {(r["cell_id"], r["repetition"]) for r in records}
 
 
+def append_line(path: Path, obj: dict) -> None:
+    """Append one JSON line to a side file (calibration, work), fsynced; a torn last
+    line left by a kill is closed off first so it cannot swallow this one."""
+    torn = path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(("\n" if torn else "") + json.dumps(obj) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_lines(path: Path) -> list[dict]:
+    """Every complete JSON line of a side file; torn or broken lines are skipped (the
+    work they described is simply done again)."""
+    out = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return out
+
+
 def write_json_atomic(path: Path, obj: dict) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:

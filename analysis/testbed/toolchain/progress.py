@@ -1,9 +1,11 @@
-"""Progress output and running build commands.
+"""Progress output for every command: build steps and sweep counters.
 
-A command's full output goes to a log file next to its build; the screen shows one
-line per step (a rich spinner on a terminal, plain lines when not a TTY or CI=true),
+A build command's full output goes to a log file next to its build; the screen shows
+one line per step (a rich spinner on a terminal, plain lines when not a TTY or in CI),
 and on failure the tail of the log, so a failed build is readable without a scroll
-of compiler noise on success.
+of compiler noise on success. A sweep counts its runs with `counting()`/`advance()`:
+a rich bar with ETA on a terminal, one plain line per run otherwise, so CI logs stay
+readable.
 """
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import subprocess
 import sys
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 TAIL_LINES = 40
@@ -22,15 +26,21 @@ class CommandFailed(Exception):
     """A build command exited non-zero; the message carries the log tail."""
 
 
-def _plain_wanted() -> bool:
+def plain_wanted() -> bool:
+    """The one CI detection: plain lines in CI (CI=1/true/yes) or when stderr is no terminal."""
     return os.environ.get("CI", "").lower() in ("1", "true", "yes") or not sys.stderr.isatty()
 
 
 class Progress:
+    """What a long command tells its user: steps, build commands, and run counters."""
+
     def __init__(self, plain: bool | None = None, quiet: bool = False):
-        self.plain = _plain_wanted() if plain is None else plain
+        self.plain = plain_wanted() if plain is None else plain
         self.quiet = quiet
         self._console = None
+        self._bar = None
+        self.total = self.done = self.failures = 0
+        self._count_t0, self._count_start = 0.0, 0
         if not self.plain:
             from rich.console import Console
 
@@ -86,3 +96,47 @@ class Progress:
                 f"{title} failed (exit {code}, {seconds:.1f} s); full log: {log}\n" + "\n".join(tail)
             )
         self.say(f"    {title} ok ({seconds:.1f} s)")
+
+    # ---------------------------------------------------------------- run counters
+
+    @contextmanager
+    def counting(self, total: int, done: int = 0) -> Iterator[Progress]:
+        """Count runs towards `total` (`done` already finished, e.g. on resume)."""
+        self.total, self.done, self.failures = total, done, 0
+        self._count_t0, self._count_start = time.monotonic(), done
+        if self._console is not None and not self.quiet:
+            from rich import progress as rp
+            columns = (rp.TextColumn("{task.description}"), rp.BarColumn(), rp.MofNCompleteColumn(),
+                       rp.TimeElapsedColumn(), rp.TextColumn("ETA"), rp.TimeRemainingColumn())
+            self._bar = rp.Progress(*columns, console=self._console, transient=False)
+            self._task = self._bar.add_task("sweep", total=total, completed=done)
+            self._bar.start()
+        try:
+            yield self
+        finally:
+            if self._bar is not None:
+                self._bar.stop()
+                self._bar = None
+
+    def grow(self, extra: int) -> None:
+        """More runs were planned (adaptive repetitions add them as they go)."""
+        self.total += extra
+        if self._bar is not None:
+            self._bar.update(self._task, total=self.total)
+
+    def advance(self, label: str, status: str) -> None:
+        """One run finished with `status` ("ok" or why not)."""
+        self.done += 1
+        self.failures += status != "ok"
+        if self._bar is not None:
+            failed = f" ({self.failures} failed)" if self.failures else ""
+            self._bar.update(self._task, completed=self.done, description=f"{label} [{status}]{failed}"[:40])
+        else:
+            self.say(f"[{self.done}/{self.total}] {status:7s} {label}  ETA {self._eta()}")
+
+    def _eta(self) -> str:
+        n = self.done - self._count_start
+        if n <= 0:
+            return "?"
+        left = (time.monotonic() - self._count_t0) / n * max(self.total - self.done, 0)
+        return f"{int(left // 60)}m{int(left % 60):02d}s"

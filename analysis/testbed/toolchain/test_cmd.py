@@ -1,6 +1,7 @@
 """`./testbed test`: build what the tests need (setup's build logic; apt only if
-something is missing), run zlink's ctest and the analysis pytest suite (optionally
-zlink under ASan/UBSan and its libFuzzer targets), and close with one line
+something is missing), run zlink's ctest, libzmq 4.3.5's own test suite against
+each library (libzmq_suite.py) and the analysis pytest suite (optionally zlink
+under ASan/UBSan and its libFuzzer targets), and close with one line
 `N passed, N failed` over all suites. Exit status is non-zero on any failure."""
 from __future__ import annotations
 
@@ -10,21 +11,32 @@ import stat
 import time
 from pathlib import Path
 
-from testbed.toolchain import libraries, system, zlink_build
+from testbed.toolchain import libraries, libzmq_suite, system, zlink_build
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
 from testbed.toolchain.suites import SuiteResult, run_ctest, run_fuzzer, run_pytest
 
-SUITES = ("zlink", "sanitize", "fuzz", "pytest")
+SUITES = ("zlink", "libzmq-suite", "sanitize", "fuzz", "pytest")
+DEFAULT_SUITES = ("zlink", "libzmq-suite", "pytest")
 DEFAULT_FUZZ_SECONDS = 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", action="append", choices=SUITES,
-                        help="run only this suite (repeatable). zlink = zlink's ctest; sanitize = its "
-                             "ctest under ASan/UBSan; fuzz = its libFuzzer targets; pytest = analysis/tests")
+                        help="run only this suite (repeatable). zlink = zlink's ctest; libzmq-suite = "
+                             "libzmq 4.3.5's own tests and perf tools against each library; sanitize = "
+                             "zlink's ctest under ASan/UBSan; fuzz = its libFuzzer targets; "
+                             "pytest = analysis/tests")
     parser.add_argument("-k", dest="expr", metavar="EXPR", help="pytest -k expression")
-    parser.add_argument("-R", "--ctest-regex", metavar="REGEX", help="ctest -R regex for zlink's tests")
+    parser.add_argument("-R", "--ctest-regex", metavar="REGEX",
+                        help="only tests matching REGEX: ctest -R for zlink's tests, and the libzmq suite's "
+                             "test names (e.g. test_pair|dropin)")
+    parser.add_argument("--suite-library", action="append", metavar="NAME",
+                        help="libzmq suite: run against this registered library (repeatable; default: "
+                             "those in baselines/libzmq-suite/expectations.toml)")
+    parser.add_argument("--update-expectations", action="store_true",
+                        help="libzmq suite: rewrite baselines/libzmq-suite/expectations.toml (and its README "
+                             "table) from this run, keeping every reason")
     parser.add_argument("--sanitize", action="store_true",
                         help="also build zlink with -fsanitize=address,undefined and run its ctest")
     parser.add_argument("--fuzz-seconds", type=int, default=0, metavar="N",
@@ -137,7 +149,8 @@ def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progre
         # library must survive a failed allocation, which ASan would otherwise abort on.
         env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:allocator_may_return_null=1",
                "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
-        results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)", zlink_build.sanitize_flags(prefix),
+        results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)",
+                                    zlink_build.sanitize_flags(prefix),
                                     args.ctest_regex, progress, env))
     if "fuzz" in selected:
         results.append(_fuzz(args.fuzz_seconds or DEFAULT_FUZZ_SECONDS, progress))
@@ -145,8 +158,9 @@ def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progre
 
 
 def _selected(args: argparse.Namespace) -> set[str]:
-    """--only picks suites (default zlink+pytest); --sanitize/--fuzz-seconds add theirs."""
-    selected = set(args.only or ("zlink", "pytest"))
+    """--only picks suites (default zlink, libzmq-suite, pytest); --sanitize/--fuzz-seconds
+    add theirs."""
+    selected = set(args.only or DEFAULT_SUITES)
     if args.sanitize:
         selected.add("sanitize")
     if args.fuzz_seconds > 0:
@@ -168,6 +182,11 @@ def main(args: argparse.Namespace) -> int:
     results = [_builds(progress, selected)]
     if selected & {"zlink", "sanitize", "fuzz"}:
         results += _zlink_suites(args, selected, progress)
+    if "libzmq-suite" in selected:
+        progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
+        options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
+                                       args.update_expectations)
+        results += libzmq_suite.run(options, progress)
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
         results.append(run_pytest(args.expr))

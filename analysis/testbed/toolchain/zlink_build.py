@@ -7,13 +7,15 @@ own CMake decides how it builds; the toolchain only passes these cache variables
   ZLINK_BUILD_TESTS=ON|OFF             zlink's GoogleTest suites (ctest)
   ZLINK_INTEROP_LIBZMQ_PREFIX=<dir>    the libzmq-4.3.5 prefix for interop tests
   ZLINK_BUILD_FUZZERS=ON               build fuzz/ targets (clang, -fsanitize=fuzzer)
+  ZLINK_LIBZMQ_COMPAT=ON               also install lib/libzmq.so.5 and libzmq.pc (the
+                                       binary drop-in the libzmq suite checks)
   ZLINK_WITH_CURVE=ON|OFF              CURVE on libsodium (ON fails if it is not found)
   sodium_ROOT=<dir>                    the pinned libsodium prefix (build/deps/libsodium/<id>/prefix)
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from testbed import paths
 from testbed.toolchain import baselines, cmake, keys
@@ -21,7 +23,7 @@ from testbed.toolchain.capabilities import CapabilityError, check_curve
 from testbed.toolchain.progress import Progress
 
 RELEASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_LIBDIR=lib", "-DZLINK_BUILD_TESTS=OFF",
-                 "-DZLINK_BUILD_FUZZERS=OFF"]
+                 "-DZLINK_BUILD_FUZZERS=OFF", "-DZLINK_LIBZMQ_COMPAT=ON"]
 CURVE_ON, CURVE_OFF = "-DZLINK_WITH_CURVE=ON", "-DZLINK_WITH_CURVE=OFF"
 # -O1 -g as the ASan docs advise: usable stacks, and a much cheaper compile than -O2.
 SANITIZE = "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
@@ -86,7 +88,8 @@ class ZlinkLibrary:
         library = prefix / "lib" / "libzlink.so"
         for needed in (prefix / "include" / "zmq.h", library):
             if not needed.exists():
-                raise CapabilityError(f"{self.name}: its install did not produce {needed.relative_to(prefix)} in {prefix}")
+                missing = needed.relative_to(prefix)
+                raise CapabilityError(f"{self.name}: its install did not produce {missing} in {prefix}")
         # As for libzmq: the flavour is checked on the result, not trusted from the flags.
         check_curve(library, self.curve, self.name)
         if self.curve:
@@ -125,8 +128,9 @@ def test_flags(libzmq_prefix: Path | None) -> list[str]:
 
 def sanitize_flags(libzmq_prefix: Path | None) -> list[str]:
     flags = [f for f in test_flags(libzmq_prefix) if not f.startswith("-DCMAKE_BUILD_TYPE=")]
-    return ["-DCMAKE_BUILD_TYPE=Debug", *flags, f"-DCMAKE_C_FLAGS={SANITIZE}", f"-DCMAKE_CXX_FLAGS={SANITIZE}",
-            f"-DCMAKE_EXE_LINKER_FLAGS={SANITIZE}", f"-DCMAKE_SHARED_LINKER_FLAGS={SANITIZE}"]
+    return ["-DCMAKE_BUILD_TYPE=Debug", *flags, f"-DCMAKE_C_FLAGS={SANITIZE}",
+            f"-DCMAKE_CXX_FLAGS={SANITIZE}", f"-DCMAKE_EXE_LINKER_FLAGS={SANITIZE}",
+            f"-DCMAKE_SHARED_LINKER_FLAGS={SANITIZE}"]
 
 
 FUZZ_COMPILERS = ("clang", "clang++")

@@ -116,7 +116,12 @@ void ctx_t::close_socket(socket_base_t *s) {
     // Post under the lock: reaped() needs it too, so terminate() cannot
     // destroy the reaper while this thread is still inside post().
     std::lock_guard<std::mutex> lock(mutex_);
-    reaper_->post([this, s] { reap(s); });
+    reaper_->post(command{command_kind::reap, nullptr, s});
+}
+
+void ctx_t::process(const command &c) {
+    if (c.kind == command_kind::reap)
+        reap(c.socket);
 }
 
 // The reaper watches the socket's mailbox fd and runs its commands until the
@@ -160,7 +165,7 @@ int ctx_t::shutdown() {
         return 0;
     terminating_ = true;
     for (socket_base_t *s : sockets_)
-        s->commands().post([s] { s->stop(); });
+        s->commands().post(command{command_kind::stop, nullptr, s});
     return 0;
 }
 

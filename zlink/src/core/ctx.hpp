@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/command.hpp"
 #include "core/knobs.hpp"
 #include "core/options.hpp"
 
@@ -39,6 +40,8 @@ public:
     int shutdown();                       // zmq_ctx_shutdown
 
     io_thread *choose_io_thread();
+    // Runs a reaper command (core/command.hpp) on the reaper thread.
+    void process(const command &c);
     knobs_t knobs() const;
     ctx_options_t options() const;  // a snapshot (sockets take their defaults from it)
 

@@ -3,8 +3,8 @@
 // the binder does, so its commands queue here until bind (or until the
 // connecter gives up, when the reaper thread runs them).
 #pragma once
-#include <functional>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/executor.hpp"
@@ -13,25 +13,25 @@ namespace zlink {
 
 class forwarder final : public executor {
 public:
-    void post(std::function<void()> fn) override {
+    void post(command c) override {
         std::lock_guard<std::mutex> lock(mutex_);
         if (target_)
-            target_->post(std::move(fn));
+            target_->post(std::move(c));
         else
-            queued_.push_back(std::move(fn));
+            queued_.push_back(std::move(c));
     }
     void set_target(executor *t) {
         std::lock_guard<std::mutex> lock(mutex_);
         target_ = t;
-        for (auto &fn : queued_)
-            target_->post(std::move(fn));
+        for (auto &c : queued_)
+            target_->post(std::move(c));
         queued_.clear();
     }
 
 private:
     std::mutex mutex_;
     executor *target_ = nullptr;
-    std::vector<std::function<void()>> queued_;
+    std::vector<command> queued_;
 };
 
 }  // namespace zlink

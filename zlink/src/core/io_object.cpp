@@ -1,5 +1,7 @@
 #include "core/io_object.hpp"
 
+#include <utility>
+
 #include "core/io_thread.hpp"
 #include "core/socket_base.hpp"
 
@@ -14,27 +16,33 @@ io_object::io_object(io_thread *thread, socket_base_t *owner)
 io_object::~io_object() { thread_->load.fetch_sub(1, std::memory_order_relaxed); }
 
 void io_object::request_start() {
-    auto self = shared_from_this();
-    thread_->post([self] { self->start(); });
+    thread_->post(command{command_kind::io_start, nullptr, nullptr, shared_from_this()});
 }
 
 void io_object::request_stop() {
-    auto self = shared_from_this();
-    thread_->post([self] {
-        if (!self->stopping_) {
-            self->stopping_ = true;
-            self->stop();
-        }
-    });
+    thread_->post(command{command_kind::io_stop, nullptr, nullptr, shared_from_this()});
+}
+
+void io_object::process(const command &c) {
+    if (c.kind == command_kind::io_start) {
+        if (!stopping_)
+            start();
+    } else if (c.kind == command_kind::io_stop && !stopping_) {
+        stopping_ = true;
+        stop();
+    }
+}
+
+void io_object::send_to_owner(command c) {
+    c.socket = owner_;
+    owner_->commands().post(std::move(c));
 }
 
 void io_object::finished() {
     if (finished_)
         return;
     finished_ = true;
-    auto self = shared_from_this();
-    socket_base_t *s = owner_;
-    s->commands().post([s, self] { s->owned_gone(self.get()); });
+    send_to_owner(command{command_kind::owned_gone, nullptr, nullptr, shared_from_this()});
 }
 
 }  // namespace zlink

@@ -43,6 +43,8 @@ void io_thread::stop_and_join() {
         thread_.join();
 }
 
-void io_thread::post(std::function<void()> fn) { asio::post(ioc_, std::move(fn)); }
+void io_thread::post(command c) {
+    asio::post(ioc_, [c = std::move(c)]() mutable { dispatch(c); });
+}
 
 }  // namespace zlink

@@ -29,11 +29,11 @@ mailbox::~mailbox() {
     ::close(fd_);
 }
 
-void mailbox::post(std::function<void()> fn) {
+void mailbox::post(command c) {
     posters_.fetch_add(1, std::memory_order_seq_cst);  // before the command is visible
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(fn));
+        queue_.push_back(std::move(c));
         pending_.store(true, std::memory_order_seq_cst);
     }
     signal();  // outside the lock: the reader never waits behind a syscall
@@ -89,8 +89,8 @@ int mailbox::process() {
     }
     unsignal();
     int n = 0;
-    for (auto &fn : running_) {
-        fn();
+    for (auto &c : running_) {
+        dispatch(c);
         ++n;
     }
     running_.clear();

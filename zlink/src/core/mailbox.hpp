@@ -8,7 +8,6 @@
 // while holding the queue lock, so posters and the reader do not convoy.
 #pragma once
 #include <atomic>
-#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -20,7 +19,7 @@ class mailbox final : public executor {
 public:
     mailbox();
     ~mailbox() override;
-    void post(std::function<void()> fn) override;
+    void post(command c) override;
     // Runs queued commands; returns how many ran.  Cheap when empty.
     int process();
     // Blocks until a command is queued or timeout_ms passes (-1 = forever).
@@ -35,8 +34,8 @@ private:
     void unsignal();
     int fd_;
     std::mutex mutex_;
-    std::vector<std::function<void()>> queue_;
-    std::vector<std::function<void()>> running_;
+    std::vector<command> queue_;
+    std::vector<command> running_;
     std::atomic<bool> pending_{false};
     std::mutex signal_mutex_;
     std::atomic<bool> signalled_{false};

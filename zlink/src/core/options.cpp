@@ -80,6 +80,7 @@ constexpr flag_option flag_options[] = {
     {ZMQ_IMMEDIATE, &options_t::immediate, false},
     {ZMQ_IPV6, &options_t::ipv6, false},
     {ZMQ_IPV4ONLY, &options_t::ipv6, true},
+    {ZMQ_CONFLATE, &options_t::conflate, false},
 };
 
 const flag_option *find_flag_option(int option) {
@@ -162,6 +163,14 @@ constexpr int ctx_zero_copy_recv = 10;
 }  // namespace
 
 // ---- options_t ----
+
+bool options_t::conflate_out() const {
+    return conflate && (type == ZMQ_DEALER || type == ZMQ_PUSH || type == ZMQ_PUB);
+}
+
+bool options_t::conflate_in() const {
+    return conflate && (type == ZMQ_DEALER || type == ZMQ_PULL || type == ZMQ_SUB);
+}
 
 int options_t::set(int option, const void *val, size_t len) {
     int v = 0;

@@ -68,6 +68,7 @@ struct options_t {
     int handshake_ivl = 30000;
     int connect_timeout = 0;
     bool invert_matching = false;  // PUB/XPUB send to, SUB delivers, the non-matching
+    bool conflate = false;         // ZMQ_CONFLATE; see conflate_out()/conflate_in()
     int tos = 0;        // IP_TOS of tcp connections
     int tcp_maxrt = 0;  // TCP_USER_TIMEOUT, ms
     int use_fd = -1;    // a pre-made listening fd for the next bind
@@ -97,6 +98,13 @@ struct options_t {
     // Generic options; returns 0, or -1 with errno (EINVAL for an unknown
     // option or a bad value, ENOTSUP for one zlink cannot honour).
     int set(int option, const void *val, size_t len);
+    // ZMQ_CONFLATE takes effect on DEALER, PULL, PUSH, PUB and SUB only (as
+    // libzmq 4.3.5): new pipes keep only the newest message in the direction
+    // data flows (out: PUSH, PUB, DEALER; in: PULL, SUB, DEALER). Unlike
+    // libzmq, the subscription direction of PUB/SUB is never conflated, so
+    // no subscription is lost to a newer one.
+    bool conflate_out() const;
+    bool conflate_in() const;
     int get(int option, void *val, size_t *len) const;
 
 private:

@@ -17,9 +17,14 @@ int pipe_t::compute_lwm(int hwm) {
 }
 
 pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab,
-                                   int hwm_ba) {
-    auto *ab = new ypipe<msg_t>;
-    auto *ba = new ypipe<msg_t>;
+                                   int hwm_ba, bool conflate_ab, bool conflate_ba) {
+    auto *ab = new msg_queue(conflate_ab);
+    auto *ba = new msg_queue(conflate_ba);
+    // One slot: nothing to limit.
+    if (conflate_ab)
+        hwm_ab = 0;
+    if (conflate_ba)
+        hwm_ba = 0;
     auto *a = new pipe_t;
     auto *b = new pipe_t;
     auto *refs = new std::atomic<int>(2);
@@ -47,23 +52,33 @@ void pipe_t::discard_unused_pair(pipe_t *end) {
     delete end;
 }
 
-// Commands travel as small closures (fit std::function's inline storage).
-void pipe_t::send_activate_read() {
-    pipe_t *p = peer_;
-    p->exec_->post([p] { p->process_activate_read(); });
+// Commands to the peer end run on the peer's thread (see core/command.hpp).
+void pipe_t::send_to_peer(command_kind kind, uint64_t value) {
+    peer_->exec_->post(command{kind, peer_, nullptr, nullptr, value});
 }
-void pipe_t::send_activate_write() {
-    pipe_t *p = peer_;
-    uint64_t n = msgs_read_;
-    p->exec_->post([p, n] { p->process_activate_write(n); });
-}
-void pipe_t::send_term() {
-    pipe_t *p = peer_;
-    p->exec_->post([p] { p->process_term(); });
-}
-void pipe_t::send_term_ack() {
-    pipe_t *p = peer_;
-    p->exec_->post([p] { p->process_term_ack(); });
+void pipe_t::send_to_self(command_kind kind) { exec_->post(command{kind, this}); }
+
+void pipe_t::send_activate_read() { send_to_peer(command_kind::activate_read); }
+void pipe_t::send_activate_write() { send_to_peer(command_kind::activate_write, msgs_read_); }
+void pipe_t::send_term() { send_to_peer(command_kind::pipe_term); }
+void pipe_t::send_term_ack() { send_to_peer(command_kind::pipe_term_ack); }
+
+void pipe_t::process(const command &c) {
+    switch (c.kind) {
+    case command_kind::activate_read: return process_activate_read();
+    case command_kind::activate_write: return process_activate_write(c.value);
+    case command_kind::pipe_term: return process_term();
+    case command_kind::pipe_term_ack: return process_term_ack();
+    case command_kind::pipe_drained:
+        if (state_ == st_draining)
+            finish_passive();
+        return;
+    case command_kind::pipe_report:
+        if (sink_)
+            sink_->pipe_terminated(this);
+        return release();
+    default: return;
+    }
 }
 
 bool pipe_t::check_read() {
@@ -150,11 +165,7 @@ void pipe_t::terminate() {
         // (never call back into the sink from inside its own call).
         state_ = st_done;
         send_term_ack();
-        exec_->post([this] {
-            if (sink_)
-                sink_->pipe_terminated(this);
-            release();
-        });
+        send_to_self(command_kind::pipe_report);
     }
 }
 
@@ -197,10 +208,7 @@ void pipe_t::on_delimiter() {
     delimiter_seen_ = true;
     in_active_ = false;
     if (state_ == st_draining)
-        exec_->post([this] {
-            if (state_ == st_draining)
-                finish_passive();
-        });
+        send_to_self(command_kind::pipe_drained);  // finish outside the sink's read()
 }
 
 void pipe_t::finish_passive() {

@@ -1,7 +1,8 @@
 // pipe_t: one end of a bidirectional message pipe between two threads.
 //
 // A pipe pair joins a socket (application thread) to a session (IO thread) or,
-// for inproc, two sockets.  Each direction is a lock-free ypipe.  The end's
+// for inproc, two sockets.  Each direction is a lock-free ypipe (or, for
+// ZMQ_CONFLATE, a one-slot queue: see core/msg_queue.hpp).  The end's
 // owner ("sink") implements pipe_events and is told, on its own thread:
 //   read_activated   - the pipe was empty (read/check_read returned false)
 //                      and now has a complete message;
@@ -33,8 +34,9 @@
 #include <cstdint>
 #include <string>
 
+#include "core/command.hpp"
 #include "core/msg.hpp"
-#include "core/ypipe.hpp"
+#include "core/msg_queue.hpp"
 
 namespace zlink {
 
@@ -57,7 +59,10 @@ public:
     };
     // hwm_ab limits messages queued from a to b; hwm_ba the reverse.
     // exec_a / exec_b run commands for the thread owning each end.
-    static pair_t create_pair(executor *exec_a, executor *exec_b, int hwm_ab, int hwm_ba);
+    // conflate_ab / conflate_ba: that direction keeps only the newest
+    // message (ZMQ_CONFLATE; its HWM does not apply).
+    static pair_t create_pair(executor *exec_a, executor *exec_b, int hwm_ab, int hwm_ba,
+                              bool conflate_ab = false, bool conflate_ba = false);
     // Frees a pair neither of whose ends was ever used or handed out.
     static void discard_unused_pair(pipe_t *either_end);
 
@@ -81,6 +86,8 @@ public:
     bool is_active() const { return state_ == st_active; }
     // The other end, as an identity only (never call into it: other thread).
     pipe_t *peer() const { return peer_; }
+    // Runs a pipe command (core/command.hpp) on this end's thread.
+    void process(const command &c);
 
     // Data the socket layer attaches to an end.
     std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer
@@ -94,6 +101,8 @@ private:
     ~pipe_t() = default;
     enum state_t { st_active, st_term_sent, st_draining, st_done };
 
+    void send_to_peer(command_kind kind, uint64_t value = 0);
+    void send_to_self(command_kind kind);
     void send_activate_read();
     void send_activate_write();
     void send_term();
@@ -110,8 +119,8 @@ private:
         return hwm_ > 0 && msgs_written_ - peers_msgs_read_ >= static_cast<uint64_t>(hwm_);
     }
 
-    ypipe<msg_t> *in_ = nullptr;
-    ypipe<msg_t> *out_ = nullptr;
+    msg_queue *in_ = nullptr;
+    msg_queue *out_ = nullptr;
     pipe_t *peer_ = nullptr;
     executor *exec_ = nullptr;  // this end's owning thread
     pipe_events *sink_ = nullptr;

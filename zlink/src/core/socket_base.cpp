@@ -6,23 +6,13 @@
 
 #include "core/ctx.hpp"
 #include "core/io_object.hpp"
-#include "core/forwarder.hpp"
-#include "core/io_thread.hpp"
-#include "transport/transport.hpp"
+#include "core/socket_registry.hpp"
+#include "core/transport.hpp"
 #include "zmq.h"
 
 namespace zlink {
 
 namespace {
-// First message of a new pipe: this side's routing id (see pipe.hpp).
-void send_routing_id(pipe_t *p, const std::string &id) {
-    msg_t m;
-    m.init_buffer(id.data(), id.size());
-    m.set_flags(msg_t::routing_id);
-    p->write(m);
-    p->flush();
-}
-
 using clock_type = std::chrono::steady_clock;
 
 long ms_left(clock_type::time_point deadline) {
@@ -52,24 +42,25 @@ int retry_until(int timeout_ms, Process process, Attempt attempt) {
 }
 }  // namespace
 
+socket_base_t *socket_base_t::create(int type, ctx_t *ctx) {
+    for (const socket_type_entry &e : socket_type_table()) {
+        if (e.type != type)
+            continue;
+        socket_base_t *s = e.create(ctx);
+        if (!s)
+            errno = ENOMEM;
+        return s;
+    }
+    errno = EINVAL;
+    return nullptr;
+}
+
 socket_base_t::socket_base_t(ctx_t *ctx, int type) : ctx_(ctx) {
     ctx->options().apply_to(options);  // ZMQ_IPV6, ZMQ_BLOCKY defaults
     options.type = type;
 }
 
 socket_base_t::~socket_base_t() { tag_ = dead_tag; }
-
-// The options a new tcp/ipc endpoint runs with: a snapshot of the socket's,
-// plus the context's batch knobs resolved for this transport, once.
-options_t socket_base_t::endpoint_options(const endpoint_t &ep) const {
-    options_t snap = options;
-    knobs_t k = ctx_->knobs();
-    transport_kind tk = ep.protocol == "tcp" ? transport_kind::tcp : transport_kind::ipc;
-    snap.in_batch = k.in_for(tk);
-    snap.out_batch = k.out_for(tk);
-    snap.max_transfer = tk == transport_kind::tcp ? k.tcp_max_transfer : 0;
-    return snap;
-}
 
 int socket_base_t::xsetsockopt(int, const void *, size_t) {
     errno = EINVAL;
@@ -184,44 +175,19 @@ int socket_base_t::recv(msg_t &msg, int flags) {
                        });
 }
 
-// ---- endpoints ----
+// ---- endpoints: through the transport table (core/transport.hpp) ----
 
 int socket_base_t::bind(const char *text) {
     if (process_commands(0) != 0)
         return -1;
     endpoint_t ep;
-    if (parse_endpoint(text, ep) != 0)
+    const transport *tr = nullptr;
+    if (parse_endpoint(text, ep, tr) != 0)
         return -1;
-    if (ep.protocol == "inproc") {
-        if (ctx_->register_inproc(ep.address, this, options) != 0)
-            return -1;
-        // Adopt connects that happened before this bind.
-        for (auto &p : ctx_->take_pending(ep.address)) {
-            p.fwd->set_target(&mailbox_);
-            p.bind_end->peer_routing_id = p.connecter_opts.routing_id;
-            p.bind_end->peer_socket_type = p.connecter_opts.type;
-            send_routing_id(p.bind_end, options.routing_id);
-            attach_pipe(p.bind_end, false);
-        }
-        options.last_endpoint = text;
-        return 0;
-    }
-    io_thread *t = ctx_->choose_io_thread();
-    if (!t) {
-        errno = EMTHREAD;
-        return -1;
-    }
-    options_t snap = endpoint_options(ep);
     std::string resolved;
-    auto listener = make_listener(this, t, ep, snap, resolved);
-    if (!listener)
+    if (tr->bind(*this, ep, text, resolved) != 0)
         return -1;
     options.last_endpoint = resolved;
-    listener->endpoint = resolved;
-    endpoints_.emplace(text, listener);
-    endpoints_.emplace(resolved, listener);
-    owned_.emplace(listener.get(), listener);
-    listener->request_start();
     return 0;
 }
 
@@ -229,92 +195,13 @@ int socket_base_t::connect(const char *text) {
     if (process_commands(0) != 0)
         return -1;
     endpoint_t ep;
-    if (parse_endpoint(text, ep) != 0)
+    const transport *tr = nullptr;
+    if (parse_endpoint(text, ep, tr) != 0)
         return -1;
-    if (ep.protocol == "inproc") {
-        int rc = connect_inproc(ep.address);
-        if (rc == 0)
-            options.last_endpoint = text;
-        return rc;
-    }
-    io_thread *t = ctx_->choose_io_thread();
-    if (!t) {
-        errno = EMTHREAD;
+    if (tr->connect(*this, ep, text) != 0)
         return -1;
-    }
-    options_t snap = endpoint_options(ep);
-    pipe_t *session_end = nullptr;
-    pipe_t *socket_end = nullptr;
-    // Like libzmq, non-routing sockets get their pipe now, so messages queue
-    // before the first connection (unless ZMQ_IMMEDIATE).
-    if (!options.immediate && !options.recv_routing_id && !options.raw_socket) {
-        auto pp = pipe_t::create_pair(&mailbox_, t, options.sndhwm, options.rcvhwm);
-        socket_end = pp.a;
-        session_end = pp.b;
-        socket_end->routing_id = options.connect_routing_id;
-    }
-    auto session = make_connecter(this, t, ep, snap, session_end);
-    if (!session) {
-        if (socket_end)
-            pipe_t::discard_unused_pair(socket_end);  // never handed out
-        return -1;
-    }
-    options.connect_routing_id.clear();
-    if (socket_end)
-        attach_pipe(socket_end, true);
+    options.connect_routing_id.clear();  // consumed by this connect
     options.last_endpoint = text;
-    session->endpoint = text;
-    endpoints_.emplace(text, session);
-    owned_.emplace(session.get(), session);
-    session->request_start();
-    return 0;
-}
-
-int socket_base_t::connect_inproc(const std::string &name) {
-    // HWM of an inproc pipe is the sum of both sides' limits (as libzmq),
-    // unlimited if either side is unlimited.
-    auto sum = [](int a, int b) { return (a == 0 || b == 0) ? 0 : a + b; };
-    ctx_t::pending_connect pending{this, nullptr, options};
-    ctx_t::inproc_binder binder;
-    if (ctx_->find_inproc(name, nullptr, binder)) {
-        socket_base_t *peer = binder.socket;
-        const options_t &po = binder.opts;
-        auto pp = pipe_t::create_pair(&mailbox_, &peer->commands(), sum(options.sndhwm, po.rcvhwm),
-                                      sum(options.rcvhwm, po.sndhwm));
-        pp.a->peer_routing_id = po.routing_id;
-        pp.a->peer_socket_type = po.type;
-        pp.b->peer_routing_id = options.routing_id;
-        pp.b->peer_socket_type = options.type;
-        pp.a->routing_id = options.connect_routing_id;
-        options.connect_routing_id.clear();
-        send_routing_id(pp.a, options.routing_id);
-        send_routing_id(pp.b, po.routing_id);  // b not handed out yet
-        attach_pipe(pp.a, true);
-        inproc_connected_.emplace(name, pp.a);
-        pipe_t *b = pp.b;
-        peer->commands().post([peer, b] { peer->attach_pipe(b, false); });
-        return 0;
-    }
-    // Connect before bind: the binder's end waits in the context.
-    auto *fwd = ctx_->make_forwarder();
-    auto pp = pipe_t::create_pair(&mailbox_, fwd, options.sndhwm, options.rcvhwm);
-    pp.a->routing_id = options.connect_routing_id;
-    options.connect_routing_id.clear();
-    send_routing_id(pp.a, options.routing_id);
-    pending.bind_end = pp.b;
-    pending.fwd = fwd;
-    if (ctx_->find_inproc(name, &pending, binder)) {
-        // Bound in between: attach there instead.
-        socket_base_t *late = binder.socket;
-        fwd->set_target(&late->commands());
-        send_routing_id(pp.b, binder.opts.routing_id);
-        pp.b->peer_routing_id = options.routing_id;
-        pp.b->peer_socket_type = options.type;
-        pipe_t *b = pp.b;
-        late->commands().post([late, b] { late->attach_pipe(b, false); });
-    }
-    attach_pipe(pp.a, true);
-    inproc_connected_.emplace(name, pp.a);
     return 0;
 }
 
@@ -322,44 +209,46 @@ int socket_base_t::unbind(const char *text) {
     if (process_commands(0) != 0)
         return -1;
     endpoint_t ep;
-    if (parse_endpoint(text, ep) != 0)
+    const transport *tr = nullptr;
+    if (parse_endpoint(text, ep, tr) != 0)
         return -1;
-    if (ep.protocol == "inproc") {
-        ctx_->unregister_inproc(ep.address, this);
-        return 0;
-    }
-    auto it = endpoints_.find(text);
-    if (it == endpoints_.end()) {
-        errno = ENOENT;
-        return -1;
-    }
-    it->second->request_stop();
-    return 0;
+    return tr->unbind(*this, ep, text);
 }
 
 int socket_base_t::disconnect(const char *text) {
     if (process_commands(0) != 0)
         return -1;
     endpoint_t ep;
-    if (parse_endpoint(text, ep) != 0)
+    const transport *tr = nullptr;
+    if (parse_endpoint(text, ep, tr) != 0)
         return -1;
-    if (ep.protocol == "inproc") {
-        auto range = inproc_connected_.equal_range(ep.address);
-        if (range.first == range.second) {
-            errno = ENOENT;
-            return -1;
-        }
-        for (auto it = range.first; it != range.second; ++it)
-            it->second->terminate();
-        inproc_connected_.erase(range.first, range.second);
-        return 0;
+    return tr->disconnect(*this, ep, text);
+}
+
+void socket_base_t::add_endpoint(const std::string &text, std::shared_ptr<io_object> obj) {
+    endpoints_.emplace(text, obj);
+    if (!owned_.count(obj.get())) {
+        owned_.emplace(obj.get(), obj);
+        obj->request_start();
     }
-    auto it = endpoints_.find(text);
-    if (it == endpoints_.end()) {
+}
+
+void socket_base_t::add_endpoint_pipe(const std::string &text, pipe_t *pipe) {
+    endpoint_pipes_.emplace(text, pipe);
+}
+
+int socket_base_t::stop_endpoint(const std::string &text) {
+    auto objects = endpoints_.equal_range(text);
+    auto pipes = endpoint_pipes_.equal_range(text);
+    if (objects.first == objects.second && pipes.first == pipes.second) {
         errno = ENOENT;
         return -1;
     }
-    it->second->request_stop();
+    for (auto it = objects.first; it != objects.second; ++it)
+        it->second->request_stop();
+    for (auto it = pipes.first; it != pipes.second; ++it)
+        it->second->terminate();
+    endpoint_pipes_.erase(pipes.first, pipes.second);
     return 0;
 }
 
@@ -383,8 +272,8 @@ void socket_base_t::write_activated(pipe_t *pipe) { xwrite_activated(pipe); }
 void socket_base_t::pipe_terminated(pipe_t *pipe) {
     xpipe_terminated(pipe);
     pipes_.erase(pipe);
-    for (auto it = inproc_connected_.begin(); it != inproc_connected_.end();)
-        it = it->second == pipe ? inproc_connected_.erase(it) : std::next(it);
+    for (auto it = endpoint_pipes_.begin(); it != endpoint_pipes_.end();)
+        it = it->second == pipe ? endpoint_pipes_.erase(it) : std::next(it);
 }
 
 void socket_base_t::hiccuped(pipe_t *pipe) {
@@ -406,6 +295,17 @@ void socket_base_t::owned_gone(io_object *obj) {
 }
 
 void socket_base_t::stop() { terminated_ = true; }
+
+void socket_base_t::process(const command &c) {
+    switch (c.kind) {
+    case command_kind::attach_pipe: return attach_pipe(c.pipe, c.value != 0);
+    case command_kind::hiccup: return hiccuped(c.pipe);
+    case command_kind::own: return own(c.object);
+    case command_kind::owned_gone: return owned_gone(c.object.get());
+    case command_kind::stop: return stop();
+    default: return;
+    }
+}
 
 int socket_base_t::close() {
     {
@@ -441,9 +341,10 @@ int socket_base_t::monitor(const char *addr, int events) {
         return 0;
     }
     endpoint_t ep;
-    if (parse_endpoint(addr, ep) != 0)
+    const transport *tr = nullptr;
+    if (parse_endpoint(addr, ep, tr) != 0)
         return -1;
-    if (ep.protocol != "inproc") {
+    if (!tr->in_process()) {
         errno = EPROTONOSUPPORT;  // as libzmq: monitors speak inproc only
         return -1;
     }

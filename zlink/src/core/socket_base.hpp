@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "core/command.hpp"
 #include "core/mailbox.hpp"
 #include "core/msg.hpp"
 #include "core/options.hpp"
@@ -56,14 +57,13 @@ namespace zlink {
 
 class ctx_t;
 class io_object;
-struct endpoint_t;
 
 class socket_base_t : public pipe_events {
     static constexpr unsigned live_tag = 0x2a11feed, dead_tag = 0xdeadbeef;
 
 public:
-    // Factory (core/socket_factory.cpp): null with errno EINVAL for an
-    // unsupported type.
+    // From the socket type table (core/socket_registry.hpp): null with errno
+    // EINVAL for an unsupported type, ENOMEM when allocation fails.
     static socket_base_t *create(int type, ctx_t *ctx);
     ~socket_base_t() override;
 
@@ -87,8 +87,18 @@ public:
     ctx_t *ctx() const { return ctx_; }
     mailbox &commands() { return mailbox_; }
     const options_t &opts() const { return options; }
+    // Runs a socket command (core/command.hpp) on this socket's thread.
+    void process(const command &c);
     // Attaches a pipe end created elsewhere (runs on this socket's thread).
     void attach_pipe(pipe_t *pipe, bool locally_initiated);
+    // Transports record what bind/connect created under the endpoint text
+    // (and, for bind, the resolved text): an IO object, which the socket
+    // then owns and starts, or the socket's end of an inproc pipe.
+    void add_endpoint(const std::string &text, std::shared_ptr<io_object> obj);
+    void add_endpoint_pipe(const std::string &text, pipe_t *pipe);
+    // unbind/disconnect: stops the IO objects and terminates the pipes
+    // recorded under text.  -1/ENOENT when there are none.
+    int stop_endpoint(const std::string &text);
     // IO objects this socket owns (listeners, sessions) announce themselves
     // and their end; the socket lives until all are gone.
     void own(std::shared_ptr<io_object> obj);
@@ -132,9 +142,6 @@ private:
     // Runs pending commands; with timeout_ms != 0 first waits for one.
     // Returns -1/ETERM once the context is terminating.
     int process_commands(int timeout_ms);
-    options_t endpoint_options(const endpoint_t &ep) const;
-    int connect_inproc(const std::string &name);
-    void attach_new_pipe(pipe_t *pipe, bool locally_initiated);
 
     ctx_t *ctx_;
     mailbox mailbox_;
@@ -142,7 +149,7 @@ private:
     std::multimap<std::string, std::shared_ptr<io_object>> endpoints_;
     // Keeps IO objects alive until they report finished (owned_gone).
     std::map<io_object *, std::shared_ptr<io_object>> owned_;
-    std::multimap<std::string, pipe_t *> inproc_connected_;
+    std::multimap<std::string, pipe_t *> endpoint_pipes_;
     bool rcvmore_ = false;
     bool closing_ = false;
     bool terminated_ = false;  // ctx_term seen

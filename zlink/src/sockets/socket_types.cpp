@@ -1,10 +1,11 @@
-#include "sockets/socket_types.hpp"
-
+// The socket type table the core declares (core/socket_registry.hpp).
 #include <zmq.h>
 
 #include <new>
 
+#include "core/socket_registry.hpp"
 #include "sockets/dealer.hpp"
+#include "sockets/pair.hpp"
 #include "sockets/pub.hpp"
 #include "sockets/pull.hpp"
 #include "sockets/push.hpp"
@@ -18,21 +19,21 @@
 
 namespace zlink {
 
-socket_base_t *create_socket_type(int type, ctx_t *ctx) {
-    switch (type) {
-    case ZMQ_PUB: return new (std::nothrow) pub_t(ctx);
-    case ZMQ_SUB: return new (std::nothrow) sub_t(ctx);
-    case ZMQ_XPUB: return new (std::nothrow) xpub_t(ctx);
-    case ZMQ_XSUB: return new (std::nothrow) xsub_t(ctx);
-    case ZMQ_DEALER: return new (std::nothrow) dealer_t(ctx);
-    case ZMQ_ROUTER: return new (std::nothrow) router_t(ctx);
-    case ZMQ_STREAM: return new (std::nothrow) stream_t(ctx);
-    case ZMQ_REQ: return new (std::nothrow) req_t(ctx);
-    case ZMQ_REP: return new (std::nothrow) rep_t(ctx);
-    case ZMQ_PUSH: return new (std::nothrow) push_t(ctx);
-    case ZMQ_PULL: return new (std::nothrow) pull_t(ctx);
-    default: return nullptr;
-    }
+namespace {
+template <typename T>
+socket_base_t *make(ctx_t *ctx) {
+    return new (std::nothrow) T(ctx);
 }
+socket_base_t *make_pair(ctx_t *ctx) { return new (std::nothrow) pair_t(ctx, ZMQ_PAIR); }
+
+constexpr socket_type_entry table[] = {
+    {ZMQ_PAIR, make_pair},         {ZMQ_PUB, make<pub_t>},       {ZMQ_SUB, make<sub_t>},
+    {ZMQ_XPUB, make<xpub_t>},      {ZMQ_XSUB, make<xsub_t>},     {ZMQ_DEALER, make<dealer_t>},
+    {ZMQ_ROUTER, make<router_t>},  {ZMQ_STREAM, make<stream_t>},   {ZMQ_REQ, make<req_t>},
+    {ZMQ_REP, make<rep_t>},        {ZMQ_PUSH, make<push_t>},     {ZMQ_PULL, make<pull_t>},
+};
+}  // namespace
+
+std::span<const socket_type_entry> socket_type_table() { return table; }
 
 }  // namespace zlink

@@ -1,20 +1,21 @@
 #include <cerrno>
 #include <cstring>
 
-#include "transport/transport.hpp"
+#include "core/transport.hpp"
 
 namespace zlink {
 
-int parse_endpoint(const char *text, endpoint_t &out) {
+int parse_endpoint(const char *text, endpoint_t &out, const transport *&tr) {
     const char *sep = text ? std::strstr(text, "://") : nullptr;
     if (!sep || sep == text || sep[3] == '\0') {
         errno = EINVAL;
         return -1;
     }
-    out.protocol.assign(text, sep);
+    out.scheme.assign(text, sep);
     out.address.assign(sep + 3);
-    if (out.protocol != "tcp" && out.protocol != "ipc" && out.protocol != "inproc") {
-        errno = EPROTONOSUPPORT;  // pgm, epgm, tipc, vmci, udp, ws: not in zlink
+    tr = find_transport(out.scheme);
+    if (!tr) {
+        errno = EPROTONOSUPPORT;
         return -1;
     }
     return 0;

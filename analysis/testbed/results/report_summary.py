@@ -1,0 +1,134 @@
+"""The report's summary: one block per candidate (its comparisons with the reference),
+one for configurations, one for A/A calibration. Markdown lines out; no I/O."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from . import compare, fmt, schema
+from .order import pattern_key, transport_key
+from .run_manifest import is_reference_name
+
+
+def varying(cmp: pd.DataFrame) -> list[str]:
+    """The where/how columns (placement, process model, link) that take more than one
+    value in this analysis: only those are worth naming beside a cell."""
+    return [c for c in compare.WHERE if cmp[c].nunique() > 1]
+
+DECIDED = ("FAST", "SLOW", "SAME")
+TOP = 5
+
+
+def headline_metrics(cmp: pd.DataFrame) -> list[str]:
+    """Throughput and p50 latency (the published reports' one latency where no p50 exists)."""
+    lat = "lat_p50_us" if (cmp["metric"] == "lat_p50_us").any() else "lat_mean_us"
+    return [m for m in ("throughput_msgs", lat) if (cmp["metric"] == m).any()]
+
+
+def _counts_row(label: str, g: pd.DataFrame) -> list[str]:
+    c = g["verdict"].value_counts()
+    decided = sum(int(c.get(v, 0)) for v in DECIDED)
+    counts = [str(int(c.get(v, 0))) for v in compare.VERDICTS]
+    return [label] + counts + [fmt.share(decided / len(g)), str(len(g))]
+
+
+def _counts_table(first: str, groups: list[tuple[str, pd.DataFrame]]) -> list[str]:
+    rows = [_counts_row(label, g) for label, g in groups if len(g)]
+    return [fmt.md_table([first] + compare.VERDICTS + ["Decided", "Comparisons"], rows), ""]
+
+
+def _breakdown(lib: pd.DataFrame, metrics: list[str]) -> list[str]:
+    """Pattern x transport x metric counts, when the block spans more than one."""
+    keys = ["pattern", "transport", "metric"]
+    groups = sorted(lib[lib["metric"].isin(metrics)].groupby(keys),
+                    key=lambda kv: (pattern_key(kv[0][0]), transport_key(kv[0][1]), metrics.index(kv[0][2])))
+    if len(groups) <= len(metrics):
+        return []
+    rows = [[p, t, schema.metric(m).label] + _counts_row("", g)[1:] for (p, t, m), g in groups]
+    header = ["Pattern", "Transport", "Metric"] + compare.VERDICTS + ["Decided", "Comparisons"]
+    return [fmt.md_table(header, rows), ""]
+
+
+def _where(r: dict, shown: list[str]) -> str:
+    parts = [r["transport"], schema.kib(r["msg_size"])] + [r[c] or "-" for c in shown]
+    cfg = "" if r["config"] in ("", "default") else f" [{r['config']}]"
+    return f"{r['pattern']} {' '.join(parts)}{cfg}"
+
+
+def _extremes(lib: pd.DataFrame, shown: list[str]) -> list[str]:
+    lines = []
+    for title, verdict, ascending in (("Biggest wins", "FAST", False), ("Biggest losses", "SLOW", True)):
+        sub = lib[lib["verdict"] == verdict].sort_values(
+            ["diff_pct", "pattern", "transport", "msg_size"], ascending=[ascending, True, True, True])
+        lines += [f"{title} ({verdict}):", ""]
+        for r in sub.head(TOP).to_dict("records"):
+            lines.append(f"- {_where(r, shown)}, {schema.metric(r['metric']).label.lower()}: "
+                         f"{fmt.pct(r['diff_pct'], 1)} {fmt.interval(r['ci_lo_pct'], r['ci_hi_pct'])}")
+        lines += (["- none"] if sub.empty else []) + [""]
+    return lines
+
+
+def candidate_blocks(cmp: pd.DataFrame) -> list[str]:
+    """One block per candidate library against the reference library."""
+    lib = cmp[cmp["kind"] == "library"]
+    metrics = headline_metrics(cmp)
+    lines = []
+    for (cand, ref), g in sorted(lib.groupby(["library", "reference"])):
+        lines += [f"### {cand} vs {ref}", ""]
+        lines += _counts_table("Metric", [(schema.metric(m).label, g[g["metric"] == m]) for m in metrics])
+        lines += _breakdown(g, metrics)
+        lines += _extremes(g[g["metric"].isin(metrics)], varying(cmp))
+    return lines
+
+
+def config_block(cmp: pd.DataFrame) -> list[str]:
+    """Each configuration against the no-override one, per library (throughput)."""
+    cfg = cmp[(cmp["kind"] == "config") & (cmp["metric"] == "throughput_msgs")
+              & ~cmp["library"].map(is_reference_name)]
+    if cfg.empty:
+        return []
+    groups = [(f"{lib}: {c} vs {ref}", g) for (lib, c, ref), g in sorted(cfg.groupby(["library", "config",
+                                                                                      "reference"]))]
+    return ["### Configurations (throughput)", ""] + _counts_table("Pair", groups)
+
+
+def calibration_block(cmp: pd.DataFrame, referenced: pd.DataFrame | None,
+                      referenced_name: str | None) -> list[str]:
+    """How many A/A comparisons the run holds and how many were called FAST or SLOW."""
+    lines = ["### A/A calibration", ""]
+    own = compare.calibration(cmp)
+    if own["comparisons"].sum():  # A/A pairs exist, judged or not
+        lines += _calibration_lines("This run", own)
+    else:
+        lines += ["This run holds no A/A comparison (no alias of the reference build): its false-call rate "
+                  "is not measured here.", ""]
+    if referenced is not None:
+        lines += _calibration_lines(f"The referenced A/A run `{referenced_name}`",
+                                    compare.calibration(referenced))
+    return lines
+
+
+def _calibration_lines(who: str, cal: pd.DataFrame) -> list[str]:
+    total, n, false = (int(cal[c].sum()) for c in ("comparisons", "judged", "false_calls"))
+    rate = false / n if n else math.nan
+    if n:
+        verdict = f"{false} were called FAST or SLOW ({fmt.share(rate)}): " \
+                  + ("within" if rate <= 0.05 else "ABOVE") + " the nominal 5%."
+    else:
+        verdict = "none could be judged, so the false-call rate is not measured."
+    rows = [[schema.metric(r["metric"]).label, str(r["comparisons"]), str(r["judged"]), str(r["false_calls"]),
+             fmt.share(r["rate"])] for r in cal.to_dict("records") if r["comparisons"]]
+    return [f"{who} holds {total} A/A comparisons (throughput and p50 latency), {n} with enough repetitions "
+            f"to judge; {verdict}", "",
+            fmt.md_table(["Metric", "A/A comparisons", "Judged", "Called FAST/SLOW", "False-call rate"],
+                         rows), ""]
+
+
+def summary(cmp: pd.DataFrame, referenced: pd.DataFrame | None = None,
+            referenced_name: str | None = None, published: bool = False) -> list[str]:
+    lines = ["## Summary", ""]
+    body = candidate_blocks(cmp) + config_block(cmp)
+    if not published:
+        body += calibration_block(cmp, referenced, referenced_name)
+    return lines + body if body else []

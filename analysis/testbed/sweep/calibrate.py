@@ -1,0 +1,98 @@
+"""Calibrated run length: before a configuration's first measured run, one probe run
+of the reference library (declared counts) measures how long its timed windows last;
+the counts are then scaled so that each window lasts at least `[run].min_window_s`
+(with headroom), and every library of the configuration runs those same counts.
+
+Cheap by design: one probe, a second only when the first window was too short to
+scale from reliably, and the scale is capped. Short windows were a noise source
+(median 51 ms in side-by-side, minimum 9 ms); a 0.5 s window costs ~1 s per run.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from testbed.sweep import store
+from testbed.sweep.execute import Counts
+
+FILE_NAME = "calibration.jsonl"
+HEADROOM = 1.2        # aim 20% above the minimum: run-to-run spread must not dip below it
+MAX_SCALE = 100.0     # never more than 100x the declared count (a broken probe cannot explode a run)
+MIN_SCALE = 0.05      # nor less than 1/20 of it
+RELIABLE_FRACTION = 0.1  # a window under 10% of the target is re-probed before scaling
+MIN_COUNT = 100
+
+
+@dataclass
+class Calibration:
+    group: str
+    library: str                 # whose probe set the counts (the reference, if available)
+    count: int
+    lat_count: int
+    status: str                  # calibrated | declared (calibration off / not applicable) | probe-failed
+    reason: str = ""
+    target_window_s: float = 0.0
+    probes: list[dict] = field(default_factory=list)
+
+    def counts(self) -> Counts:
+        return Counts(self.count, self.lat_count, calibrated=self.status == "calibrated")
+
+
+def windows(result: dict | None, lat_count: int) -> tuple[float | None, float | None]:
+    """(throughput window, latency window) in seconds from a bench result. The latency
+    window is mean(RTT/2) x 2 x round trips: the bench times no total for it."""
+    if not result:
+        return None, None
+    thr = (result.get("throughput") or {}).get("receiver_seconds")
+    lat = result.get("latency") or {}
+    mean = lat.get("mean")
+    lat_s = mean * 2 * lat_count / 1e6 if mean is not None else None
+    return thr, lat_s
+
+
+def scaled(count: int, window: float | None, target: float) -> int:
+    if not window or window <= 0:
+        return count
+    factor = min(MAX_SCALE, max(MIN_SCALE, target * HEADROOM / window))
+    return max(MIN_COUNT, math.ceil(count * factor))
+
+
+def calibrate(group: str, library: str, declared: Counts, min_window_s: float,
+              probe: Callable[[Counts], dict]) -> Calibration:
+    """Probe with `declared` counts (twice at most) and scale them; `probe` runs the
+    reference library's cell with the given counts and returns its result record."""
+    cal = Calibration(group, library, declared.count, declared.lat_count, "calibrated",
+                      target_window_s=min_window_s)
+    counts = declared
+    for _ in range(2):
+        rec = probe(counts)
+        thr_s, lat_s = windows(rec.get("result"), counts.lat_count)
+        cal.probes.append({"count": counts.count, "lat_count": counts.lat_count, "status": rec["status"],
+                           "thr_window_s": thr_s, "lat_window_s": lat_s,
+                           "wall_seconds": rec.get("wall_seconds", 0.0), "failure": rec.get("failure", "")})
+        if rec["status"] != "ok":
+            cal.status, cal.reason = "probe-failed", f"probe failed: {rec.get('failure', '')}"
+            return cal
+        cal.count = scaled(counts.count, thr_s, min_window_s)
+        cal.lat_count = scaled(counts.lat_count, lat_s, min_window_s)
+        short = [w for w in (thr_s, lat_s) if w is not None and w < min_window_s * RELIABLE_FRACTION]
+        if not short:
+            break
+        counts = Counts(cal.count, cal.lat_count)
+    return cal
+
+
+def not_calibrated(group: str, library: str, declared: Counts, reason: str) -> Calibration:
+    return Calibration(group, library, declared.count, declared.lat_count, "declared", reason)
+
+
+def load(run_dir: Path) -> dict[str, Calibration]:
+    """group -> its calibration, from earlier sessions of this run (a torn last line,
+    left by a kill, is ignored: that group is calibrated again)."""
+    return {data["group"]: Calibration(**data) for data in store.read_lines(Path(run_dir) / FILE_NAME)}
+
+
+def append(run_dir: Path, cal: Calibration) -> None:
+    store.append_line(Path(run_dir) / FILE_NAME, asdict(cal))

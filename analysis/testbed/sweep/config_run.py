@@ -1,0 +1,116 @@
+"""The `[run]` table of experiment.toml: how many repetitions, how long each timed
+window must be, when to stop, and the run's order and limits (experiments/README.md).
+
+A design is either fixed (`repetitions = N`: every cell runs N times) or adaptive
+(`min_repetitions`..`max_repetitions`, optionally a `time_budget_s`): after the
+minimum, each configuration gets more interleaved repetitions until every
+comparison in it is decided, or it reaches its cap, or the run its budget.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from testbed.sweep.toml_reader import Section
+
+DEFAULT_REPETITIONS = 5
+DEFAULT_MIN_WINDOW_S = 0.5   # the reference library's timed window per run (issue 9)
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_MARGIN = 0.03        # SAME: the ratio's interval lies within +/-3%
+DEFAULT_LOOK_EVERY = 2       # adaptive: repetitions between two looks (decide calls)
+
+
+@dataclass(frozen=True)
+class Design:
+    min_repetitions: int
+    max_repetitions: int
+    time_budget_s: float | None   # None: no budget; the caps alone bound the run
+    min_window_s: float           # 0: no calibration, the declared counts run as written
+    confidence: float             # of the whole run's verdicts
+    margin: float
+    look_every: int = DEFAULT_LOOK_EVERY
+    # Set by the planner from the stats piece's adaptive_design: every look is judged
+    # at look_confidence so that all looks together keep `confidence`.
+    looks: int = 1
+    look_confidence: float | None = None
+
+    @property
+    def adaptive(self) -> bool:
+        return self.max_repetitions > self.min_repetitions
+
+    def is_look(self, n: int) -> bool:
+        """Is n repetitions per side a point where the verdicts are looked at?"""
+        if n < self.min_repetitions:
+            return False
+        return n >= self.max_repetitions or (n - self.min_repetitions) % self.look_every == 0
+
+    def next_look(self, n: int) -> int:
+        return min(self.max_repetitions, max(self.min_repetitions, n + self.look_every))
+
+    def as_manifest(self) -> dict:
+        return {"adaptive": self.adaptive, "min_repetitions": self.min_repetitions,
+                "max_repetitions": self.max_repetitions, "time_budget_s": self.time_budget_s,
+                "min_window_s": self.min_window_s, "confidence": self.confidence, "margin": self.margin,
+                "look_every": self.look_every, "looks": self.looks,
+                "look_confidence": self.look_confidence or self.confidence}
+
+
+def _cpu_list_ok(text: str) -> bool:
+    for part in text.split(","):
+        bounds = part.split("-")
+        if len(bounds) > 2 or not all(b.isdigit() for b in bounds):
+            return False
+    return True
+
+
+def _repetitions(sec: Section) -> tuple[int, int]:
+    fixed = "repetitions" in sec.table
+    ranged = [k for k in ("min_repetitions", "max_repetitions") if k in sec.table]
+    if fixed and ranged:
+        raise sec.err(ranged[0], "given together with repetitions",
+                      "either repetitions = N (fixed) or min_repetitions/max_repetitions (adaptive)")
+    if fixed:
+        n = sec.positive("repetitions")
+        return n, n
+    low = sec.positive("min_repetitions", DEFAULT_REPETITIONS)
+    high = sec.positive("max_repetitions", low)
+    if high < low:
+        raise sec.err("max_repetitions", f"{high} is below min_repetitions {low}",
+                      f"an integer >= {low}")
+    return low, high
+
+
+def _design(sec: Section) -> Design:
+    low, high = _repetitions(sec)
+    budget = sec.number("time_budget_s", None, minimum=0.0, above=True)
+    confidence = sec.number("confidence", DEFAULT_CONFIDENCE, minimum=0.5, above=True)
+    if confidence >= 1:
+        raise sec.err("confidence", f"bad value {confidence!r}", "a number > 0.5 and < 1")
+    margin = sec.number("margin", DEFAULT_MARGIN, minimum=0.0, above=True)
+    if margin >= 0.5:
+        raise sec.err("margin", f"bad value {margin!r}", "a number > 0 and < 0.5 (0.03 = +/-3%)")
+    return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
+                  min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
+                  confidence=confidence, margin=margin,
+                  look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY))
+
+
+def parse(sec: Section) -> dict:
+    """[run] -> the Experiment fields it defines."""
+    if "pin" in sec.table:
+        raise sec.err("pin", "replaced by the placement axis",
+                      '[sweep].placement = ["split"|"one-core"|"free"] and [run].cpus = "0,1"')
+    cpus = sec.get("cpus", str, None, allowed='a CPU list like "0,1" or "2-3"')
+    if cpus is not None and not _cpu_list_ok(cpus):
+        raise sec.err("cpus", f"bad CPU list {cpus!r}", 'a CPU list like "0,1" or "2-3"')
+    timeout = sec.number("timeout_s", 60.0, minimum=0.0, above=True)
+    design = _design(sec)
+    out = {
+        "design": design, "repetitions": design.min_repetitions,
+        "warmup_runs": sec.positive("warmup_runs", 1, minimum=0),
+        "interleave": sec.get("interleave", bool, True),
+        "shuffle": sec.get("shuffle", bool, True),
+        "cpus": cpus, "timeout_s": timeout,
+        "hyperfine_runs": sec.positive("hyperfine_runs", 10),
+    }
+    sec.done()
+    return out

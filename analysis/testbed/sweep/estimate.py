@@ -1,0 +1,109 @@
+"""How long a run will take, for --dry-run and the manifest: measured wall times of
+earlier runs doing the same work where known, else a simple cost model.
+
+The model uses loopback figures of an otherwise idle 2-core host (/work/shared/FACTS.md)
+with bandwidth halved for margin; a host busy with other work runs about 2x slower
+(measured with load average ~12). With calibration on, a measured part lasts about
+`min_window_s` x HEADROOM whatever the declared count; adaptive designs are estimated
+at their minimum and at their cap (or budget).
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from testbed.sweep import calibrate, store
+from testbed.sweep.config import Experiment
+from testbed.sweep.plan import Cell
+
+PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardown
+TWO_PROCESS_EXTRA_S = 0.15         # a second process and the control connection
+PER_MESSAGE_S = {"tcp": 0.30e-6, "ipc": 0.28e-6, "inproc": 0.20e-6}
+BYTES_PER_S = {"tcp": 0.8e9, "ipc": 0.9e9, "inproc": 3.0e9}  # loaded-host loopback figures
+RTT_BASE_S = {"tcp": 90e-6, "ipc": 70e-6, "inproc": 50e-6}
+STARTUP_PROCESS_S = 0.05           # one bench process with tiny counts (measured ~25 ms)
+CALLGRIND_RUN_S = 3.0              # one short run under valgrind, start-up included
+
+
+def history_key(r: dict) -> tuple:
+    """What makes two runs do the same work (library-independent). Calibrated runs
+    are keyed by their target window, since their counts follow the library's speed."""
+    work = ("window", r.get("target_window_s")) if r.get("calibrated") else (r["count"], r["lat_count"])
+    return (r["pattern"], r["transport"], int(r["msg_size"]), int(r["io_threads"]), r.get("kind", "bench"),
+            r.get("process_model", "one-process"), *work)
+
+
+def cell_history_key(cell: Cell, exp: Experiment) -> tuple:
+    calibrated = calibrates(exp)
+    return history_key({"pattern": cell.pattern, "transport": cell.transport, "msg_size": cell.msg_size,
+                        "io_threads": cell.io_threads, "kind": cell.kind, "process_model": cell.process_model,
+                        "calibrated": calibrated, "target_window_s": exp.design.min_window_s,
+                        "count": cell.count, "lat_count": cell.lat_count})
+
+
+def calibrates(exp: Experiment) -> bool:
+    return exp.kind == "bench" and exp.design.min_window_s > 0
+
+
+def load_history(results_root: Path) -> dict:
+    """Median wall seconds of ok cells in earlier runs, keyed by the work they did
+    (so zlink cells borrow libzmq's time until zlink has its own)."""
+    times: dict[tuple, list[float]] = {}
+    for path in results_root.glob("*/*/results.jsonl"):
+        try:
+            records, _ = store.read_records(path)
+        except (OSError, ValueError):
+            continue
+        for r in records:
+            if r.get("status") == "ok" and "count" in r and r.get("repetition", 0) >= 0:
+                times.setdefault(history_key(r), []).append(r["wall_seconds"])
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def _measured_part(exp: Experiment, model_s: float) -> float:
+    return exp.design.min_window_s * calibrate.HEADROOM if calibrates(exp) else model_s
+
+
+def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None) -> float:
+    """One run of `cell`: measured earlier if known, else the model."""
+    key = cell_history_key(cell, exp)
+    if history and key in history:
+        return history[key]
+    t = cell.transport
+    per_msg = PER_MESSAGE_S[t] + cell.msg_size / BYTES_PER_S[t]
+    thr = 0.0 if exp.mode == "lat" else _measured_part(exp, (cell.count + exp.warmup) * per_msg)
+    rtt = RTT_BASE_S[t] + 2 * cell.msg_size / BYTES_PER_S[t]
+    lat = 0.0 if exp.mode == "thr" else _measured_part(exp, cell.lat_count * rtt)
+    overhead = PROCESS_OVERHEAD_S + (TWO_PROCESS_EXTRA_S if cell.process_model != "one-process" else 0.0)
+    if cell.kind == "startup":  # hyperfine: 1 warm-up + N timed processes, each ~50 ms plus its work
+        return overhead + (exp.hyperfine_runs + 1) * (STARTUP_PROCESS_S + thr + lat)
+    return overhead + thr + lat
+
+
+def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
+                repetitions: int | None = None) -> float:
+    """The whole run at `repetitions` per cell (default: the design's minimum), with one
+    calibration probe per configuration and the work-per-message runs."""
+    reps = exp.design.min_repetitions if repetitions is None else repetitions
+    per_rep = [cell_seconds(c, exp, history) for c in cells]
+    total = sum(per_rep) * reps
+    if calibrates(exp):
+        groups = {c.group: s for c, s in zip(cells, per_rep, strict=True)}
+        total += sum(groups.values())  # one probe per configuration, about one run long
+    if exp.work_per_message and exp.kind == "bench":
+        total += len(cells) * 2 * CALLGRIND_RUN_S  # worst case: callgrind (perf is cheaper)
+    warm = exp.warmup_runs * len({c.library_name for c in cells}) * PROCESS_OVERHEAD_S * 3
+    return total + warm
+
+
+def bounds(cells: list[Cell], exp: Experiment, history: dict | None = None) -> tuple[float, float]:
+    """(at the minimum, at the cap or budget) in seconds."""
+    low = run_seconds(cells, exp, history)
+    if not exp.design.adaptive:
+        return low, low
+    high = run_seconds(cells, exp, history, exp.design.max_repetitions)
+    if exp.design.time_budget_s is not None:
+        # The budget bounds probes and repetitions; warm-ups and work runs come on top.
+        fixed = run_seconds(cells, exp, history, 0)
+        high = min(high, max(low, fixed + exp.design.time_budget_s))
+    return low, high

@@ -1,0 +1,219 @@
+"""The measurement loop of one session of a run.
+
+1. Minimum: `min_repetitions` of every cell, repetitions as the outer loop,
+   configurations shuffled within one (seed recorded), the libraries of a
+   configuration back to back, alternating who goes first (A B, then B A). A
+   configuration's counts are calibrated just before its first batch.
+2. Adaptive (when max_repetitions > min_repetitions): rounds over the configurations
+   still undecided, one more batch each, until each is decided, capped or failing,
+   or the run's time budget is spent.
+3. Work per message: a pair of short extra runs per cell (work.py).
+
+Everything is derived from the files of the run directory (results, calibration,
+work), so a resumed session continues exactly where the last one stopped.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+
+from testbed.sweep import adaptive, calibrate, execute, flamegraphs, store, work
+from testbed.sweep import plan as planmod
+from testbed.sweep.adaptive import Group
+from testbed.sweep.execute import Attempt, Counts
+
+
+def groups_of(cells: list[planmod.Cell]) -> dict[str, Group]:
+    out: dict[str, Group] = {}
+    for c in cells:
+        out.setdefault(c.group, Group(c.group, [])).cells.append(c)
+    return out
+
+
+class Loop:
+    def __init__(self, ctx, rt: execute.Runtime, seed: int, judge: adaptive.Judge | None, progress,
+                 results: store.ResultStore, work_setup: work.WorkSetup | None = None):
+        self.ctx, self.exp, self.rt, self.seed = ctx, ctx.exp, rt, seed
+        self.judge, self.progress, self.results, self.work_setup = judge, progress, results, work_setup
+        self.design = ctx.design
+        self.runnable = set(ctx.libs)
+        self.records, _ = store.read_records(ctx.run_dir / store.RESULTS_NAME)
+        self.done = store.done_keys(self.records)
+        self.cals = calibrate.load(ctx.run_dir)
+        self.groups = groups_of(ctx.cells)
+        self.spent = sum(r.get("wall_seconds", 0.0) for r in self.records) + sum(
+            p.get("wall_seconds", 0.0) for cal in self.cals.values() for p in cal.probes)
+        self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
+                      for e in self.exp.libraries}
+
+    # ------------------------------------------------------------ phases
+
+    def minimum_pairs(self) -> list[tuple[planmod.Cell, int]]:
+        pairs = planmod.order(self.ctx.cells, self.design.min_repetitions, self.seed, self.exp.shuffle,
+                              self.exp.interleave)
+        return [(c, r) for c, r in pairs if c.library_name in self.runnable]
+
+    def run(self) -> None:
+        for _key, batch in itertools.groupby(self.minimum_pairs(), key=lambda p: (p[0].group, p[1])):
+            group = self.groups[_key[0]]
+            if group.stop_reason:
+                continue
+            if self.over_budget():
+                return self.stop_all("budget")
+            self.run_batch(group, list(batch))
+        for group in self.groups.values():
+            self.evaluate(group)
+        if self.design.adaptive:
+            self.adaptive_rounds()
+
+    def adaptive_rounds(self) -> None:
+        rng = random.Random(self.seed + 1)
+        while True:
+            active = [g for g in self.groups.values() if g.stop_reason is None]
+            if not active:
+                return
+            rng.shuffle(active)
+            for group in active:
+                n = adaptive.reps_done(group, self.done, self.runnable)
+                for rep in range(n, self.design.next_look(n)):  # up to the next look
+                    if self.over_budget():
+                        return self.stop_all("budget")
+                    batch = group.batch(rep, self.runnable)
+                    self.progress.grow(len(batch))
+                    self.run_batch(group, batch)
+                    if group.stop_reason:
+                        break
+                self.evaluate(group)
+
+    def over_budget(self) -> bool:
+        budget = self.design.time_budget_s
+        return budget is not None and self.spent >= budget
+
+    def stop_all(self, reason: str) -> None:
+        """Stop every configuration still running. Its verdicts stay those of its last
+        planned look: an extra look here would be one more chance of a false call."""
+        for group in self.groups.values():
+            if group.stop_reason is None:
+                group.stop_reason = reason
+
+    # ------------------------------------------------------------ batches
+
+    def run_batch(self, group: Group, pairs: list[tuple[planmod.Cell, int]]) -> None:
+        todo = [(c, r) for c, r in pairs if (c.cell_id, r) not in self.done]
+        if not todo:
+            return
+        counts = self.counts_for(group)
+        for cell, rep in todo:
+            lib = self.ctx.libs[cell.library_name]
+            att = Attempt(cell, rep, lib.bench_binary(cell.pattern), lib.info.get("build_id", ""),
+                          self.roles[cell.library])
+            rec = execute.run_cell(att, self.rt, counts)
+            if counts.calibrated:
+                rec["target_window_s"] = self.design.min_window_s
+            self.store(rec)
+            self.maybe_flamegraph(cell, rep, lib, counts)
+        if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
+            group.stop_reason = "failing"
+
+    def store(self, rec: dict) -> None:
+        self.results.append(rec)
+        self.records.append(rec)
+        self.done.add((rec["cell_id"], rec["repetition"]))
+        self.spent += rec.get("wall_seconds", 0.0)
+        label = f"{self.ctx.cell_by_id[rec['cell_id']].label} rep{rec['repetition']}"
+        self.progress.advance(label, rec["status"])
+        if rec["status"] != "ok":
+            self.progress.say(f"  failed: {label}: {rec['failure']}")
+
+    def maybe_flamegraph(self, cell, rep: int, lib, counts: Counts) -> None:
+        selectors = self.exp.perf_record
+        if rep == 0 and selectors and any(planmod.matches(s, cell.fields()) for s in selectors):
+            m = self.ctx.manifest
+            entry = flamegraphs.record(cell, lib, self.exp, self.ctx.run_dir, counts, self.rt.cpus)
+            m.flamegraphs.append(entry)
+            m.save(self.ctx.run_dir)
+
+    def evaluate(self, group: Group) -> None:
+        """Look at the group's verdicts, only at the design's planned looks (each look
+        is one chance of a false call, paid for in look_confidence), and decide
+        whether it stops."""
+        n = adaptive.reps_done(group, self.done, self.runnable)
+        if not any(c.library_name in self.runnable for c in group.cells):
+            group.stop_reason = "library-missing"
+        if group.stop_reason or not self.design.is_look(n):
+            return
+        group.decisions = self.judge.judge(group, self.records) if self.judge else []
+        if adaptive.all_decided(group.decisions):
+            group.stop_reason = "decided"
+        elif self.reference_cell(group) is None:
+            group.stop_reason = "reference-missing"
+        elif n >= self.design.max_repetitions:
+            group.stop_reason = "cap" if self.design.adaptive else "fixed"
+
+    # ------------------------------------------------------------ calibration
+
+    def counts_for(self, group: Group) -> Counts:
+        first = group.cells[0]
+        declared = execute.declared_counts(first)
+        if first.kind != "bench" or self.design.min_window_s <= 0:
+            return declared
+        if group.group not in self.cals:
+            self.cals[group.group] = self.calibrate(group, declared)
+        return self.cals[group.group].counts()
+
+    def reference_cell(self, group: Group) -> planmod.Cell | None:
+        return next((c for c in group.cells if c.library == self.exp.reference
+                     and c.library_name in self.runnable), None)
+
+    def calibrate(self, group: Group, declared: Counts) -> calibrate.Calibration:
+        ref = self.reference_cell(group) or next(c for c in group.cells if c.library_name in self.runnable)
+        lib = self.ctx.libs[ref.library_name]
+        binary, build_id = lib.bench_binary(ref.pattern), lib.info.get("build_id", "")
+
+        def probe(counts: Counts) -> dict:
+            return execute.run_cell(Attempt(ref, -1, binary, build_id, "probe"), self.rt, counts)
+
+        cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe)
+        calibrate.append(self.ctx.run_dir, cal)
+        self.spent += sum(p["wall_seconds"] for p in cal.probes)
+        if cal.status != "calibrated":
+            self.progress.say(f"  calibration of {ref.label}: {cal.reason}; declared counts used")
+        return cal
+
+    # ------------------------------------------------------------ work per message
+
+    def measure_work(self) -> None:
+        setup = self.work_setup
+        if setup is None or setup.method is None or self.exp.kind != "bench":
+            return
+        done = work.load(self.ctx.run_dir)
+        rt = self.work_runtime(setup)
+        for group in self.groups.values():
+            counts = self.cals[group.group].counts() if group.group in self.cals else None
+            for cell in group.cells:
+                if cell.cell_id in done or not self.has_ok(cell):
+                    continue
+                timed = (counts or execute.declared_counts(cell)).count
+                n = work.messages_for(setup.method, cell.msg_size, timed)
+                work.append(self.ctx.run_dir, self.work_pair(cell, rt, setup.method, n))
+
+    def has_ok(self, cell) -> bool:
+        return any(r["cell_id"] == cell.cell_id and r["status"] == "ok" for r in self.records)
+
+    def work_runtime(self, setup: work.WorkSetup) -> execute.Runtime:
+        exp = self.exp
+        if setup.method == "callgrind":
+            factor = work.CALLGRIND_TIMEOUT_FACTOR
+            exp = dataclasses.replace(exp, timeout_s=exp.timeout_s * factor,
+                                      bench_timeout_ms=min(3_600_000, exp.bench_timeout_ms * factor))
+        return dataclasses.replace(self.rt, exp=exp, perf=setup.counter)
+
+    def work_pair(self, cell, rt: execute.Runtime, method: str, n: int) -> dict:
+        lib = self.ctx.libs[cell.library_name]
+        att = Attempt(cell, -2, lib.bench_binary(cell.pattern), lib.info.get("build_id", ""), "work")
+        small, large = (execute.run_cell(att, rt, Counts(k, 1, mode="thr")) for k in (n, 2 * n))
+        self.progress.say(f"  work per message ({method}): {cell.label}: "
+                          f"{small['status']}/{large['status']}")
+        return work.record(cell, method, n, small, large)
+

@@ -1,0 +1,81 @@
+"""The end of a session: the manifest's `summary` (what ran, what failed and why, how
+each configuration stopped and what was decided) and the lines printed for people."""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+from testbed.sweep.adaptive import UNDECIDED, Group
+
+MAX_PRINTED_FAILURES = 20
+
+
+def _failures(latest: dict) -> list[dict]:
+    return [{"cell_id": r["cell_id"], "repetition": r["repetition"], "library": r["library"],
+             "pattern": r["pattern"], "transport": r["transport"], "msg_size": r["msg_size"],
+             "config": r["config"], "placement": r.get("placement"), "process_model": r.get("process_model"),
+             "link": r.get("link"), "status": r["status"], "exit_code": r["exit_code"],
+             "failure": r.get("failure", "")}
+            for r in latest.values() if r["status"] != "ok"]
+
+
+def group_entry(group: Group) -> dict:
+    first = group.cells[0]
+    return {"group": group.group, "pattern": first.pattern, "transport": first.transport,
+            "msg_size": first.msg_size, "io_threads": first.io_threads, "config": first.config,
+            "placement": first.placement, "process_model": first.process_model, "link": first.link,
+            "stop_reason": group.stop_reason, "decisions": group.decisions}
+
+
+def decided_counts(groups: list[Group]) -> dict:
+    """metric -> {"decided", "total"} over every comparison of the run."""
+    out: dict[str, dict] = {}
+    for g in groups:
+        for d in g.decisions:
+            entry = out.setdefault(d["metric"], {"decided": 0, "total": 0})
+            entry["total"] += 1
+            entry["decided"] += d["verdict"] != UNDECIDED
+    return out
+
+
+def summarize(records: list[dict], ctx, groups: list[Group], spent_s: float) -> dict:
+    latest: dict = {}
+    for r in records:  # the last attempt of a (cell, repetition) counts
+        latest[(r["cell_id"], r["repetition"])] = r
+    by_status = Counter(r["status"] for r in latest.values())
+    failures = _failures(latest)
+    reps = ctx.design.min_repetitions
+    skipped = sum(reps for c in ctx.cells if c.library_name in ctx.missing)
+    return {"ok": by_status.get("ok", 0), "failed": len(failures), "by_status": dict(by_status),
+            "planned": len(ctx.cells) * reps, "not_run_missing_library": skipped,
+            "missing_libraries": sorted({c.library for c in ctx.cells if c.library_name in ctx.missing}),
+            "wall_seconds": round(sum(r.get("wall_seconds", 0) for r in latest.values()), 1),
+            "spent_seconds": round(spent_s, 1), "budget_seconds": ctx.design.time_budget_s,
+            "stop_reasons": dict(Counter(g.stop_reason or "not stopped" for g in groups)),
+            "decided": decided_counts(groups), "groups": [group_entry(g) for g in groups],
+            "failures": failures}
+
+
+def print_summary(m, run_dir: Path) -> None:
+    s = m.summary
+    out = sys.stderr
+    print(f"\n{m.experiment} ({m.profile}): {m.status}; {s['ok']} ok, {s['failed']} failed runs "
+          f"({s['planned']} planned at the minimum)", file=out)
+    if s["stop_reasons"]:
+        reasons = ", ".join(f"{n} {why}" for why, n in sorted(s["stop_reasons"].items()))
+        print(f"  configurations stopped: {reasons}", file=out)
+    for metric, c in sorted(s["decided"].items()):
+        print(f"  {metric}: {c['decided']} of {c['total']} comparisons decided", file=out)
+    for f in s["failures"][:MAX_PRINTED_FAILURES]:
+        print(f"  {f['status']}: {f['library']} {f['pattern']} {f['transport']} {f['msg_size']}B "
+              f"{f['config']} rep{f['repetition']}: {f['failure']}", file=out)
+    if len(s["failures"]) > MAX_PRINTED_FAILURES:
+        print(f"  ... {len(s['failures']) - MAX_PRINTED_FAILURES} more (manifest.json summary.failures)",
+              file=out)
+    for miss in m.missing_libraries:
+        print(f"  MISSING LIBRARY {miss['label']} ({miss['name']}): {s['not_run_missing_library']} runs "
+              f"not done: {miss['reason']}", file=out)
+    if not m.perf["available"]:
+        print(f"  perf unavailable: {m.perf['reason']} (results carry no counters)", file=out)
+    print(f"raw results: {run_dir}", file=out)

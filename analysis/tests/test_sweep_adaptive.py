@@ -1,0 +1,217 @@
+"""Adaptive repetitions end to end with fake benches and a fake `decide` (the stats
+piece's function is replaced, so the stopping rules are tested on their own): a
+configuration stops when decided, at its cap, or when the run's budget is spent; a
+design that cannot decide is refused or raised; an interrupted run resumes without
+losing or repeating anything."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import types
+from collections import Counter
+from dataclasses import dataclass
+
+import pytest
+
+from test_sweep_support import make_prebuilt, only_run_dir, read_results, write_experiment
+from testbed.sweep import run_cmd
+
+LOOK_CONFIDENCE = 0.99  # what the fake adaptive_design asks every look to use
+FAKES = {"libzmq-4.3.5": {"fake_msgs_per_sec": 1e6, "fake_p50_us": 10.0},
+         "zlink": {"fake_msgs_per_sec": 2e6, "fake_p50_us": 8.0}}
+
+
+@dataclass
+class Decision:
+    verdict: str
+    ratio: float = 1.0
+    low: float = 0.9
+    high: float = 1.1
+    p_value: float = 0.5
+    mde: float = 0.1
+    method: str = "fake"
+
+
+class FakeDecide:
+    """decide() that becomes decisive once both sides have `decided_at` samples."""
+
+    def __init__(self, decided_at: int | None, needed: int = 3, interrupt_after: int | None = None):
+        self.decided_at, self.needed, self.interrupt_after = decided_at, needed, interrupt_after
+        self.calls: list[dict] = []
+
+    def module(self) -> types.ModuleType:
+        mod = types.ModuleType("testbed.results.decide")
+        mod.decide, mod.min_samples = self.decide, lambda confidence: self.needed
+        mod.adaptive_design = self.adaptive_design
+        return mod
+
+    def adaptive_design(self, cap, batch=1, confidence=0.95):
+        """Like the stats piece's: the first look after `needed`, one per `batch` after."""
+        if cap < self.needed:
+            raise ValueError(f"adaptive cap {cap} per side is below the {self.needed} repetitions per side "
+                             "needed for one decisive look")
+        looks = 1 + -(-(cap - self.needed) // batch)
+        return types.SimpleNamespace(start=self.needed, batch=batch, cap=cap, looks=looks,
+                                     look_confidence=LOOK_CONFIDENCE)
+
+    def decide(self, reference, candidate, *, higher_is_better, margin=0.03, confidence=0.95, seed=0):
+        self.calls.append({"reference": list(reference), "candidate": list(candidate),
+                           "higher_is_better": higher_is_better, "margin": margin, "confidence": confidence})
+        if self.interrupt_after is not None and len(self.calls) > self.interrupt_after:
+            raise KeyboardInterrupt
+        n = min(len(reference), len(candidate))
+        decided = self.decided_at is not None and n >= self.decided_at
+        return Decision("SAME" if decided else "AMBIGUOUS")
+
+
+def experiment(tmp_path, run_keys: str, patterns='["PAIR"]'):
+    text = (write_experiment(tmp_path).read_text()
+            .replace("repetitions = 2\n", run_keys + "\n", 1)
+            .replace('patterns = ["PAIR", "PUBSUB"]', f"patterns = {patterns}")
+            .replace("[profiles.quick]\nrepetitions = 1\n", ""))
+    return write_experiment(tmp_path, text)
+
+
+def run(tmp_path, monkeypatch, fake: FakeDecide, exp, *extra: str) -> int:
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES) \
+        if not (tmp_path / "libs.json").exists() else tmp_path / "libs.json"
+    monkeypatch.setenv("TESTBED_PREBUILT", str(listing))
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setitem(sys.modules, "testbed.results.decide", fake.module())
+    parser = argparse.ArgumentParser()
+    run_cmd.add_arguments(parser)
+    args = parser.parse_args([str(exp), "--out", str(tmp_path / "out"), "--no-report",
+                              "--seed", "3", *extra])
+    return run_cmd.main(args)
+
+
+def reps_per_cell(run_dir) -> Counter:
+    return Counter(r["cell_id"] for r in read_results(run_dir))
+
+
+def groups(run_dir) -> list[dict]:
+    return json.loads((run_dir / "manifest.json").read_text())["summary"]["groups"]
+
+
+def test_configurations_stop_once_decided(tmp_path, monkeypatch):
+    fake = FakeDecide(decided_at=4)
+    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 12\nmargin = 0.05")
+    assert run(tmp_path, monkeypatch, fake, exp) == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    # looks at 3, 5, 7, ... (look_every = 2): decidable from 4, seen at the look at 5
+    assert set(reps_per_cell(run_dir).values()) == {5}
+    assert {len(c["reference"]) for c in fake.calls} == {3, 5}
+    assert {g["stop_reason"] for g in groups(run_dir)} == {"decided"}
+    assert all(d["verdict"] == "SAME" for g in groups(run_dir) for d in g["decisions"])
+    # decide saw the reference's and the candidate's own figures, each metric the right way up
+    thr = [c for c in fake.calls if c["higher_is_better"]]
+    lat = [c for c in fake.calls if not c["higher_is_better"]]
+    assert thr and lat and all(c["margin"] == 0.05 and c["confidence"] == LOOK_CONFIDENCE for c in fake.calls)
+    assert set(thr[-1]["reference"]) == {1e6} and set(thr[-1]["candidate"]) == {2e6}
+    assert set(lat[-1]["reference"]) == {10.0} and set(lat[-1]["candidate"]) == {8.0}
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["status"] == "complete" and m["summary"]["decided"]["throughput"] == {"decided": 4, "total": 4}
+
+
+def test_undecided_configurations_stop_at_their_cap(tmp_path, monkeypatch):
+    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 6")
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None), exp) == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    assert set(reps_per_cell(run_dir).values()) == {6}
+    assert {g["stop_reason"] for g in groups(run_dir)} == {"cap"}
+    # interleaved: within each configuration the two libraries alternate who goes first
+    recs = [r for r in read_results(run_dir) if r["pattern"] == "PAIR" and r["msg_size"] == 64
+            and r["config"] == "baseline"]
+    firsts = [recs[i]["library"] for i in range(0, len(recs), 2)]
+    assert firsts == ["libzmq-4.3.5", "zlink"] * 3
+
+
+def test_the_time_budget_stops_the_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_BENCH_SLEEP", "0.1")
+    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 100\ntime_budget_s = 4")
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None), exp) == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert {g["stop_reason"] for g in groups(run_dir)} == {"budget"}
+    # the budget is checked before each batch: it overshoots by at most one batch (two runs)
+    longest = max(r["wall_seconds"] for r in read_results(run_dir))
+    assert 4 <= m["summary"]["spent_seconds"] <= 4 + 2 * longest + 0.1
+    assert max(reps_per_cell(run_dir).values()) < 100
+
+
+def test_a_design_that_cannot_decide_is_refused_or_raised(tmp_path, monkeypatch, capsys):
+    exp = experiment(tmp_path, "min_repetitions = 2\nmax_repetitions = 4")
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None, needed=5), exp) == 2
+    err = capsys.readouterr().err
+    assert "run.max_repetitions: adaptive cap 4 per side is below the 5 repetitions" in err
+    assert "allowed: a larger cap" in err
+    raised = experiment(tmp_path, "min_repetitions = 2\nmax_repetitions = 6")
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None, needed=4), raised, "--dry-run") == 0
+    assert "min_repetitions raised from 2 to 4" in capsys.readouterr().err
+    fixed = experiment(tmp_path, "repetitions = 2")
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None, needed=4), fixed) == 0
+    assert "repetitions raised from 2 to 4" in capsys.readouterr().err
+    run_dir = only_run_dir(tmp_path / "out")
+    assert set(reps_per_cell(run_dir).values()) == {4}
+    assert {g["stop_reason"] for g in groups(run_dir)} == {"fixed"}
+
+
+def test_an_interrupted_adaptive_run_resumes_where_it_stopped(tmp_path, monkeypatch):
+    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 10\nlook_every = 1")
+    interrupted = FakeDecide(decided_at=6, interrupt_after=9)
+    assert run(tmp_path, monkeypatch, interrupted, exp) == 130
+    run_dir = only_run_dir(tmp_path / "out")
+    before = read_results(run_dir)
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
+    assert 0 < len(before) < 6 * 8
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=6), exp, "--resume", str(run_dir)) == 0
+    after = read_results(run_dir)
+    assert after[: len(before)] == before  # nothing measured was lost or redone
+    keys = [(r["cell_id"], r["repetition"]) for r in after]
+    assert len(keys) == len(set(keys))
+    assert set(reps_per_cell(run_dir).values()) == {6}
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["status"] == "complete" and len(m["sessions"]) == 2
+    assert {g["stop_reason"] for g in groups(run_dir)} == {"decided"}
+
+
+@pytest.mark.parametrize("window", [0.5, 0.2])
+def test_calibration_gives_every_library_the_reference_count(tmp_path, monkeypatch, window):
+    text = experiment(tmp_path, "repetitions = 3").read_text()
+    exp = write_experiment(tmp_path, text.replace("min_window_s = 0", f"min_window_s = {window}"))
+    assert run(tmp_path, monkeypatch, FakeDecide(decided_at=3), exp) == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    recs = read_results(run_dir)
+    cals = [json.loads(line) for line in (run_dir / "calibration.jsonl").read_text().splitlines()]
+    assert len(cals) == len({r["group"] for r in recs}) == 4
+    assert {c["library"] for c in cals} == {"libzmq-4.3.5"} and {c["status"] for c in cals} == {"calibrated"}
+    for cal in cals:
+        group = [r for r in recs if r["group"] == cal["group"]]
+        assert {(r["count"], r["lat_count"]) for r in group} == {(cal["count"], cal["lat_count"])}
+        assert {r["library"] for r in group} == {"libzmq-4.3.5", "zlink"}
+        assert all(r["calibrated"] for r in group)
+        # the reference's timed window (count / 1e6 msg/s) now lasts the target with headroom
+        assert cal["count"] / 1e6 == pytest.approx(window * 1.2, rel=0.01)
+        assert cal["lat_count"] * 2 * 10.0 / 1e6 == pytest.approx(window * 1.2, rel=0.01)
+        assert len(cal["probes"]) == 2  # the 1 ms first window was too short to scale from
+
+
+def test_with_the_stats_piece_decide_a_large_effect_is_decided_at_the_first_look(tmp_path, monkeypatch):
+    """No fake here: the real testbed.results.decide judges fake benches whose zlink is
+    2x faster (and 20% quicker to answer) than libzmq, with 1% noise."""
+    from testbed.results import decide as real
+    fakes = {lib: {**figures, "fake_noise": 0.01} for lib, figures in FAKES.items()}
+    make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, fakes)
+    exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 12")
+    fake = FakeDecide(None)
+    fake.module = lambda: real  # run() installs "the module": here the real one
+    assert run(tmp_path, monkeypatch, fake, exp) == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    plan = real.adaptive_design(12, 2, confidence=0.95)
+    assert set(reps_per_cell(run_dir).values()) == {max(3, plan.start)}
+    for g in groups(run_dir):
+        assert g["stop_reason"] == "decided"
+        assert {d["verdict"] for d in g["decisions"]} == {"FAST"}
+        thr = next(d for d in g["decisions"] if d["metric"] == "throughput")
+        assert 1.9 < thr["ratio"] < 2.1 and thr["confidence"] == pytest.approx(plan.look_confidence)

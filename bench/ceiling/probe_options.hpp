@@ -1,0 +1,33 @@
+// Command line of ceiling_probe: the same process model, placement, message sizes
+// and socket-buffer flags as the bench cells it bounds (bench/README.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../common/options.hpp"
+
+namespace bench {
+
+struct ProbeOptions {
+    std::vector<std::size_t> sizes{64, 1024, 65536, 262144};
+    std::vector<std::string> transports{"tcp", "ipc", "inproc"};
+    std::uint64_t bytes = 256ULL << 20;  // streamed per throughput row (plus a tenth of warm-up)
+    std::uint64_t lat_samples = 2000;
+    std::size_t write_size = 0;          // 0: by message size (see probes.hpp)
+    int timeout_ms = 10000;
+    int sndbuf = -1, rcvbuf = -1;        // SO_SNDBUF/SO_RCVBUF as ZMQ_SNDBUF/RCVBUF would set them
+    Mode mode = Mode::both;
+    Role role = Role::both;
+    ProcessModel process_model = ProcessModel::one_process;
+    std::string bind, connect;           // role processes: the one stream endpoint
+    Pin pin_sender, pin_receiver;
+    CpuList allowed;
+};
+
+// Parses argv; bad input: one line naming it plus the usage on stderr, exit 2.
+ProbeOptions parse_probe_options(int argc, char** argv);
+
+}  // namespace bench

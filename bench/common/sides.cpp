@@ -1,0 +1,276 @@
+#include "sides.hpp"
+
+#include <zmq.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "clock.hpp"
+#include "endpoint.hpp"
+#include "payload.hpp"
+#include "placement.hpp"
+#include "zmq_end.hpp"
+
+namespace bench {
+
+namespace {
+
+constexpr int kReceiverSlot = 0, kSenderSlot = 1;
+
+// Where the injected faults strike: the middle of the measured messages, on a
+// sampled sequence number so that `corrupt` hits a fully checked body.
+std::uint64_t fault_seq(const Options& o) {
+    std::uint64_t s = o.warmup + o.count / 2;
+    s -= s % kSamplePeriod;
+    return s < o.warmup ? o.warmup + o.count / 2 : s;
+}
+
+// What both sides must agree on before anything runs (the hello).
+std::string run_settings(const Options& o, const char* pattern) {
+    std::ostringstream s;
+    s << "pattern=" << pattern << " transport=" << to_string(o.transport) << " size=" << o.size
+      << " count=" << o.count << " warmup=" << o.warmup << " lat_count=" << o.lat_count
+      << " lat_warmup=" << o.lat_warmup << " mode=" << to_string(o.mode);
+    return s.str();
+}
+
+// Seconds as text without losing precision (they cross the Link as text).
+std::string exact(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+std::map<std::string, std::string> settings_map(const std::string& text) {
+    std::map<std::string, std::string> m;
+    std::istringstream in(text);
+    for (std::string kv; in >> kv;) {
+        const auto eq = kv.find('=');
+        m[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    }
+    return m;
+}
+
+// "" when they agree, else "count: receiver 1000, sender 2000; ..."
+std::string settings_mismatch(const std::string& receiver, const std::string& sender) {
+    const auto r = settings_map(receiver), s = settings_map(sender);
+    std::string out;
+    for (const auto& [key, value] : r) {
+        const auto it = s.find(key);
+        const std::string mine = it == s.end() ? "(none)" : it->second;
+        if (mine != value) out += (out.empty() ? "" : "; ") + key + ": receiver " + value + ", sender " + mine;
+    }
+    return out;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> parts;
+    std::string part;
+    std::istringstream in(text);
+    while (std::getline(in, part, sep)) parts.push_back(part);
+    return parts;
+}
+
+// Creates the side's context and sockets on this (pinned) thread.
+template <typename Make>
+Side build_side(const SideEnv& env, Make make) {
+    return make(env.contexts.for_side());
+}
+
+ThroughputResult receive_throughput(End& b, const SideEnv& env) {
+    const Options& o = env.o;
+    env.wd.set_phase("throughput");
+    const std::string drop_hint = env.spec.traits.drops_at_hwm && o.hwm > 0
+        ? " (this pattern drops messages at the high-water mark by design; a lossless run needs --hwm 0)"
+        : "";
+    // A lost last message leaves the receiver waiting: the timeout says why.
+    set_timeout_hint(drop_hint);
+    Verifier verifier(o.size);
+    VerifyState& vs = verify_state();
+    vs.expected = o.count;
+    const std::uint64_t total = o.warmup + o.count;
+    ProgressSlot& progress = env.wd.slot(kReceiverSlot);
+    Clock::time_point start{}, end{};
+    for (std::uint64_t i = 0; i < total; ++i) {
+        if (i + 1 == o.warmup) env.link.post(Signal::go);  // all but the last warm-up are in
+        const View m = b.recv();
+        if (!verifier.check(m.data, m.size, i)) exit_verify("throughput: " + verifier.error() + drop_hint);
+        // The clock starts at the last warm-up message, so the window holds exactly
+        // `count` messages, and stops at the last one (before a lockstep reply).
+        if (i + 1 == o.warmup) start = Clock::now();
+        if (i + 1 == total) end = Clock::now();
+        if (env.spec.traits.lockstep) b.send_back();
+        if (i >= o.warmup) ++vs.received;
+        progress.kick();
+    }
+    set_timeout_hint("");
+    return ThroughputResult{o.count, o.warmup, seconds_between(start, end), 0.0};
+}
+
+double send_throughput(End& a, const SideEnv& env) {
+    const Options& o = env.o;
+    env.wd.set_phase("throughput");
+    PayloadMaker maker(o.size);
+    Verifier replies(o.size);
+    const std::uint64_t total = o.warmup + o.count;
+    const std::uint64_t bad = fault_seq(o);
+    ProgressSlot& progress = env.wd.slot(kSenderSlot);
+    Clock::time_point start{};
+    a.begin_burst();
+    for (std::uint64_t i = 0; i < total; ++i) {
+        if (i + 1 == o.warmup) {
+            a.end_burst();  // a batching peer must hand over what the receiver waits for
+            env.link.wait(Signal::go);
+            a.begin_burst();
+        }
+        if (i == o.warmup) start = Clock::now();
+        std::uint64_t seq = i;
+        if (o.fault != Fault::none && i >= bad) {
+            if (o.fault == Fault::skip) seq = i + 1;  // one sequence number never sent
+            if (o.fault == Fault::stall)              // the peer goes quiet
+                for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        }
+        a.send((o.fault == Fault::corrupt && i == bad) ? maker.make_corrupt(seq) : maker.make(seq), o.size);
+        if (env.spec.traits.lockstep) {
+            const View r = a.recv();
+            if (!replies.check(r.data, r.size, seq)) exit_verify("throughput (reply): " + replies.error());
+        }
+        progress.kick();
+    }
+    a.end_burst();
+    return seconds_between(start, Clock::now());
+}
+
+void echo_latency(End& b, const SideEnv& env) {
+    env.wd.set_phase("latency");
+    Verifier verifier(env.o.size);
+    const std::uint64_t total = env.o.lat_warmup + env.o.lat_count;
+    for (std::uint64_t i = 0; i < total; ++i) {
+        const View m = b.recv();
+        if (!verifier.check(m.data, m.size, i)) exit_verify("latency (echo side): " + verifier.error());
+        b.send_back();
+        env.wd.slot(kReceiverSlot).kick();
+    }
+}
+
+LatencyResult measure_latency(End& a, const SideEnv& env) {
+    const Options& o = env.o;
+    env.wd.set_phase("latency");
+    PayloadMaker maker(o.size);
+    Verifier verifier(o.size);
+    VerifyState& vs = verify_state();
+    vs.lat_expected = o.lat_count;
+    const std::uint64_t total = o.lat_warmup + o.lat_count;
+    std::vector<double> samples;
+    samples.reserve(o.lat_count);
+    for (std::uint64_t i = 0; i < total; ++i) {
+        const std::uint8_t* msg = maker.make(i);
+        const auto t0 = Clock::now();
+        a.send(msg, o.size);
+        const View back = a.recv();
+        const auto t1 = Clock::now();
+        if (!verifier.check(back.data, back.size, i)) exit_verify("latency (client side): " + verifier.error());
+        if (i >= o.lat_warmup) {
+            samples.push_back(microseconds_between(t0, t1) / 2.0);
+            ++vs.lat_received;
+        }
+        env.wd.slot(kSenderSlot).kick();
+    }
+    return LatencyResult{o.lat_warmup, summarize(samples)};
+}
+
+// The endpoints the sending side connects to: the primary as --connect says (or as
+// bound), the others as bound, on --connect's host.
+std::vector<std::string> sender_endpoints(const Options& o, const std::vector<std::string>& bound) {
+    std::vector<std::string> out = bound;
+    if (!o.connect.empty() && !out.empty()) {
+        Endpoint connect;
+        std::string error;
+        parse_endpoint(o.connect, connect, error);
+        out[0] = o.connect;
+        for (std::size_t i = 1; i < out.size(); ++i) out[i] = rehome(out[i], connect);
+    }
+    return out;
+}
+
+}  // namespace
+
+void* ContextPool::for_side() {
+    std::lock_guard lock(m_);
+    if (shared_ && !contexts_.empty()) return contexts_.front();
+    void* ctx = zmq_ctx_new();
+    if (!ctx) exit_zmq_error("zmq_ctx_new");
+    if (zmq_ctx_set(ctx, ZMQ_IO_THREADS, io_threads_) != 0) exit_zmq_error("zmq_ctx_set ZMQ_IO_THREADS");
+    contexts_.push_back(ctx);
+    return ctx;
+}
+
+void ContextPool::terminate_all() {
+    std::lock_guard lock(m_);
+    for (void* ctx : contexts_)
+        if (zmq_ctx_term(ctx) != 0) exit_zmq_error("zmq_ctx_term");
+    contexts_.clear();
+}
+
+ReceiverOutcome run_receiving_side(const SideEnv& env) {
+    const Options& o = env.o;
+    env.wd.set_phase("connect");
+    ReceiverOutcome out;
+    const std::string bind = o.bind.empty() ? fresh_endpoint(o.transport) : o.bind;
+    // Library threads that appear until the sender is told to start are this side's.
+    const std::vector<int> before = list_tids();
+    out.side = build_side(env, [&](void* ctx) { return env.spec.make_receiver(ctx, o, bind); });
+    thread_census().attribute_new(before, "library:receiver");
+    std::string hello = run_settings(o, env.spec.traits.name);
+    for (const auto& ep : out.side.bound) hello += "|" + ep;
+    env.link.post(Signal::hello, hello);
+    env.link.wait(Signal::hello_ok);
+    env.wd.set_phase("handshake");
+    out.side.end->establish(env.link, false, o.timeout_ms);
+    if (o.mode != Mode::lat) {
+        out.thr = receive_throughput(*out.side.end, env);
+        out.thr->sender_seconds = std::stod(env.link.wait(Signal::sent));
+        env.link.post(Signal::thr_done, exact(out.thr->receiver_seconds));
+    }
+    if (o.mode != Mode::thr) echo_latency(*out.side.end, env);
+    env.wd.set_phase("end of run");
+    env.link.wait(Signal::finished);
+    return out;
+}
+
+SenderOutcome run_sending_side(const SideEnv& env) {
+    const Options& o = env.o;
+    env.wd.set_phase("connect");
+    const std::vector<std::string> hello = split(env.link.wait(Signal::hello), '|');
+    if (const std::string diff = settings_mismatch(hello.at(0), run_settings(o, env.spec.traits.name)); !diff.empty())
+    {
+        const std::string why = "the receiver and the sender were started with different settings: " + diff;
+        env.link.refuse(why);
+        exit_usage(why);
+    }
+    SenderOutcome out;
+    const std::vector<std::string> endpoints =
+        sender_endpoints(o, std::vector<std::string>(hello.begin() + 1, hello.end()));
+    // Library threads that appear from here to the end of the handshake are this
+    // side's: the receiving side has set up, and a connect may start helper threads
+    // later (an Asio resolver thread is started by the IO thread, for instance).
+    const std::vector<int> before = list_tids();
+    out.side = build_side(env, [&](void* ctx) { return env.spec.make_sender(ctx, o, endpoints); });
+    env.link.post(Signal::hello_ok);
+    env.wd.set_phase("handshake");
+    out.side.end->establish(env.link, true, o.timeout_ms);
+    thread_census().attribute_new(before, "library:sender");
+    if (o.mode != Mode::lat) {
+        out.sender_seconds = send_throughput(*out.side.end, env);
+        env.link.post(Signal::sent, exact(*out.sender_seconds));
+        env.wd.set_phase("throughput (receiver still receiving)");
+        env.link.wait(Signal::thr_done);
+    }
+    if (o.mode != Mode::thr) out.lat = measure_latency(*out.side.end, env);
+    env.link.post(Signal::finished);
+    return out;
+}
+
+}  // namespace bench

@@ -1,0 +1,2 @@
+// Fixture for the layering self-test: core must not include sockets/.
+#include "sockets/pair.hpp"

@@ -1,0 +1,82 @@
+#include "transport/connecter.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+namespace zlink {
+
+connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std::string address,
+                         const options_t &opts, connecter_host &host)
+    : ioc_(ioc),
+      family_(family),
+      address_(std::move(address)),
+      opts_(opts),
+      host_(&host),
+      ivl_(opts.reconnect_ivl),
+      retry_timer_(ioc) {}
+
+void connecter_t::attempt() {
+    if (cancelled_)
+        return;
+    family_.resolve(ioc_, address_, opts_,
+                    [self = shared_from_this()](const asio::error_code &ec,
+                                                const stream_family::endpoint_type &ep) {
+                        self->on_resolved(ec, ep);
+                    });
+}
+
+void connecter_t::on_resolved(const asio::error_code &ec, const stream_family::endpoint_type &ep) {
+    if (cancelled_)
+        return;
+    if (ec)
+        return host_->connect_failed(ec);
+    sock_.emplace(ioc_);
+    sock_->async_connect(ep, [self = shared_from_this()](const asio::error_code &ec2) {
+        self->on_connected(ec2);
+    });
+}
+
+void connecter_t::on_connected(const asio::error_code &ec) {
+    if (cancelled_)
+        return;
+    if (ec) {
+        asio::error_code ignore;
+        sock_->close(ignore);
+        sock_.reset();
+        return host_->connect_failed(ec);
+    }
+    connecter_host::socket_type sock = std::move(*sock_);
+    sock_.reset();
+    asio::error_code ignore;
+    sock.non_blocking(true, ignore);
+    family_.tune(sock.native_handle(), opts_);
+    host_->connected(std::move(sock));
+}
+
+void connecter_t::attempt_later() {
+    if (cancelled_)
+        return;
+    const int wait = std::max(ivl_, 1);
+    if (opts_.reconnect_ivl_max > opts_.reconnect_ivl)
+        ivl_ = std::min(ivl_ * 2, opts_.reconnect_ivl_max);
+    retry_timer_.expires_after(std::chrono::milliseconds(wait));
+    retry_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
+        if (ec || self->cancelled_)
+            return;
+        self->host_->connect_retrying();
+        self->attempt();
+    });
+}
+
+void connecter_t::cancel() {
+    cancelled_ = true;
+    retry_timer_.cancel();
+    if (sock_) {
+        asio::error_code ignore;
+        sock_->close(ignore);
+        sock_.reset();
+    }
+}
+
+}  // namespace zlink

@@ -1,0 +1,60 @@
+// connecter_t: the connect side's way to a connection: resolve the address,
+// connect, and on failure try again after RECONNECT_IVL, doubling up to
+// RECONNECT_IVL_MAX.  It hands each connected, tuned stream socket to its
+// host (the session), which builds an engine around it.
+//
+// One attempt is in flight at a time.  The host calls cancel() before it
+// goes away; completions after that do nothing (they hold the connecter, not
+// the host).
+//
+// Hook for the api piece: ZMQ_CONNECT_TIMEOUT belongs in attempt() (a timer
+// beside async_connect that closes the socket and reports a failure).
+#pragma once
+#include <asio/generic/stream_protocol.hpp>
+#include <asio/steady_timer.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/options.hpp"
+#include "transport/stream_family.hpp"
+
+namespace zlink {
+
+class connecter_host {
+public:
+    using socket_type = asio::generic::stream_protocol::socket;
+    virtual ~connecter_host() = default;
+    virtual void connected(socket_type sock) = 0;              // ZMQ_EVENT_CONNECTED
+    virtual void connect_failed(const asio::error_code &ec) = 0;  // CONNECT_DELAYED
+    virtual void connect_retrying() = 0;                          // CONNECT_RETRIED
+};
+
+class connecter_t final : public std::enable_shared_from_this<connecter_t> {
+public:
+    connecter_t(asio::io_context &ioc, const stream_family &family, std::string address,
+                const options_t &opts, connecter_host &host);
+    // Resolve and connect now.
+    void attempt();
+    // Attempt again after the current back-off interval, then double it.
+    void attempt_later();
+    // A connection got through the handshake: the next failure waits RECONNECT_IVL again.
+    void reset_backoff() { ivl_ = opts_.reconnect_ivl; }
+    void cancel();
+
+private:
+    void on_resolved(const asio::error_code &ec, const stream_family::endpoint_type &ep);
+    void on_connected(const asio::error_code &ec);
+
+    asio::io_context &ioc_;
+    const stream_family &family_;
+    std::string address_;
+    options_t opts_;
+    connecter_host *host_;
+    int ivl_;
+    bool cancelled_ = false;
+    std::optional<connecter_host::socket_type> sock_;
+    asio::steady_timer retry_timer_;
+};
+
+}  // namespace zlink

@@ -1,0 +1,629 @@
+#include "transport/engine.hpp"
+
+#include <algorithm>
+#include <asio/write.hpp>
+#include <cstring>
+#include <utility>
+
+#include "wire/command.hpp"
+#include "wire/error.hpp"
+#include "wire/mechanism.hpp"
+#include "zmq.h"
+
+namespace zlink {
+
+namespace {
+using steady = std::chrono::steady_clock;
+// Bodies at least this large that are still missing after the buffered bytes
+// are read by the kernel directly into the message.
+constexpr size_t in_place_threshold = 1024;
+
+uint64_t max_body(const options_t &o) {
+    return o.maxmsgsize >= 0 ? static_cast<uint64_t>(o.maxmsgsize)
+                             : wire::frame_decoder::unlimited;
+}
+
+size_t batch_bytes(int configured) { return static_cast<size_t>(std::max(configured, 256)); }
+
+std::span<const uint8_t> bytes_of(const msg_t &m) {
+    return {static_cast<const uint8_t *>(m.data()), m.size()};
+}
+
+int monitor_event(wire::failure_event e) {
+    switch (e) {
+    case wire::failure_event::auth: return ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    case wire::failure_event::no_detail: return ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL;
+    case wire::failure_event::protocol: break;
+    }
+    return ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+}
+}  // namespace
+
+engine_t::engine_t(socket_type sock, const options_t &opts, std::unique_ptr<wire::handshake> hs,
+                   engine_host &host)
+    : sock_(std::move(sock)),
+      opts_(opts),
+      host_(&host),
+      hs_(std::move(hs)),
+      raw_(!hs_),
+      dec_(max_body(opts)),
+      enc_(batch_bytes(opts.out_batch)),
+      handshake_timer_(sock_.get_executor()),
+      heartbeat_timer_(sock_.get_executor()) {
+    in_msg_.init();
+    inbuf_.resize(batch_bytes(opts.in_batch));
+}
+
+engine_t::~engine_t() {
+    in_msg_.close();
+    release_in_flight();
+}
+
+// ------------------------------------------------------------------ lifecycle
+
+void engine_t::start() {
+    auto self = shared_from_this();
+    last_recv_ = steady::now();
+    if (raw_) {
+        ready_ = true;
+        host_->engine_ready(peer_info{});
+    } else
+        arm_handshake_timer();
+    pump_out();
+    start_read();
+}
+
+void engine_t::terminate() {
+    if (stopped_)
+        return;
+    stopped_ = true;
+    asio::error_code ignore;
+    sock_.shutdown(asio::socket_base::shutdown_both, ignore);
+    sock_.close(ignore);
+    handshake_timer_.cancel();
+    heartbeat_timer_.cancel();
+}
+
+void engine_t::stop(engine_end why) {
+    if (stopped_)
+        return;
+    terminate();
+    host_->engine_stopped(why);
+}
+
+void engine_t::fail(const char *reason, int event, int value) {
+    stop(engine_end{ready_, event, value, false, reason});
+}
+
+void engine_t::close_after_flush() {
+    auto self = shared_from_this();
+    if (stopped_)
+        return;
+    close_after_flush_ = true;
+    if (!ready_)
+        return stop(engine_end{false, 0, 0, true, "closed before the handshake"});
+    pump_out();
+}
+
+void engine_t::restart_input() {
+    auto self = shared_from_this();
+    if (!input_blocked_ || stopped_)
+        return;
+    input_blocked_ = false;
+    if (raw_)
+        return process_raw_input();
+    process_input();
+}
+
+void engine_t::restart_output() {
+    auto self = shared_from_this();
+    if (!stopped_)
+        pump_out();
+}
+
+// ------------------------------------------------------------------ handshake
+
+void engine_t::arm_handshake_timer() {
+    if (opts_.handshake_ivl <= 0)
+        return;
+    // A peer that never completes the handshake must not hold a connection.
+    handshake_timer_.expires_after(std::chrono::milliseconds(opts_.handshake_ivl));
+    handshake_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
+        if (!ec && !self->stopped_ && !self->ready_)
+            self->fail("handshake timeout", ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+    });
+}
+
+// Feeds buffered bytes to the handshake until it is done, failed, waiting for
+// ZAP, or out of bytes.
+void engine_t::advance_handshake() {
+    in_handshake_ = true;
+    for (;;) {
+        in_begin_ += hs_->feed({inbuf_.data() + in_begin_, in_end_ - in_begin_});
+        if (hs_->failed()) {
+            in_handshake_ = false;
+            return handshake_failed();
+        }
+        const wire::zap_request *zap = hs_->zap_pending();
+        if (!zap || zap_asked_)
+            break;
+        zap_asked_ = true;
+        host_->zap_request(*zap);  // may answer at once (zap_answer re-enters here)
+        if (stopped_)
+            return;
+    }
+    in_handshake_ = false;
+    pump_out();  // our READY, once the greeting was accepted
+    if (stopped_ || hs_->zap_pending())
+        return;  // waiting for zap_answer()
+    if (hs_->done())
+        return handshake_done();
+    start_read();
+}
+
+void engine_t::zap_answer(const wire::zap_reply &reply) {
+    auto self = shared_from_this();
+    if (stopped_ || !hs_)
+        return;
+    hs_->zap_answer(reply);
+    zap_asked_ = false;
+    if (!in_handshake_)
+        advance_handshake();
+}
+
+void engine_t::handshake_failed() {
+    // The event and value libzmq 4.3.5 reports for this failure (AUTH with the ZAP
+    // status code, NO_DETAIL with EFAULT without a ZAP handler, else PROTOCOL).
+    const auto f = wire::classify_failure(hs_->error(), hs_->error_detail());
+    engine_end why{false, monitor_event(f.event), static_cast<int>(f.value), false,
+                   wire::to_string(hs_->error())};
+    if (hs_->outgoing().empty())
+        return stop(why);
+    // RFC 37: send our ERROR command before closing.
+    failing_ = why;
+    failing_set_ = true;
+    pump_out();
+}
+
+void engine_t::handshake_done() {
+    handshake_timer_.cancel();
+    ready_ = true;
+    peer_version_ = hs_->peer_version();
+    tf_ = hs_->transform();
+    peer_info peer;
+    peer.socket_type = static_cast<int>(hs_->peer_socket_type());
+    auto id = hs_->peer_routing_id();
+    peer.routing_id.assign(reinterpret_cast<const char *>(id.data()), id.size());
+    peer.metadata = hs_->peer_metadata();
+    host_->engine_ready(peer);
+    if (stopped_)
+        return;
+    arm_heartbeat();
+    process_input();  // frames that came with the peer's READY
+    pump_out();
+}
+
+// ---------------------------------------------------------------------- input
+
+void engine_t::start_read() {
+    if (reading_ || input_blocked_ || stopped_)
+        return;
+    if (in_begin_ == in_end_)
+        in_begin_ = in_end_ = 0;
+    auto handler = [self = shared_from_this()](const asio::error_code &ec, size_t n) {
+        self->on_read(ec, n);
+    };
+    auto rem = dec_.body_remaining();
+    if (ready_ && !raw_ && in_begin_ == in_end_ && rem.size() >= in_place_threshold) {
+        // Zero copy: the kernel writes straight into the message body.
+        body_in_place_ = true;
+        reading_ = true;
+        sock_.async_read_some(asio::buffer(rem.data(), rem.size()), std::move(handler));
+        return;
+    }
+    if (in_end_ == inbuf_.size()) {
+        std::memmove(inbuf_.data(), inbuf_.data() + in_begin_, in_end_ - in_begin_);
+        in_end_ -= in_begin_;
+        in_begin_ = 0;
+    }
+    reading_ = true;
+    sock_.async_read_some(asio::buffer(inbuf_.data() + in_end_, inbuf_.size() - in_end_),
+                          std::move(handler));
+}
+
+void engine_t::on_read(const asio::error_code &ec, size_t n) {
+    reading_ = false;
+    if (stopped_)
+        return;
+    if (ec)
+        return fail(ec == asio::error::eof ? "peer closed the connection" : "read failed", 0);
+    last_recv_ = steady::now();
+    if (body_in_place_) {
+        body_in_place_ = false;
+        if (dec_.body_filled(n) == wire::frame_decoder::step::frame)
+            frame_complete();
+    } else
+        in_end_ += n;
+    if (raw_)
+        return process_raw_input();
+    if (!ready_)
+        return advance_handshake();
+    process_input();
+}
+
+// STREAM: every read is one message of raw bytes.
+void engine_t::process_raw_input() {
+    if (!in_msg_ready_) {
+        in_msg_.close();
+        if (in_msg_.init_buffer(inbuf_.data() + in_begin_, in_end_ - in_begin_) != 0)
+            return fail("out of memory", 0);
+        in_begin_ = in_end_ = 0;
+        in_msg_ready_ = true;
+    }
+    const bool taken = host_->push_frame(in_msg_);
+    if (taken)
+        in_msg_ready_ = false;
+    else
+        input_blocked_ = true;
+    host_->flush_frames();
+    start_read();
+}
+
+// Decodes what is buffered, publishes it with one flush, reads on.
+void engine_t::process_input() {
+    decode_frames();
+    if (stopped_)
+        return;
+    host_->flush_frames();  // one wake-up for the whole batch (also when blocked)
+    start_read();
+}
+
+// Returns false when it had to stop (host full, or the connection failed).
+bool engine_t::decode_frames() {
+    using step = wire::frame_decoder::step;
+    for (;;) {
+        if (in_msg_ready_ && !deliver_frame())
+            return false;
+        if (stopped_)
+            return false;
+        size_t used = 0;
+        step s = dec_.decode({inbuf_.data() + in_begin_, in_end_ - in_begin_}, used);
+        in_begin_ += used;
+        switch (s) {
+        case step::header: {
+            const size_t size = static_cast<size_t>(dec_.header().size);
+            in_msg_.close();
+            if (in_msg_.init_size(size) != 0) {
+                fail("out of memory", 0);
+                return false;
+            }
+            dec_.set_body({static_cast<uint8_t *>(in_msg_.data()), size});
+            break;
+        }
+        case step::frame: frame_complete(); break;
+        case step::error:
+            fail(wire::to_string(dec_.error()), ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+            return false;
+        case step::need_more: return true;
+        }
+    }
+}
+
+void engine_t::frame_complete() {
+    if (tf_)
+        return open_frame();
+    const auto &h = dec_.header();
+    in_msg_ready_ = true;
+    in_cmd_ = h.command();
+    if (h.more())
+        in_msg_.set_flags(msg_t::more);
+}
+
+// With a frame transform every received frame is a protected one (CURVE: a
+// MESSAGE command); a frame in clear is refused, never delivered. The
+// plaintext's flags say whether it is a message part or a command.
+void engine_t::open_frame() {
+    std::uint8_t flags = 0;
+    opened_.clear();
+    const auto e = tf_->open(bytes_of(in_msg_), flags, opened_);
+    if (e != wire::wire_error::none) {
+        const auto f = wire::classify_failure(e, {});
+        return fail(wire::to_string(e), ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL, static_cast<int>(f.value));
+    }
+    msg_t m;
+    if (m.init_buffer(opened_.data(), opened_.size()) != 0)
+        return fail("out of memory", 0);
+    if (flags & wire::frame_flag::more)
+        m.set_flags(msg_t::more);
+    in_msg_.move(m);
+    in_msg_ready_ = true;
+    in_cmd_ = (flags & wire::frame_flag::command) != 0;
+}
+
+// Hands the decoded frame to the host (commands are handled here first).
+bool engine_t::deliver_frame() {
+    if (in_cmd_) {
+        in_cmd_ = false;
+        if (!handle_command())
+            return false;
+        if (!in_msg_ready_)
+            return true;  // consumed here
+    }
+    if (!host_->push_frame(in_msg_)) {
+        input_blocked_ = true;  // resume on restart_input
+        return false;
+    }
+    in_msg_ready_ = false;
+    return true;
+}
+
+// Returns false when the connection failed.  Leaves in_msg_ready_ set when the
+// command became a message for the host (subscriptions, opened MESSAGEs).
+bool engine_t::handle_command() {
+    wire::command_view cv;
+    auto body = bytes_of(in_msg_);
+    if (wire::parse_command(body, cv) != wire::wire_error::none) {
+        fail("malformed command", ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+        return false;
+    }
+    switch (cv.kind) {
+    case wire::command_kind::subscribe:
+    case wire::command_kind::cancel: {
+        // To the socket in message form: \x01/\x00 + topic.
+        msg_t m;
+        if (m.init_size(cv.data.size() + 1) != 0) {
+            fail("out of memory", 0);
+            return false;
+        }
+        auto *p = static_cast<uint8_t *>(m.data());
+        p[0] = cv.kind == wire::command_kind::subscribe ? 1 : 0;
+        if (!cv.data.empty())
+            std::memcpy(p + 1, cv.data.data(), cv.data.size());
+        in_msg_.move(m);
+        return true;
+    }
+    case wire::command_kind::ping: on_ping(cv.data); break;
+    case wire::command_kind::error: fail("peer sent ERROR", ZMQ_EVENT_DISCONNECTED); return false;
+    default: break;  // PONG and unknown commands: nothing to do
+    }
+    in_msg_.close();
+    in_msg_.init();
+    in_msg_ready_ = false;
+    return true;
+}
+
+void engine_t::on_ping(std::span<const uint8_t> data) {
+    uint16_t ttl = 0;
+    std::span<const uint8_t> ctx;
+    if (wire::parse_ping_data(data, ttl, ctx) != wire::wire_error::none)
+        return;
+    pong_ctx_.assign(reinterpret_cast<const char *>(ctx.data()), ctx.size());
+    pong_due_ = true;
+    if (ttl > 0 && peer_ttl_ms_ == 0) {
+        peer_ttl_ms_ = ttl * 100;
+        arm_heartbeat();
+    }
+    pump_out();
+}
+
+// --------------------------------------------------------------------- output
+
+void engine_t::pump_out() {
+    if (writing_ || stopped_)
+        return;
+    if (hs_ && !hs_->outgoing().empty())
+        return write_handshake();
+    if (!ready_)
+        return;
+    if (fill_batch())
+        return write_batch();
+    if (close_after_flush_ && !stopped_)
+        stop(engine_end{true, 0, 0, true, "closed after flush"});
+}
+
+void engine_t::write_handshake() {
+    auto out = hs_->outgoing();
+    writing_ = true;
+    asio::async_write(sock_, asio::buffer(out.data(), out.size()),
+                      [self = shared_from_this()](const asio::error_code &ec, size_t n) {
+                          self->writing_ = false;
+                          if (self->stopped_)
+                              return;
+                          if (ec)
+                              return self->fail("write failed", 0);
+                          self->hs_->consume_outgoing(n);
+                          if (self->failing_set_ && self->hs_->outgoing().empty())
+                              return self->stop(self->failing_);
+                          self->pump_out();
+                      });
+}
+
+// Pulls frames into the encoder until the batch is full or the host has none.
+bool engine_t::fill_batch() {
+    if (raw_)
+        return fill_raw_batch();
+    add_heartbeats();
+    msg_t m;
+    while (!stopped_ && host_->pull_frame(m)) {
+        if (!add_frame(m)) {
+            host_->return_frame(m);  // first of the next batch
+            break;
+        }
+    }
+    if (stopped_ || (enc_.empty() && sealed_.empty())) {
+        release_in_flight();
+        return false;
+    }
+    gather_.clear();
+    for (const auto &b : enc_.buffers())
+        gather_.emplace_back(b.data, b.size);
+    if (!sealed_.empty())
+        gather_.emplace_back(sealed_.data(), sealed_.size());
+    return true;
+}
+
+// STREAM: message bodies go out as they are; an empty message closes.
+bool engine_t::fill_raw_batch() {
+    size_t bytes = 0;
+    msg_t m;
+    while (!close_after_flush_ && bytes < batch_bytes(opts_.out_batch) && host_->pull_frame(m)) {
+        if (m.size() == 0) {
+            m.close();
+            close_after_flush_ = true;
+            break;
+        }
+        bytes += m.size();
+        in_flight_.push_back(m);
+        m.init();
+    }
+    gather_.clear();
+    for (auto &f : in_flight_)
+        gather_.emplace_back(f.data(), f.size());
+    return !in_flight_.empty();
+}
+
+void engine_t::add_heartbeats() {
+    // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
+    const int ttl_ds = std::min(opts_.heartbeat_ttl / 100, 65535);
+    if (tf_)
+        return add_sealed_heartbeats(static_cast<uint16_t>(ttl_ds));
+    if (pong_due_ && enc_.add_pong({reinterpret_cast<const uint8_t *>(pong_ctx_.data()),
+                                    pong_ctx_.size()}))
+        pong_due_ = false;
+    if (ping_due_ && enc_.add_ping(static_cast<uint16_t>(ttl_ds), {}))
+        ping_due_ = false;
+}
+
+// Transform path: PING/PONG go inside protected frames with the command bit, as
+// libzmq sends them over CURVE.
+void engine_t::add_sealed_heartbeats(uint16_t ttl_ds) {
+    if (pong_due_) {
+        std::vector<uint8_t> pong{4, 'P', 'O', 'N', 'G'};
+        pong.insert(pong.end(), pong_ctx_.begin(), pong_ctx_.end());
+        pong_due_ = !seal_command(pong);
+    }
+    if (ping_due_) {
+        const std::vector<uint8_t> ping{4, 'P', 'I', 'N', 'G', static_cast<uint8_t>(ttl_ds >> 8),
+                                        static_cast<uint8_t>(ttl_ds & 0xff)};
+        ping_due_ = !seal_command(ping);
+    }
+}
+
+bool engine_t::seal_command(std::span<const uint8_t> body) {
+    if (tf_->seal(wire::frame_flag::command, body, sealed_) == wire::wire_error::none)
+        return true;
+    fail("seal failed", 0);
+    return false;
+}
+
+// false: does not fit this batch (m untouched).  On success m is consumed:
+// closed, or kept in in_flight_ while the encoder references its body.
+bool engine_t::add_frame(msg_t &m) {
+    const bool more = m.has_more();
+    auto body = bytes_of(m);
+    const bool sub_side = opts_.type == ZMQ_SUB || opts_.type == ZMQ_XSUB;
+    bool ok;
+    if (tf_)
+        ok = add_sealed(m);
+    else if (sub_side && !out_more_ && !more && !body.empty() && body[0] <= 1)
+        ok = enc_.add_subscription(body[0] == 1, body.subspan(1), peer_version_);
+    else
+        ok = enc_.add(body, more);
+    if (!ok)
+        return false;
+    out_more_ = more;
+    if (!tf_ && m.size() > wire::frame_encoder::default_copy_threshold) {
+        in_flight_.push_back(m);  // referenced by the encoder until written
+        m.init();
+    } else
+        m.close();
+    return true;
+}
+
+// Transform path: the sealed frame is appended to this batch's byte run.
+// A SUB/XSUB's subscription message (\x01/\x00 + topic) goes as a sealed
+// SUBSCRIBE/CANCEL command to a ZMTP 3.1 peer, as libzmq sends it.
+bool engine_t::add_sealed(msg_t &m) {
+    if (!sealed_.empty() && sealed_.size() + m.size() > batch_bytes(opts_.out_batch))
+        return false;
+    auto body = bytes_of(m);
+    const bool sub_side = opts_.type == ZMQ_SUB || opts_.type == ZMQ_XSUB;
+    if (sub_side && !out_more_ && !m.has_more() && !body.empty() && body[0] <= 1 &&
+        peer_version_.has_subscribe_commands()) {
+        const std::string_view name = body[0] == 1 ? "\x09SUBSCRIBE" : "\x06CANCEL";
+        std::vector<uint8_t> cmd(name.begin(), name.end());
+        cmd.insert(cmd.end(), body.begin() + 1, body.end());
+        seal_command(cmd);
+        return true;  // m is consumed by the caller either way
+    }
+    const uint8_t flags = m.has_more() ? wire::frame_flag::more : 0;
+    if (tf_->seal(flags, body, sealed_) != wire::wire_error::none)
+        fail("seal failed", 0);  // m is still consumed by the caller
+    return true;
+}
+
+void engine_t::write_batch() {
+    writing_ = true;
+    // 0 = no cap: the whole gather list goes to one writev when the kernel takes it.
+    const size_t cap = opts_.max_transfer > 0 ? static_cast<size_t>(opts_.max_transfer)
+                                              : static_cast<size_t>(1) << 30;
+    asio::async_write(
+        sock_, gather_,
+        [cap](const asio::error_code &ec, size_t) -> size_t { return ec ? 0 : cap; },
+        [self = shared_from_this()](const asio::error_code &ec, size_t n) {
+            self->on_written(ec, n);
+        });
+}
+
+void engine_t::on_written(const asio::error_code &ec, size_t n) {
+    writing_ = false;
+    if (stopped_)
+        return;
+    if (ec)
+        return fail("write failed", 0);
+    if (!raw_)
+        enc_.consume(n);
+    sealed_.clear();
+    release_in_flight();
+    pump_out();
+}
+
+void engine_t::release_in_flight() {
+    for (auto &m : in_flight_)
+        m.close();
+    in_flight_.clear();
+}
+
+// ----------------------------------------------------------------- heartbeats
+
+void engine_t::arm_heartbeat() {
+    const int tick = opts_.heartbeat_ivl > 0
+                         ? opts_.heartbeat_ivl
+                         : (peer_ttl_ms_ > 0 ? std::max(peer_ttl_ms_ / 2, 1) : 0);
+    if (tick <= 0 || raw_ || !ready_ || stopped_)
+        return;
+    heartbeat_timer_.expires_after(std::chrono::milliseconds(tick));
+    heartbeat_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
+        if (!ec && !self->stopped_)
+            self->on_heartbeat();
+    });
+}
+
+// Drops a silent peer (HEARTBEAT_TIMEOUT, or the TTL the peer announced);
+// otherwise sends a PING when we have an interval.
+void engine_t::on_heartbeat() {
+    const auto idle =
+        std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - last_recv_).count();
+    const int timeout =
+        opts_.heartbeat_timeout >= 0 ? opts_.heartbeat_timeout : opts_.heartbeat_ivl;
+    if ((opts_.heartbeat_ivl > 0 && timeout > 0 && idle > timeout) ||
+        (peer_ttl_ms_ > 0 && idle > peer_ttl_ms_))
+        return fail("heartbeat timeout", ZMQ_EVENT_DISCONNECTED);
+    if (opts_.heartbeat_ivl > 0) {
+        ping_due_ = true;
+        pump_out();
+    }
+    arm_heartbeat();
+}
+
+}  // namespace zlink

@@ -1,0 +1,204 @@
+// engine_t: one tcp/ipc connection, bytes <-> frames.  A fresh engine is
+// made for every connection (accepted, or made by the connecter) and is done
+// when the connection is; nothing in it survives a reconnect.
+//
+// It owns the stream socket, the handshake (a wire::handshake from the
+// handshake factory; the engine never names a mechanism), the frame decoder
+// and encoder, batching and heartbeats.  Everything about pipes, linger,
+// monitor events and reconnecting belongs to its host, the session.
+//
+// Data path, chosen for throughput with few syscalls:
+//   in:  one async read into the in-batch buffer (ZMQ_ASIO_IN_BATCH_SIZE);
+//        every complete frame is pushed to the host, then ONE flush_frames()
+//        per read (one wake-up of the socket at most).  A large body still
+//        missing after the buffered bytes is read by the kernel straight into
+//        the message (zero copy).
+//   out: frames pulled from the host into the encoder until the out batch
+//        (ZMQ_ASIO_OUT_BATCH_SIZE) is full; small frames copied into one
+//        staging run, large bodies referenced in place (scatter/gather);
+//        exactly one async write in flight; ZMQ_ASIO_TCP_MAX_TRANSFER caps
+//        the bytes handed to one write call.
+// Back-pressure: when push_frame() refuses (pipe full) the engine keeps the
+// frame and stops reading until restart_input(); when pull_frame() has
+// nothing, the engine idles until restart_output().
+//
+// Hooks for what comes next:
+//   - Mechanisms (PLAIN, CURVE): add them to make_handshake()
+//     (transport/handshake_factory.hpp); the engine only sees wire::handshake.
+//   - ZAP: when the handshake publishes zap_pending(), the engine calls
+//     engine_host::zap_request() once and waits; the host answers with
+//     zap_answer() (now or later), and the handshake goes on.
+//   - Frame transforms (CURVE's MESSAGE): after the handshake, when
+//     handshake::transform() is non-null, every outgoing frame (messages,
+//     PING/PONG, SUBSCRIBE/CANCEL, with the command flag) goes through seal()
+//     into one contiguous batch, and every incoming frame through open(); an
+//     opened command is handled like one received in clear.
+//   - Metadata on received messages: engine_ready() passes the peer's
+//     properties (peer_info::metadata) to the host.
+#pragma once
+#include <asio/generic/stream_protocol.hpp>
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/msg.hpp"
+#include "core/options.hpp"
+#include "wire/frame_decoder.hpp"
+#include "wire/frame_encoder.hpp"
+#include "wire/handshake.hpp"
+
+namespace zlink {
+
+// What the handshake told us about the peer (valid during engine_ready()).
+struct peer_info {
+    std::string routing_id;                   // the peer's Identity, possibly empty
+    int socket_type = -1;                     // ZMQ_* value, -1 for raw (STREAM)
+    std::span<const std::uint8_t> metadata;   // READY properties, ZMTP encoding
+};
+
+// Why a connection ended (engine_host::engine_stopped).
+struct engine_end {
+    bool handshake_done = false;  // false: the connection never got to traffic
+    // For a connection that failed before the handshake finished: the monitor
+    // event (ZMQ_EVENT_HANDSHAKE_FAILED_*; 0 = plain hang-up, NO_DETAIL) and
+    // its value (ZMQ_PROTOCOL_ERROR_* or 0).
+    int event = 0;
+    int value = 0;
+    bool requested = false;  // the host asked for it (close_after_flush)
+    const char *reason = "";  // for logs and tests
+};
+
+// The engine's view of its session.  All calls on the engine's IO thread.
+class engine_host {
+public:
+    virtual ~engine_host() = default;
+    // The handshake is done (raw: the connection is up); frames may flow.
+    virtual void engine_ready(const peer_info &peer) = 0;
+    // One received message frame (msg_t::more set as on the wire).  true:
+    // taken (msg left empty).  false: cannot take it now; the engine keeps
+    // it, stops reading, and waits for restart_input().
+    virtual bool push_frame(msg_t &frame) = 0;
+    // End of one read's frames: publish them (one wake-up at most).
+    virtual void flush_frames() = 0;
+    // The next frame to send.  false: nothing now; the engine waits for
+    // restart_output().
+    virtual bool pull_frame(msg_t &frame) = 0;
+    // Gives back the frame pulled last (it did not fit this batch); the next
+    // pull_frame() must return it again.
+    virtual void return_frame(msg_t &frame) = 0;
+    // The handshake asks the ZAP handler; answer with engine_t::zap_answer().
+    virtual void zap_request(const wire::zap_request &request) = 0;
+    // The connection is over.  Called once; after it the engine never calls
+    // the host again, and the host may drop the engine.
+    virtual void engine_stopped(const engine_end &why) = 0;
+};
+
+class engine_t final : public std::enable_shared_from_this<engine_t> {
+public:
+    using socket_type = asio::generic::stream_protocol::socket;
+
+    // `hs` is null for a raw (STREAM) connection: no ZMTP, bytes only.
+    // `sock` must be connected and non-blocking, already tuned.
+    engine_t(socket_type sock, const options_t &opts, std::unique_ptr<wire::handshake> hs,
+             engine_host &host);
+    ~engine_t();
+    engine_t(const engine_t &) = delete;
+    engine_t &operator=(const engine_t &) = delete;
+
+    void start();
+    // The host can take frames again (after push_frame() refused one).
+    void restart_input();
+    // The host has frames again (after pull_frame() returned false).
+    void restart_output();
+    // The ZAP handler's answer to zap_request().
+    void zap_answer(const wire::zap_reply &reply);
+    // Sends what is queued, pulls until pull_frame() has nothing, then closes;
+    // ends with engine_stopped(requested).
+    void close_after_flush();
+    // Closes now; engine_stopped() is NOT called.  Idempotent.
+    void terminate();
+    bool stopped() const { return stopped_; }
+
+private:
+    // lifecycle
+    void stop(engine_end why);
+    void fail(const char *reason, int event, int value = 0);
+    void arm_handshake_timer();
+    void advance_handshake();
+    void handshake_failed();
+    void handshake_done();
+    // input
+    void start_read();
+    void on_read(const asio::error_code &ec, size_t n);
+    void process_raw_input();
+    void process_input();
+    bool decode_frames();
+    void frame_complete();
+    bool deliver_frame();
+    bool handle_command();
+    void on_ping(std::span<const std::uint8_t> data);
+    void open_frame();
+    // output
+    void pump_out();
+    void write_handshake();
+    bool fill_batch();
+    bool fill_raw_batch();
+    bool add_frame(msg_t &m);
+    bool add_sealed(msg_t &m);
+    void add_heartbeats();
+    void add_sealed_heartbeats(uint16_t ttl_ds);
+    bool seal_command(std::span<const uint8_t> body);
+    void write_batch();
+    void on_written(const asio::error_code &ec, size_t n);
+    void release_in_flight();
+    // heartbeats
+    void arm_heartbeat();
+    void on_heartbeat();
+
+    socket_type sock_;
+    options_t opts_;
+    engine_host *host_;
+    std::unique_ptr<wire::handshake> hs_;  // null: raw
+    wire::frame_transform *tf_ = nullptr;  // after the handshake, if the mechanism has one
+    const bool raw_;
+    bool ready_ = false;    // handshake done, traffic flowing
+    bool stopped_ = false;  // the socket is closed; no more host calls
+    bool zap_asked_ = false;
+    bool in_handshake_ = false;  // inside advance_handshake (zap_answer re-entry)
+    engine_end failing_;    // handshake failed: stop once our ERROR is written
+    bool failing_set_ = false;
+
+    wire::frame_decoder dec_;
+    wire::frame_encoder enc_;
+    std::vector<std::uint8_t> inbuf_;
+    size_t in_begin_ = 0, in_end_ = 0;
+    bool reading_ = false;
+    bool input_blocked_ = false;  // push_frame refused: wait for restart_input
+    bool body_in_place_ = false;  // the current read targets a message body
+    msg_t in_msg_;                // frame being decoded
+    bool in_msg_ready_ = false;   // decoded, not yet taken by the host
+    bool in_cmd_ = false;         // ... and it is a command, not yet handled
+    std::vector<std::uint8_t> opened_;  // transform: plaintext of one MESSAGE
+
+    bool writing_ = false;
+    bool out_more_ = false;           // the last frame added had MORE
+    bool close_after_flush_ = false;
+    std::vector<msg_t> in_flight_;    // bodies the gather list references
+    std::vector<asio::const_buffer> gather_;
+    std::vector<std::uint8_t> sealed_;  // transform: sealed frames of this batch
+    std::string pong_ctx_;
+    bool pong_due_ = false;
+    bool ping_due_ = false;
+
+    asio::steady_timer handshake_timer_;
+    asio::steady_timer heartbeat_timer_;
+    std::chrono::steady_clock::time_point last_recv_;
+    int peer_ttl_ms_ = 0;
+    wire::zmtp_version peer_version_{3, 1};
+};
+
+}  // namespace zlink

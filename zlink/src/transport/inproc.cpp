@@ -1,0 +1,114 @@
+#include "transport/inproc.hpp"
+
+#include "core/ctx.hpp"
+#include "core/forwarder.hpp"
+#include "core/pipe.hpp"
+#include "core/socket_base.hpp"
+
+namespace zlink {
+
+namespace {
+
+// First message of a new pipe: this side's routing id (see core/pipe.hpp).
+void send_routing_id(pipe_t *p, const std::string &id) {
+    msg_t m;
+    m.init_buffer(id.data(), id.size());
+    m.set_flags(msg_t::routing_id);
+    p->write(m);
+    p->flush();
+}
+
+// Unlimited when either side is unlimited.
+int sum_hwm(int a, int b) { return (a == 0 || b == 0) ? 0 : a + b; }
+
+void attach_to(socket_base_t *peer, pipe_t *end) {
+    peer->commands().post(command{command_kind::attach_pipe, end, peer, nullptr, 0});
+}
+
+// Both sockets known: one pipe pair, each end attached on its socket's thread.
+void connect_to_binder(socket_base_t &s, const ctx_t::inproc_binder &binder,
+                       const std::string &text) {
+    const options_t &o = s.opts();
+    const options_t &po = binder.opts;
+    socket_base_t *peer = binder.socket;
+    // A direction conflates when its writer or its reader asks for it
+    // (libzmq looks at the connecting side only).
+    auto pp = pipe_t::create_pair(&s.commands(), &peer->commands(), sum_hwm(o.sndhwm, po.rcvhwm),
+                                  sum_hwm(o.rcvhwm, po.sndhwm), o.conflate_out() || po.conflate_in(),
+                                  o.conflate_in() || po.conflate_out());
+    pp.a->peer_routing_id = po.routing_id;
+    pp.a->peer_socket_type = po.type;
+    pp.b->peer_routing_id = o.routing_id;
+    pp.b->peer_socket_type = o.type;
+    pp.a->routing_id = o.connect_routing_id;
+    send_routing_id(pp.a, o.routing_id);
+    send_routing_id(pp.b, po.routing_id);  // b not handed out yet
+    s.attach_pipe(pp.a, true);
+    s.add_endpoint_pipe(text, pp.a);
+    attach_to(peer, pp.b);
+}
+
+// Connect before bind: the binder's end waits in the context.
+void connect_pending(socket_base_t &s, const std::string &name, const std::string &text) {
+    const options_t &o = s.opts();
+    ctx_t *ctx = s.ctx();
+    auto *fwd = ctx->make_forwarder();
+    auto pp = pipe_t::create_pair(&s.commands(), fwd, o.sndhwm, o.rcvhwm, o.conflate_out(),
+                                  o.conflate_in());
+    pp.a->routing_id = o.connect_routing_id;
+    send_routing_id(pp.a, o.routing_id);
+    ctx_t::pending_connect pending{&s, pp.b, o, fwd};
+    ctx_t::inproc_binder binder;
+    if (ctx->find_inproc(name, &pending, binder)) {
+        // Bound in between: attach there instead.
+        socket_base_t *late = binder.socket;
+        fwd->set_target(&late->commands());
+        send_routing_id(pp.b, binder.opts.routing_id);
+        pp.b->peer_routing_id = o.routing_id;
+        pp.b->peer_socket_type = o.type;
+        attach_to(late, pp.b);
+    }
+    s.attach_pipe(pp.a, true);
+    s.add_endpoint_pipe(text, pp.a);
+}
+
+}  // namespace
+
+int inproc_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::string &text,
+                           std::string &resolved) const {
+    ctx_t *ctx = s.ctx();
+    if (ctx->register_inproc(ep.address, &s, s.opts()) != 0)
+        return -1;
+    // Adopt connects that happened before this bind.
+    for (auto &p : ctx->take_pending(ep.address)) {
+        p.fwd->set_target(&s.commands());
+        p.bind_end->peer_routing_id = p.connecter_opts.routing_id;
+        p.bind_end->peer_socket_type = p.connecter_opts.type;
+        send_routing_id(p.bind_end, s.opts().routing_id);
+        s.attach_pipe(p.bind_end, false);
+    }
+    resolved = text;
+    return 0;
+}
+
+int inproc_transport::connect(socket_base_t &s, const endpoint_t &ep,
+                              const std::string &text) const {
+    ctx_t::inproc_binder binder;
+    if (s.ctx()->find_inproc(ep.address, nullptr, binder))
+        connect_to_binder(s, binder, text);
+    else
+        connect_pending(s, ep.address, text);
+    return 0;
+}
+
+int inproc_transport::unbind(socket_base_t &s, const endpoint_t &ep, const std::string &) const {
+    s.ctx()->unregister_inproc(ep.address, &s);
+    return 0;
+}
+
+int inproc_transport::disconnect(socket_base_t &s, const endpoint_t &,
+                                 const std::string &text) const {
+    return s.stop_endpoint(text);
+}
+
+}  // namespace zlink

@@ -1,0 +1,63 @@
+// stream_family: what differs between the two stream transports, tcp and
+// ipc, so that listener, connecter and session are written once.
+//
+//   bind side     which address to bind (tcp: "*" / names / IPv6 rules; ipc:
+//                 wildcard directory, stale socket file), acceptor options,
+//                 the ZMQ_LAST_ENDPOINT text, cleanup at unbind.
+//   connect side  address check at zmq_connect, asynchronous resolution.
+//   connections   kernel options for each new connection (socket_tuning).
+#pragma once
+#include <asio/generic/stream_protocol.hpp>
+#include <asio/io_context.hpp>
+#include <asio/basic_socket_acceptor.hpp>
+#include <asio/socket_base.hpp>
+#include <functional>
+#include <string>
+
+#include "core/knobs.hpp"
+#include "core/options.hpp"
+
+namespace zlink {
+
+class stream_family {
+public:
+    using endpoint_type = asio::generic::stream_protocol::endpoint;
+    using acceptor_type = asio::basic_socket_acceptor<asio::generic::stream_protocol>;
+    using resolve_handler = std::function<void(const asio::error_code &, const endpoint_type &)>;
+    // Bind-time facts a listener keeps: its ZMQ_LAST_ENDPOINT text when known
+    // before binding (ipc), and what to remove when it stops (ipc files).
+    struct bound_files {
+        std::string text;
+        std::string socket_path;
+        std::string directory;
+    };
+
+    virtual ~stream_family() = default;
+    // Which ZMQ_ASIO_* batch knobs apply.
+    virtual transport_kind kind() const = 0;
+
+    // 0, or -1 with errno (EINVAL bad address, ENODEV unknown host, ...).
+    virtual int bind_endpoint(const std::string &address, const options_t &opts,
+                              endpoint_type &out, bound_files &files) const = 0;
+    // Between open() and bind(): e.g. SO_REUSEADDR, dual-stack IPv6.
+    virtual void prepare_acceptor(acceptor_type &acceptor, const endpoint_type &ep,
+                                  const options_t &opts) const = 0;
+    // ZMQ_LAST_ENDPOINT of a bound acceptor ("tcp://127.0.0.1:5555", "ipc:///tmp/x").
+    virtual std::string bound_text(const acceptor_type &acceptor,
+                                   const bound_files &files) const = 0;
+    virtual void remove_files(const bound_files &files) const = 0;
+
+    // zmq_connect's synchronous check: 0, or -1 with errno EINVAL.
+    virtual int check_connect_address(const std::string &address) const = 0;
+    // Finds the endpoint to connect to; calls `done` on the io_context's thread.
+    virtual void resolve(asio::io_context &ioc, const std::string &address,
+                         const options_t &opts, resolve_handler done) const = 0;
+
+    // Kernel options for a new connection (before its engine starts).
+    virtual void tune(int fd, const options_t &opts) const = 0;
+};
+
+const stream_family &tcp_family();
+const stream_family &ipc_family();
+
+}  // namespace zlink

@@ -1,0 +1,89 @@
+#include "transport/stream_transport.hpp"
+
+#include <cerrno>
+#include <memory>
+
+#include "core/ctx.hpp"
+#include "core/io_thread.hpp"
+#include "core/socket_base.hpp"
+#include "transport/listener.hpp"
+#include "transport/session.hpp"
+#include "zmq.h"
+
+namespace zlink {
+
+namespace {
+io_thread *pick_thread(socket_base_t &s) {
+    io_thread *t = s.ctx()->choose_io_thread();
+    if (!t)
+        errno = EMTHREAD;  // ZMQ_IO_THREADS=0: inproc only
+    return t;
+}
+}  // namespace
+
+options_t stream_transport::endpoint_options(const socket_base_t &s) const {
+    options_t snap = s.opts();
+    knobs_t k = s.ctx()->knobs();
+    snap.in_batch = k.in_for(family_.kind());
+    snap.out_batch = k.out_for(family_.kind());
+    snap.max_transfer = family_.kind() == transport_kind::tcp ? k.tcp_max_transfer : 0;
+    return snap;
+}
+
+int stream_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::string &text,
+                           std::string &resolved) const {
+    io_thread *t = pick_thread(s);
+    if (!t)
+        return -1;
+    auto l = std::make_shared<listener_t>(t, &s, endpoint_options(s), family_, ep.address);
+    l->endpoint = text;
+    if (l->open(resolved) != 0) {
+        const int e = errno;
+        s.owned_count.fetch_sub(1);  // never started: not owned after all
+        errno = e;
+        return -1;
+    }
+    l->endpoint = resolved;
+    s.add_endpoint(text, l);
+    s.add_endpoint(resolved, l);
+    return 0;
+}
+
+int stream_transport::connect(socket_base_t &s, const endpoint_t &ep,
+                              const std::string &text) const {
+    if (family_.check_connect_address(ep.address) != 0)
+        return -1;
+    io_thread *t = pick_thread(s);
+    if (!t)
+        return -1;
+    const options_t &o = s.opts();
+    pipe_t *socket_end = nullptr;
+    pipe_t *session_end = nullptr;
+    // Like libzmq, non-routing sockets get their pipe now, so messages queue
+    // before the first connection (unless ZMQ_IMMEDIATE).
+    if (!o.immediate && !o.recv_routing_id && !o.raw_socket) {
+        auto pp = pipe_t::create_pair(&s.commands(), t, o.sndhwm, o.rcvhwm, o.conflate_out(),
+                                      o.conflate_in());
+        socket_end = pp.a;
+        session_end = pp.b;
+        socket_end->routing_id = o.connect_routing_id;
+    }
+    auto session =
+        session_t::connecting(t, &s, endpoint_options(s), family_, ep.address, session_end);
+    session->endpoint = text;
+    if (socket_end)
+        s.attach_pipe(socket_end, true);
+    s.add_endpoint(text, session);
+    return 0;
+}
+
+int stream_transport::unbind(socket_base_t &s, const endpoint_t &, const std::string &text) const {
+    return s.stop_endpoint(text);
+}
+
+int stream_transport::disconnect(socket_base_t &s, const endpoint_t &,
+                                 const std::string &text) const {
+    return s.stop_endpoint(text);
+}
+
+}  // namespace zlink

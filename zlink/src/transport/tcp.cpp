@@ -1,0 +1,94 @@
+// The tcp stream family: IPv4/IPv6 addresses, host names, "*" wildcards.
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <asio/ip/tcp.hpp>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "transport/address.hpp"
+#include "transport/socket_tuning.hpp"
+#include "transport/stream_family.hpp"
+
+namespace zlink {
+
+namespace {
+
+class tcp_family_t final : public stream_family {
+public:
+    transport_kind kind() const override { return transport_kind::tcp; }
+
+    int bind_endpoint(const std::string &address, const options_t &opts, endpoint_type &out,
+                      bound_files &) const override {
+        asio::ip::tcp::endpoint tep;
+        if (tcp_bind_endpoint(address, opts.ipv6, tep) != 0)
+            return -1;
+        out = endpoint_type(tep);
+        return 0;
+    }
+
+    void prepare_acceptor(acceptor_type &acceptor, const endpoint_type &ep,
+                          const options_t &opts) const override {
+        asio::error_code ignore;
+        acceptor.set_option(asio::socket_base::reuse_address(true), ignore);
+        if (opts.ipv6 && ep.protocol().family() == AF_INET6) {
+            int zero = 0;  // dual stack: accept IPv4 too
+            ::setsockopt(acceptor.native_handle(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+        }
+    }
+
+    std::string bound_text(const acceptor_type &acceptor, const bound_files &) const override {
+        asio::error_code ec;
+        auto local = acceptor.local_endpoint(ec);
+        asio::ip::tcp::endpoint tep;
+        std::memcpy(tep.data(), local.data(), local.size());
+        tep.resize(local.size());
+        return tcp_endpoint_text(tep);
+    }
+
+    void remove_files(const bound_files &) const override {}
+
+    int check_connect_address(const std::string &address) const override {
+        std::string host, port;
+        if (split_host_port(address, host, port) != 0 || port == "*") {
+            errno = EINVAL;
+            return -1;
+        }
+        return 0;
+    }
+
+    void resolve(asio::io_context &ioc, const std::string &address, const options_t &opts,
+                 resolve_handler done) const override {
+        std::string host, port;
+        split_host_port(address, host, port);  // checked at zmq_connect
+        auto resolver = std::make_shared<asio::ip::tcp::resolver>(ioc);
+        const bool ipv6 = opts.ipv6;
+        resolver->async_resolve(
+            host, port,
+            [resolver, ipv6, done = std::move(done)](
+                const asio::error_code &ec, asio::ip::tcp::resolver::results_type results) {
+                if (ec)
+                    return done(ec, endpoint_type());
+                for (const auto &r : results)
+                    if (ipv6 || r.endpoint().address().is_v4())
+                        return done(ec, endpoint_type(r.endpoint()));
+                done(asio::error::host_not_found, endpoint_type());
+            });
+    }
+
+    void tune(int fd, const options_t &opts) const override {
+        apply_tcp_options(fd, opts);
+        apply_buffer_sizes(fd, opts);
+    }
+};
+
+}  // namespace
+
+const stream_family &tcp_family() {
+    static const tcp_family_t family;
+    return family;
+}
+
+}  // namespace zlink

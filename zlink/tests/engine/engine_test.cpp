@@ -1,0 +1,416 @@
+// engine_t over a socketpair, without sessions, sockets or IO threads:
+// greeting and handshake, handshake failures, frames both ways, batching
+// boundaries, large bodies, heartbeats, peer hang-up, back-pressure,
+// close-after-flush, the frame_transform path and the ZAP hook.
+#include "transport/engine.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "engine_harness.hpp"
+#include "zmq.h"
+
+using namespace engine_test;
+using zlink::engine_t;
+using zlink::options_t;
+
+namespace {
+
+// ---- raw peer bytes (RFC 23/37 layouts, written by hand) ----
+
+std::string greeting_bytes(const std::string &mechanism = "NULL") {
+    std::string g(64, '\0');
+    g[0] = '\xff';
+    g[9] = '\x7f';
+    g[10] = 3;
+    g[11] = 1;
+    g.replace(12, mechanism.size(), mechanism);
+    return g;
+}
+
+std::string frame_bytes(const std::string &body, bool more, bool command = false) {
+    std::string out(1, static_cast<char>((more ? 1 : 0) | (command ? 4 : 0)));
+    out += static_cast<char>(body.size());  // short frames only
+    return out + body;
+}
+
+std::string ready_bytes(const std::string &type) {
+    std::string body = "\x05READY\x0bSocket-Type";
+    body += std::string("\0\0\0", 3) + static_cast<char>(type.size()) + type;
+    return frame_bytes(body, false, true);
+}
+
+void write_all(int fd, const std::string &bytes) {
+    size_t off = 0;
+    while (off < bytes.size()) {
+        ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+        if (n <= 0)
+            return;
+        off += static_cast<size_t>(n);
+    }
+}
+
+// Everything readable now; `eof` set when the engine closed its end.
+std::string read_available(int fd, bool *eof = nullptr) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    std::string out;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n > 0) {
+            out.append(buf, static_cast<size_t>(n));
+            continue;
+        }
+        if (n == 0 && eof)
+            *eof = true;
+        return out;
+    }
+}
+
+std::string pattern(size_t n, int seed) {
+    std::string s(n, '\0');
+    for (size_t i = 0; i < n; ++i)
+        s[i] = static_cast<char>((i * 31 + static_cast<size_t>(seed)) & 0xff);
+    return s;
+}
+
+// Two engines joined by a socketpair, each with a recording host.
+class EnginePair : public ::testing::Test {
+protected:
+    void SetUp() override { socket_pair(fds_); }
+    void TearDown() override {
+        if (a.engine)
+            a.engine->terminate();
+        if (b.engine)
+            b.engine->terminate();
+        ioc.restart();
+        ioc.poll();
+    }
+    void start(const options_t &oa, const options_t &ob,
+               std::unique_ptr<zlink::wire::handshake> ha = nullptr,
+               std::unique_ptr<zlink::wire::handshake> hb = nullptr) {
+        a.engine = std::make_shared<engine_t>(adopt(ioc, fds_[0]), oa,
+                                              ha ? std::move(ha) : null_for(oa), a);
+        b.engine = std::make_shared<engine_t>(adopt(ioc, fds_[1]), ob,
+                                              hb ? std::move(hb) : null_for(ob), b);
+        a.engine->start();
+        b.engine->start();
+    }
+    void start_ready(int type_a = ZMQ_PAIR, int type_b = ZMQ_PAIR) {
+        start(options_for(type_a), options_for(type_b));
+        ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
+    }
+    asio::io_context ioc;
+    int fds_[2] = {-1, -1};
+    recording_host a, b;
+};
+
+// One engine against a raw file descriptor the test writes and reads by hand.
+class EngineRaw : public ::testing::Test {
+protected:
+    void SetUp() override { socket_pair(fds_); }
+    void TearDown() override {
+        if (host.engine)
+            host.engine->terminate();
+        ::close(fds_[1]);
+        ioc.restart();
+        ioc.poll();
+    }
+    void start(const options_t &o, std::unique_ptr<zlink::wire::handshake> hs) {
+        host.engine = std::make_shared<engine_t>(adopt(ioc, fds_[0]), o, std::move(hs), host);
+        host.engine->start();
+    }
+    void start_null(const options_t &o) { start(o, null_for(o)); }
+    int peer() const { return fds_[1]; }
+    asio::io_context ioc;
+    int fds_[2] = {-1, -1};
+    recording_host host;
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------ handshake
+
+TEST_F(EnginePair, GreetingAndReadyExchangeIdentitiesAndTypes) {
+    options_t oa = options_for(ZMQ_DEALER);
+    oa.routing_id = "alice";
+    start(oa, options_for(ZMQ_ROUTER));
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
+    EXPECT_EQ(b.ready->routing_id, "alice");
+    EXPECT_EQ(b.ready->socket_type, ZMQ_DEALER);
+    EXPECT_EQ(a.ready->socket_type, ZMQ_ROUTER);
+    EXPECT_FALSE(a.ended);
+    EXPECT_FALSE(b.ended);
+}
+
+TEST_F(EnginePair, IncompatibleSocketTypesFailTheHandshakeOnBothSides) {
+    start(options_for(ZMQ_PUB), options_for(ZMQ_PUB));
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ended && b.ended; }));
+    for (auto *h : {&a, &b}) {
+        EXPECT_FALSE(h->ready);
+        EXPECT_FALSE(h->ended->handshake_done);
+    }
+    // The side that reads the other's READY first refuses it and closes; the
+    // other may then see that close (a hang-up) before it gets to refuse.
+    EXPECT_TRUE(a.ended->event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+                b.ended->event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+}
+
+TEST_F(EngineRaw, IncompatiblePeerGetsOurErrorCommandBeforeTheClose) {
+    start_null(options_for(ZMQ_PAIR));
+    write_all(peer(), greeting_bytes() + ready_bytes("PUB"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
+    bool eof = false;
+    std::string got = read_available(peer(), &eof);
+    EXPECT_NE(got.find("\x05" "ERROR"), std::string::npos) << "no ERROR command before the close";
+    EXPECT_TRUE(eof);
+    EXPECT_EQ(host.ended->event, ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+}
+
+TEST_F(EngineRaw, OtherMechanismIsAMechanismMismatch) {
+    start_null(options_for(ZMQ_PAIR));
+    write_all(peer(), greeting_bytes("PLAIN"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
+    EXPECT_FALSE(host.ended->handshake_done);
+    EXPECT_EQ(host.ended->event, ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
+    EXPECT_EQ(host.ended->value, ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH);
+}
+
+TEST_F(EngineRaw, HandshakeTimeoutDropsAPeerThatSaysNothing) {
+    options_t o = options_for(ZMQ_PAIR);
+    o.handshake_ivl = 50;
+    start_null(o);
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
+    EXPECT_FALSE(host.ended->handshake_done);
+    EXPECT_EQ(host.ended->event, ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+}
+
+// ------------------------------------------------------------------ traffic
+
+TEST_F(EnginePair, FramesBothWaysKeepOrderAndMoreFlags) {
+    start_ready();
+    a.send("a1", true);
+    a.send("a2");
+    a.send("a3");
+    b.send("b1");
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 3 && a.received.size() == 1; }));
+    EXPECT_EQ(b.received, (std::vector<frame>{{"a1", true}, {"a2", false}, {"a3", false}}));
+    EXPECT_EQ(a.received, (std::vector<frame>{{"b1", false}}));
+}
+
+TEST_F(EnginePair, ManySmallFramesAreBatchedIntoFewReadsAndFlushes) {
+    start_ready();
+    constexpr int n = 20000;
+    for (int i = 0; i < n; ++i)
+        a.outbox.push_back(make_msg(pattern(64, i), false));
+    a.engine->restart_output();
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == n; }));
+    for (int i = 0; i < n; ++i)
+        ASSERT_EQ(b.received[static_cast<size_t>(i)].body, pattern(64, i)) << i;
+    // One flush per read, many frames per read: an 8 KiB batch holds ~120 frames.
+    EXPECT_LT(b.flushes, n / 20) << "frames were not batched";
+    EXPECT_GT(a.returns, 0) << "no batch ever filled up";
+}
+
+TEST_F(EnginePair, TinyBatchesAndSizesAroundTheCopyThresholdArriveIntact) {
+    options_t o = options_for(ZMQ_PAIR);
+    o.in_batch = 256;
+    o.out_batch = 256;
+    start(o, o);
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
+    std::vector<frame> sent;
+    for (size_t size : {0, 1, 40, 41, 254, 255, 256, 257, 300, 511, 1023, 1024, 1025, 4000}) {
+        sent.push_back({pattern(size, static_cast<int>(size)), size % 2 == 1});
+        a.send(sent.back().body, sent.back().more);
+    }
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == sent.size(); }));
+    EXPECT_EQ(b.received, sent);
+}
+
+TEST_F(EngineRaw, BytesArrivingOneAtATimeAreDecoded) {
+    start_null(options_for(ZMQ_PAIR));
+    std::string wire = greeting_bytes() + ready_bytes("PAIR");
+    std::vector<frame> sent;
+    for (int i = 0; i < 20; ++i) {
+        sent.push_back({pattern(static_cast<size_t>(i * 7), i), i % 3 == 0});
+        wire += frame_bytes(sent.back().body, sent.back().more);
+    }
+    for (char c : wire) {
+        write_all(peer(), std::string(1, c));
+        ioc.restart();
+        ioc.poll();
+    }
+    ASSERT_TRUE(run_until(ioc, [&] { return host.received.size() == sent.size(); }));
+    EXPECT_EQ(host.received, sent);
+    EXPECT_FALSE(host.ended);
+}
+
+TEST_F(EnginePair, LargeBodiesGoBothWaysIntact) {
+    start_ready();
+    std::vector<frame> sent;
+    for (size_t size : {size_t(1) << 20, size_t(256) << 10, size_t(10), size_t(64) << 10}) {
+        sent.push_back({pattern(size, static_cast<int>(size & 0xff)), false});
+        a.send(sent.back().body);
+        b.send(sent.back().body, true);
+    }
+    b.send("end");
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 4 && a.received.size() == 5; }));
+    EXPECT_EQ(b.received, sent);
+    for (size_t i = 0; i < 4; ++i)
+        EXPECT_EQ(a.received[i].body, sent[i].body) << i;
+}
+
+TEST_F(EnginePair, BackPressureStopsReadingAndRestartInputResumes) {
+    start_ready();
+    constexpr size_t n = 1000;
+    b.capacity = 10;
+    for (size_t i = 0; i < n; ++i)
+        a.outbox.push_back(make_msg(std::to_string(i), false));
+    a.engine->restart_output();
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 10; }));
+    run_until(ioc, [] { return false; }, std::chrono::milliseconds(100));
+    EXPECT_EQ(b.received.size(), 10u) << "a full host was given more frames";
+    b.capacity = SIZE_MAX;
+    b.engine->restart_input();
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == n; }));
+    for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(b.received[i].body, std::to_string(i));
+}
+
+TEST_F(EnginePair, CloseAfterFlushDeliversEverythingThenCloses) {
+    start_ready();
+    for (int i = 0; i < 100; ++i)
+        a.outbox.push_back(make_msg(pattern(500, i), false));
+    a.engine->close_after_flush();
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ended && b.ended; }));
+    EXPECT_TRUE(a.ended->requested);
+    EXPECT_FALSE(b.ended->requested);
+    EXPECT_TRUE(b.ended->handshake_done);
+    ASSERT_EQ(b.received.size(), 100u);
+    EXPECT_EQ(b.received[99].body, pattern(500, 99));
+}
+
+// ---------------------------------------------------------------- hang-ups
+
+TEST_F(EnginePair, PeerHangUpAfterTheHandshakeEndsTheConnection) {
+    start_ready();
+    b.engine->terminate();
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ended.has_value(); }));
+    EXPECT_TRUE(a.ended->handshake_done);
+    EXPECT_FALSE(a.ended->requested);
+    EXPECT_FALSE(b.ended) << "terminate() must not call the host";
+}
+
+TEST_F(EngineRaw, PeerHangUpDuringTheGreetingIsAHandshakeFailureWithoutDetail) {
+    start_null(options_for(ZMQ_PAIR));
+    write_all(peer(), greeting_bytes().substr(0, 20));
+    ::shutdown(peer(), SHUT_RDWR);
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
+    EXPECT_FALSE(host.ended->handshake_done);
+    EXPECT_EQ(host.ended->event, 0);
+}
+
+// --------------------------------------------------------------- heartbeats
+
+TEST_F(EnginePair, PingsKeepAQuietConnectionAlive) {
+    options_t oa = options_for(ZMQ_PAIR);
+    oa.heartbeat_ivl = 20;
+    oa.heartbeat_timeout = 100;
+    start(oa, options_for(ZMQ_PAIR));
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
+    run_until(ioc, [] { return false; }, std::chrono::milliseconds(400));
+    EXPECT_FALSE(a.ended) << "the peer answered every PING, yet we timed out";
+    EXPECT_FALSE(b.ended);
+}
+
+TEST_F(EngineRaw, SilentPeerIsDroppedAfterTheHeartbeatTimeout) {
+    options_t o = options_for(ZMQ_PAIR);
+    o.heartbeat_ivl = 20;
+    o.heartbeat_timeout = 100;
+    start_null(o);
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
+    EXPECT_TRUE(host.ended->handshake_done);
+    EXPECT_STREQ(host.ended->reason, "heartbeat timeout");
+    EXPECT_NE(read_available(peer()).find("\x04PING"), std::string::npos) << "no PING was sent";
+}
+
+// ------------------------------------------------------ mechanism hooks
+
+TEST_F(EnginePair, FrameTransformSealsEveryOutgoingAndOpensEveryIncomingMessage) {
+    options_t o = options_for(ZMQ_PAIR);
+    auto ha = std::make_unique<test_handshake>(zlink::wire::handshake_options{}, true, false);
+    auto hb = std::make_unique<test_handshake>(zlink::wire::handshake_options{}, true, false);
+    auto *ta = &ha->transform_impl, *tb = &hb->transform_impl;
+    start(o, o, std::move(ha), std::move(hb));
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
+    std::vector<frame> sent = {{"one", true}, {pattern(100000, 3), false}, {"", false}};
+    for (auto &f : sent)
+        a.send(f.body, f.more);
+    b.send("back");
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 3 && a.received.size() == 1; }));
+    EXPECT_EQ(b.received, sent);
+    EXPECT_EQ(a.received[0].body, "back");
+    EXPECT_EQ(ta->sealed, 3);
+    EXPECT_EQ(tb->opened, 3);
+    EXPECT_EQ(tb->sealed, 1);
+    EXPECT_EQ(ta->opened, 1);
+}
+
+TEST_F(EngineRaw, FrameTransformPutsOnlyMessageCommandsOnTheWire) {
+    start(options_for(ZMQ_PAIR),
+          std::make_unique<test_handshake>(zlink::wire::handshake_options{}, true, false));
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
+    std::string before = read_available(peer());  // greeting + READY
+    host.send("hi");
+    std::string got;
+    run_until(ioc, [&] { return (got += read_available(peer())).size() >= 13; });
+    std::string want = frame_bytes(std::string("\x07MESSAGE\x00", 9) + "\x32\x33", false, true);
+    EXPECT_EQ(got, want);
+}
+
+TEST_F(EnginePair, ZapRequestHoldsTheHandshakeUntilTheAnswer) {
+    options_t o = options_for(ZMQ_PAIR);
+    start(o, o, std::make_unique<test_handshake>(zlink::wire::handshake_options{}, false, true));
+    ASSERT_TRUE(run_until(ioc, [&] { return a.zap_requests == 1; }));
+    run_until(ioc, [] { return false; }, std::chrono::milliseconds(100));
+    EXPECT_FALSE(a.ready) << "traffic before the ZAP answer";
+    EXPECT_EQ(a.zap_requests, 1);
+    a.answer_zap();
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ready.has_value(); }));
+    a.send("after zap");
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 1; }));
+    EXPECT_EQ(b.received[0].body, "after zap");
+}
+
+TEST_F(EnginePair, ZapAnsweredInsideTheRequestGoesOnAtOnce) {
+    options_t o = options_for(ZMQ_PAIR);
+    a.answer_zap_at_once = true;
+    start(o, o, std::make_unique<test_handshake>(zlink::wire::handshake_options{}, false, true));
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
+    EXPECT_EQ(a.zap_requests, 1);
+}
+
+// -------------------------------------------------------------- raw (STREAM)
+
+TEST_F(EngineRaw, RawModeCarriesBytesAndAnEmptyMessageCloses) {
+    options_t o = options_for(ZMQ_STREAM);
+    o.raw_socket = true;
+    start(o, nullptr);
+    ASSERT_TRUE(host.ready.has_value()) << "raw connections are ready at once";
+    write_all(peer(), "abc");
+    ASSERT_TRUE(run_until(ioc, [&] { return host.received.size() == 1; }));
+    EXPECT_EQ(host.received[0].body, "abc");
+    host.send("xyz");
+    host.send("");
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
+    EXPECT_TRUE(host.ended->requested);
+    bool eof = false;
+    EXPECT_EQ(read_available(peer(), &eof), "xyz");
+    EXPECT_TRUE(eof);
+}
