@@ -26,6 +26,8 @@
 
 struct sockaddr;
 
+#include "core/security_options.hpp"
+
 namespace zlink {
 
 // One ZMQ_TCP_ACCEPT_FILTER entry: a numeric address and a prefix length.
@@ -92,6 +94,7 @@ struct options_t {
     int out_batch = 8192;
     int max_transfer = 0;
     std::string last_endpoint;
+    security_options security;  // ZMQ_MECHANISM, PLAIN, CURVE, ZAP options
 
     // Generic options; returns 0, or -1 with errno (EINVAL for an unknown
     // option or a bad value, ENOTSUP for one zlink cannot honour).
