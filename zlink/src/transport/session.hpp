@@ -81,6 +81,7 @@ private:
     void reconnect();
     void drop_engine();
     void drop_out_pending();
+    void queue_probe(pipe_t &socket_end);
     void maybe_finish();
 
     options_t opts_;
