@@ -21,6 +21,7 @@ from testbed.toolchain import libzmq_suite_expect as expect
 from testbed.toolchain import libzmq_suite_pyzmq as pyzmq
 from testbed.toolchain import libzmq_suite_table as table
 from testbed.toolchain.libzmq_suite_run import TestOutcome, classify, run_all, run_one
+from testbed.toolchain.libzmq_suite_run import combine as run_combine
 from testbed.toolchain.progress import Progress
 
 QUIET = Progress(plain=True, quiet=True)
@@ -383,11 +384,18 @@ def test_pyzmq_judge(code, output, status, detail):
 
 # --- real runs (slow) ---------------------------------------------------------------------
 
+def test_fixed_address_pattern_finds_the_tests_that_need_the_host_lock():
+    assert suite.FIXED_ADDRESS.search('zmq_connect (from, "tcp://localhost:5556")')
+    assert suite.FIXED_ADDRESS.search("zmq_bind (sb, ENDPOINT_0)")
+    assert not suite.FIXED_ADDRESS.search('bind_loopback_ipv4 (sb, endpoint, len); "tcp://127.0.0.1:55550"')
+
+
 @pytest.mark.slow
 def test_three_real_tests_pass_against_libzmq():
     options = suite.Options(("libzmq-4.3.5",), "^(test_pair_inproc|test_atomics|dropin_thr_ipc)$")
     [result] = suite.run(options, QUIET)
     assert (result.name, result.passed, result.failed) == ("libzmq-suite libzmq-4.3.5", 3, 0), result.line()
+    assert not suite._plan(options, QUIET).exclusive  # none of the three uses a fixed port: no host lock
 
 
 @pytest.mark.slow
@@ -404,3 +412,29 @@ def test_dropin_check_fails_when_the_loader_picks_another_library(tmp_path, monk
     result = dropin.run_check(dropin.Check("thr", "ipc"), tools, decoy, tmp_path / "work")
     assert result.status == "fail" and f"not {decoy / 'lib' / dropin.SONAME}" in result.detail, result
     assert str(baseline.prefix) in result.detail
+
+
+# --- repeated runs ---------------------------------------------------------------------------
+
+def test_combine_repeated_runs():
+    ok, hang = outcome("test_x", "pass", "3 cases"), outcome("test_x", "timeout", "still running after 20 s")
+    assert run_combine([ok, ok, ok]).status == "pass" and run_combine([ok, ok, ok]).passes == 3
+    mixed = run_combine([ok, hang, ok])
+    assert (mixed.status, mixed.runs, mixed.passes, mixed.mixed) == ("timeout", 3, 2, True)
+    assert mixed.detail == "passed 2 of 3 runs; otherwise still running after 20 s"
+    never = run_combine([hang, hang])
+    assert (never.status, never.passes, never.mixed, never.detail) == ("timeout", 0, False, hang.detail)
+
+
+def test_mixed_results_are_reported_and_moved_to_flaky_by_an_update():
+    failed = outcome("test_fixed", "fail", "exit 1: t.cpp:9:c:FAIL")
+    mixed = run_combine([outcome("test_fixed", "pass"), failed])
+    held_once = run_combine([outcome("test_held", "fail", "exit 1"), outcome("test_held", "pass")])
+    runs = {"test_fixed": mixed, "test_held": held_once}
+    verdict = expect.judge("lib-a", expect.parse(FILE).libraries["lib-a"], runs)
+    assert [o.test for o in verdict.sometimes] == ["test_fixed"] and verdict.now_passing == []
+    assert [o.test for o in verdict.regressions] == ["test_held"]  # an expected pass must pass every run
+    assert "PASSES SOMETIMES (mark flaky): test_fixed 1 of 2" in suite.summarise(verdict, True).line()
+    new = expect.updated(expect.parse(FILE), "lib-a", runs).libraries["lib-a"]
+    assert new.flaky["test_fixed"] == f"{expect.TODO_PREFIX} passed 1 of 2 runs; otherwise {failed.detail}"
+    assert "test_fixed" not in new.not_passing and "test_held" in new.flaky and "test_held" not in new.passes

@@ -7,11 +7,14 @@ judge compares a run with it:
   not expected, passed           now passes            counts as passed, reported loudly:
                                                        tighten the file
   not expected, did not pass     still not passing     neither (listed with its reason)
+  not expected, passed in some   passes sometimes      neither, reported: mark it flaky
+  of repeated runs (--suite-repeat)
   flaky (any outcome)            flaky                 neither (its outcome is reported)
   in no list                     unlisted              counts as failed: the file is incomplete
 A flaky entry is for a test whose outcome changes from run to run (a race in the
 library, usually a hang): it would otherwise turn CI red or shout "now passes" at
-random. Only a person moves a test out of `flaky`; updates leave it there.
+random. Only a person moves a test out of `flaky`; updates leave it there, and
+put a test there (with a TODO reason) when repeated runs gave mixed results.
 
 `--update-expectations` rewrites the file from a run (`updated` + `dump`): tests
 that passed move to `pass`, tests that did not keep their reason (or get a TODO
@@ -148,6 +151,7 @@ class Judgement:
     now_passing: list[str] = field(default_factory=list)
     still_not_passing: list[tuple[TestOutcome, str]] = field(default_factory=list)  # with the reason
     flaky: list[TestOutcome] = field(default_factory=list)
+    sometimes: list[TestOutcome] = field(default_factory=list)  # not expected; passed in some runs
     unlisted: list[TestOutcome] = field(default_factory=list)
 
     @property
@@ -170,6 +174,8 @@ def judge(library: str, expected: LibraryExpectation, outcomes: dict[str, TestOu
         elif test in expected.not_passing:
             if outcome.status == PASS:
                 result.now_passing.append(test)
+            elif outcome.mixed:
+                result.sometimes.append(outcome)
             else:
                 result.still_not_passing.append((outcome, expected.not_passing[test].reason))
         else:
@@ -197,8 +203,14 @@ def updated(expectations: Expectations, library: str, outcomes: dict[str, TestOu
     """The file's content after taking this run's outcomes for `library`."""
     old = expectations.libraries.get(library, LibraryExpectation())
     passes, not_passing = set(old.passes), dict(old.not_passing)
+    flaky = dict(old.flaky)
     for test, outcome in outcomes.items():
         if test in old.flaky:
+            continue
+        if outcome.mixed:
+            passes.discard(test)
+            not_passing.pop(test, None)
+            flaky[test] = f"{TODO_PREFIX} {outcome.detail[:SEEN_CHARS]}"
             continue
         if outcome.status == PASS:
             passes.add(test)
@@ -210,7 +222,7 @@ def updated(expectations: Expectations, library: str, outcomes: dict[str, TestOu
         else:
             reason = f"{TODO_PREFIX} {outcome.detail[:SEEN_CHARS]}"
         not_passing[test] = NotPassing(outcome.status, reason, outcome.detail[:SEEN_CHARS])
-    new = LibraryExpectation(frozenset(passes), not_passing, dict(old.flaky))
+    new = LibraryExpectation(frozenset(passes), not_passing, flaky)
     return Expectations({**expectations.libraries, library: new})
 
 

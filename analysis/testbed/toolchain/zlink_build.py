@@ -96,7 +96,8 @@ class ZlinkLibrary:
             used = cmake.cache_value(build_dir, "ZLINK_SODIUM_LIBRARY") or ""
             pinned_prefix = extra[1].split("=", 1)[1]
             if not used.startswith(pinned_prefix):
-                raise CapabilityError(f"{self.name}: linked libsodium {used!r}, not the pinned one in {pinned_prefix}")
+                raise CapabilityError(f"{self.name}: linked libsodium {used!r}, "
+                                      f"not the pinned one in {pinned_prefix}")
         version = cmake.cache_value(build_dir, "CMAKE_PROJECT_VERSION") or "unknown"
         return self.describe(version or "unknown")
 
