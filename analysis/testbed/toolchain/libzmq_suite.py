@@ -6,6 +6,7 @@ baselines/libzmq-suite/expectations.toml.
   library prefix -> compiled tests (cached)    (libzmq_suite_build)
   run 2 at a time, outcome per test            (libzmq_suite_run)
   perf tools on the library's libzmq.so.5      (libzmq_suite_dropin)
+  pyzmq from source on it                      (libzmq_suite_pyzmq)
   outcomes vs expectations -> N passed/failed  (libzmq_suite_expect)
   --update-expectations -> file + README table (libzmq_suite_table)
 
@@ -29,6 +30,7 @@ from testbed.toolchain import baselines, keys, libraries, sources
 from testbed.toolchain import libzmq_suite_config as config_mod
 from testbed.toolchain import libzmq_suite_dropin as dropin
 from testbed.toolchain import libzmq_suite_expect as expect
+from testbed.toolchain import libzmq_suite_pyzmq as pyzmq
 from testbed.toolchain import libzmq_suite_table as table_mod
 from testbed.toolchain.libzmq_suite_build import build_tests
 from testbed.toolchain.libzmq_suite_run import COMPILE_ERROR, SIGNAL, TestOutcome, run_all
@@ -54,6 +56,7 @@ class Plan:
     tests: list[str]                  # every test that is built (the build does not depend on -R)
     selected: list[str]               # the ones to run
     dropins: list[dropin.Check]
+    pyzmq: bool                       # run the pyzmq check (where it applies)
     expectations: expect.Expectations
     libraries: list[str]
 
@@ -69,7 +72,7 @@ def _plan(options: Options, progress: Progress) -> Plan:
         if not (options.update and not expect.EXPECTATIONS_FILE.exists()):
             raise
         expectations = expect.Expectations({})
-    expect.check_names(expectations, set(tests) | dropin.CHECK_NAMES)
+    expect.check_names(expectations, set(tests) | dropin.CHECK_NAMES | {pyzmq.CHECK_NAME})
     pick = re.compile(options.regex).search if options.regex else (lambda name: True)
     names = list(options.libraries) or list(expectations.libraries) or list(DEFAULT_LIBRARIES)
     unknown = [n for n in names if n not in libraries.registered_names()]
@@ -77,7 +80,7 @@ def _plan(options: Options, progress: Progress) -> Plan:
         raise libraries.LibraryUnavailable(f"unknown library {', '.join(unknown)}; registered: "
                                            f"{', '.join(libraries.registered_names())}")
     return Plan(config, tests, [t for t in tests if pick(t)], [c for c in dropin.CHECKS if pick(c.name)],
-                expectations, names)
+                bool(pick(pyzmq.CHECK_NAME)), expectations, names)
 
 
 @contextmanager
@@ -125,6 +128,9 @@ def library_outcomes(name: str, plan: Plan, progress: Progress) -> dict[str, Tes
     outcomes |= run_all(binaries, plan.config.timeout, run_dir, int(keys.JOBS),
                         on_done=lambda o: _say_outcome(progress, name, o))
     outcomes |= _dropin_outcomes(library, plan, run_dir, progress)
+    if plan.pyzmq and pyzmq.wanted(library):
+        outcomes[pyzmq.CHECK_NAME] = pyzmq.run_check(library, progress)
+        _say_outcome(progress, name, outcomes[pyzmq.CHECK_NAME])
     (run_dir / "outcomes.json").write_text(json.dumps({t: o.to_json() for t, o in sorted(outcomes.items())},
                                                       indent=1) + "\n")
     return outcomes
@@ -182,10 +188,9 @@ def _write_updates(expectations: expect.Expectations, plan: Plan, progress: Prog
     expect.EXPECTATIONS_FILE.write_text(expect.dump(expectations))
     generated = table_mod.table(expectations, plan.config.never_built)
     README.write_text(table_mod.replace_section(README.read_text(), generated))
-    todo = sum(e.reason.startswith(expect.TODO_PREFIX) for lib in expectations.libraries.values()
-               for e in lib.not_passing.values())
+    todo = sum(e.todo for lib in expectations.libraries.values() for e in lib.not_passing.values())
     progress.say(f"    rewrote {expect.EXPECTATIONS_FILE} and the table in {README}"
-                 + (f"; {todo} reason(s) still say '{expect.TODO_PREFIX}'" if todo else ""))
+                 + (f"; {todo} reason(s) say 'TODO explain:' or 'TODO recheck:'" if todo else ""))
 
 
 def run(options: Options, progress: Progress) -> list[SuiteResult]:
@@ -194,7 +199,7 @@ def run(options: Options, progress: Progress) -> list[SuiteResult]:
     except (config_mod.SuiteConfigError, expect.ExpectationError, libraries.LibraryUnavailable,
             re.error, CommandFailed, OSError) as exc:
         return [SuiteResult("libzmq-suite", failed=1, notes=[str(exc)])]
-    if not plan.selected and not plan.dropins:
+    if not plan.selected and not plan.dropins and not plan.pyzmq:
         return [SuiteResult("libzmq-suite", failed=1, notes=[f"no libzmq test or drop-in check matches -R "
                                                               f"{options.regex!r}"])]
     results, expectations = [], plan.expectations

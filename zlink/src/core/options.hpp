@@ -88,6 +88,7 @@ struct options_t {
     bool recv_routing_id = false;  // ROUTER/STREAM: one pipe per connection, attached after handshake
     bool raw_socket = false;       // STREAM: no ZMTP, bytes only
     bool raw_notify = true;        // STREAM_NOTIFY: empty frame on (dis)connect
+    bool probe_router = false;     // PROBE_ROUTER (DEALER/REQ/ROUTER): empty message to each new peer
     // Resolved per endpoint from the context knobs (bytes).
     int in_batch = 8192;
     int out_batch = 8192;

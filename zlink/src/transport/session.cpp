@@ -195,7 +195,21 @@ void session_t::attach_new_pipe() {
     id.set_flags(msg_t::routing_id);
     pipe_->write(id);
     pipe_->flush();
+    if (opts_.probe_router)
+        queue_probe(*pp.a);
     send_to_owner(command{command_kind::attach_pipe, pp.a, nullptr, nullptr, connect_side_ ? 1u : 0u});
+}
+
+// ZMQ_PROBE_ROUTER: the empty message goes out first on this connection at
+// once, as in libzmq, instead of when the socket attaches the pipe (a
+// connecting ROUTER does that only inside its next zmq_* call). The socket's
+// end is marked so the socket type does not probe again.
+void session_t::queue_probe(pipe_t &socket_end) {
+    if (out_pending_valid_)
+        return;  // not a fresh start: let the socket probe
+    out_pending_.init();
+    out_pending_valid_ = true;
+    socket_end.probed = true;
 }
 
 void session_t::engine_stopped(const engine_end &why) {

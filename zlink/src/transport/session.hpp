@@ -87,6 +87,7 @@ private:
     void reconnect();
     void drop_engine();
     void drop_out_pending();
+    void queue_probe(pipe_t &socket_end);
     void maybe_finish();
     void close_zap();
 

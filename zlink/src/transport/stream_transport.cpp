@@ -37,12 +37,8 @@ int stream_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::st
         return -1;
     auto l = std::make_shared<listener_t>(t, &s, endpoint_options(s), family_, ep.address);
     l->endpoint = text;
-    if (l->open(resolved) != 0) {
-        const int e = errno;
-        s.owned_count.fetch_sub(1);  // never started: not owned after all
-        errno = e;
-        return -1;
-    }
+    if (l->open(resolved) != 0)
+        return -1;  // never started: ~io_object gives the ownership count back
     l->endpoint = resolved;
     s.add_endpoint(text, l);
     s.add_endpoint(resolved, l);

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -222,6 +223,9 @@ std::vector<bad_case> all_cases() {
         all.insert(all.end(), part.begin(), part.end());
     return all;
 }
+
+// gtest prints a parameter by its name, not as a byte dump.
+void PrintTo(const bad_case &c, std::ostream *os) { *os << c.name; }
 
 class BadArguments : public ::testing::TestWithParam<bad_case> {};
 
