@@ -6,6 +6,7 @@
 #include "core/io_thread.hpp"
 #include "core/socket_base.hpp"
 #include "transport/handshake_factory.hpp"
+#include "wire/command.hpp"
 #include "zmq.h"
 
 namespace zlink {
@@ -40,6 +41,7 @@ std::shared_ptr<session_t> session_t::accepted(io_thread *thread, socket_base_t 
 }
 
 session_t::~session_t() {
+    drop_metadata();
     if (engine_)
         engine_->terminate();
     out_pending_.close();
@@ -58,6 +60,7 @@ void session_t::start() {
 }
 
 void session_t::start_engine(socket_type sock) {
+    zap_metadata_.clear();
     std::unique_ptr<wire::handshake> hs;
     if (!opts_.raw_socket)
         hs = make_handshake(opts_, !connect_side_);
@@ -166,6 +169,8 @@ void session_t::engine_ready(const peer_info &peer) {
     peer_id_ = peer.routing_id;
     peer_type_ = peer.socket_type;
     if (!opts_.raw_socket)
+        build_metadata(peer);
+    if (!opts_.raw_socket)
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
     if (!pipe_)
         attach_new_pipe();
@@ -177,6 +182,36 @@ void session_t::engine_ready(const peer_info &peer) {
         pipe_->write(hello);
         pipe_->flush();
     }
+}
+
+// What zmq_msg_gets reads on every message of this connection, as libzmq
+// composes it: Peer-Address first, then the ZAP handler's properties and User-Id,
+// then the peer's READY properties (Socket-Type, Identity, X-*); a name already
+// present keeps its first value.
+void session_t::build_metadata(const peer_info &peer) {
+    drop_metadata();
+    metadata_t::dict props;
+    const std::string address = engine_ ? engine_->peer_address() : std::string();
+    if (!address.empty())
+        props.emplace("Peer-Address", address);
+    auto add_all = [&props](std::span<const uint8_t> encoded) {
+        wire::metadata_reader r(encoded);
+        wire::property_view p;
+        while (r.next(p))
+            props.emplace(std::string(p.name),
+                          std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
+    };
+    add_all(zap_metadata_);
+    if (!peer.user_id.empty())
+        props.emplace("User-Id", std::string(peer.user_id));
+    add_all(peer.metadata);
+    metadata_ = new metadata_t(std::move(props));
+}
+
+void session_t::drop_metadata() {
+    if (metadata_)
+        metadata_->release();
+    metadata_ = nullptr;
 }
 
 void session_t::attach_new_pipe() {
@@ -284,6 +319,8 @@ bool session_t::push_frame(msg_t &frame) {
         frame.init();
         return true;
     }
+    if (metadata_)
+        frame.set_metadata(metadata_);
     return pipe_->write(frame);
 }
 
@@ -342,6 +379,7 @@ void session_t::zap_request(const wire::zap_request &request) {
 void session_t::zap_replied(const wire::zap_reply &reply) {
     auto self = hold();
     close_zap();
+    zap_metadata_ = reply.metadata;
     if (engine_)
         engine_->zap_answer(reply);
 }
