@@ -5,7 +5,6 @@ is really on), and CURVE where it cannot apply is refused with exit 2. Tiny coun
 behaviour, not performance."""
 from __future__ import annotations
 
-
 import pytest
 
 from testbed.bench.command import bench_argv, local_endpoints, role_argvs, run_bench, run_two_process
