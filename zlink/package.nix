@@ -18,24 +18,28 @@
 }:
 
 let
-  # Only C++ sources and build scripts: a notebook or docs edit never rebuilds zlink.
+  # C++ sources, build scripts and the tests' data (export lists, fuzz corpora): a
+  # notebook or docs edit elsewhere never rebuilds zlink.
   src = lib.fileset.toSource {
     root = ./.;
-    fileset = lib.fileset.fileFilter (
-      file:
-      file.name == "CMakeLists.txt"
-      || builtins.any file.hasExt [
-        "c"
-        "cc"
-        "cpp"
-        "h"
-        "hpp"
-        "ipp"
-        "cmake"
-        "in"
-        "py" # the interop test driver (tests/interop/run_interop.py)
-      ]
-    ) ./.;
+    fileset = lib.fileset.unions [
+      (lib.fileset.maybeMissing ./tests)
+      (lib.fileset.fileFilter (
+        file:
+        file.name == "CMakeLists.txt"
+        || builtins.any file.hasExt [
+          "c"
+          "cc"
+          "cpp"
+          "h"
+          "hpp"
+          "ipp"
+          "cmake"
+          "in"
+          "py" # the interop test driver (tests/interop/run_interop.py)
+        ]
+      ) ./.)
+    ];
   };
   cmakeVersion = builtins.match ".*project\\(zlink VERSION ([0-9.]+).*" (
     builtins.readFile ./CMakeLists.txt

@@ -241,7 +241,8 @@ def test_ceiling_reports_every_probe(lib, capsys, model):
         assert (row["latency"] is None) == (transport == "inproc")
         if transport != "inproc":  # the best of the write sizes x ways of waiting tried is the ceiling
             tried = {(t["write_size"], t["io"]): t["bytes_per_sec"] for t in thr["tried"]}
-            assert set(tried) == {(w, io) for w in (65536, 262144, 1048576) for io in ("blocking", "poll")}
+            waits = ("blocking", "poll", "coalesce")
+            assert set(tried) == {(w, io) for w in (65536, 262144, 1048576) for io in waits}
             assert thr["bytes_per_sec"] == pytest.approx(max(tried.values()))
             assert tried[(thr["write_size"], thr["io"])] == max(tried.values())
     # The probe ran where the cells would: its own threads on the pinned CPUs.

@@ -56,6 +56,8 @@ def test_one_process_every_pattern(lib, pattern, transport):
     assert validate.bench_result_problems(res, pattern=pattern, transport=transport, msg_size=1024,
                                           library=lib.name, count=2000, lat_count=40) == []
     assert res["role"] == "both" and res["settings"]["process_model"] == "one-process"
+    thr = res["throughput"]
+    assert thr["span_seconds"] >= thr["receiver_seconds"]  # one clock: the span contains the window
     # Each side has its own context, except inproc, which needs one.
     assert res["settings"]["contexts"] == (1 if transport == "inproc" else 2)
 
@@ -77,6 +79,7 @@ def test_two_process_every_pattern(lib, pattern, transport):
                                               library=lib.name) == []
         assert line["settings"]["process_model"] == "two-process" and line["settings"]["contexts"] == 1
     assert r["throughput"]["count"] == 2000 and r["latency"] is None
+    assert r["throughput"]["span_seconds"] >= r["throughput"]["receiver_seconds"]  # one host, one clock
     assert s["throughput"] is None and s["latency"]["count"] == 40
     # The receiver's line carries the sender's own seconds, sent over the control link.
     sender_seconds = s["sender_throughput"]["sender_seconds"]
@@ -208,7 +211,8 @@ def test_peer_killed_mid_run_exits_3(lib, victim, pattern):
     elapsed = time.monotonic() - start
     killed.communicate()
     assert survivor.returncode == 3, err
-    assert "control connection closed during throughput" in err and out == ""
+    # Usually "during throughput"; on a loaded host the kill may still find it shaking hands.
+    assert "control connection closed during" in err and out == ""
     assert elapsed < 2.0  # the closed control connection is seen at once, not after a timeout
 
 
@@ -233,3 +237,5 @@ def test_explicit_process_model_and_control_are_recorded(lib):
     for line in (pair.receiver.result, pair.sender.result):
         assert line["settings"]["process_model"] == "two-host"
         assert line["settings"]["control"] == control
+    # Two hosts have two clocks: no span is claimed.
+    assert pair.receiver.result["throughput"]["span_seconds"] is None

@@ -150,7 +150,7 @@ std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& 
             echo_stream(s, h);
             continue;
         }
-        if (h.write == 0 || h.write > (1ULL << 30) || h.io > 1) exit_error("a throughput row with a bad header arrived");
+        if (h.write == 0 || h.write > (1ULL << 30) || h.io >= kIoWaits) exit_error("a throughput row with a bad header arrived");
         rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size), receive_stream(s, h, o.timeout_ms)});
     }
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -12,13 +13,13 @@
 namespace bench {
 
 namespace {
-constexpr const char* kNames[] = {"blocking", "poll"};
+constexpr const char* kNames[] = {"blocking", "poll", "coalesce"};
 }
 
 const char* to_string(IoWait w) { return kNames[static_cast<unsigned>(w)]; }
 
 bool io_wait_from_string(const std::string& text, IoWait& out) {
-    for (unsigned i = 0; i < 2; ++i)
+    for (unsigned i = 0; i < kIoWaits; ++i)
         if (text == kNames[i]) {
             out = static_cast<IoWait>(i);
             return true;
@@ -27,7 +28,7 @@ bool io_wait_from_string(const std::string& text, IoWait& out) {
 }
 
 StreamIo::StreamIo(RawSocket& s, IoWait wait, int timeout_ms) : s_(s), wait_(wait), timeout_ms_(timeout_ms) {
-    if (wait_ != IoWait::blocking) ::fcntl(s_.fd(), F_SETFL, ::fcntl(s_.fd(), F_GETFL) | O_NONBLOCK);
+    if (wait_ == IoWait::poll) ::fcntl(s_.fd(), F_SETFL, ::fcntl(s_.fd(), F_GETFL) | O_NONBLOCK);
 }
 
 void StreamIo::wait_for(short events) {
@@ -39,6 +40,11 @@ void StreamIo::wait_for(short events) {
 
 std::size_t StreamIo::read_some(void* data, std::size_t n) {
     if (wait_ == IoWait::blocking) return s_.read_some(data, n);
+    if (wait_ == IoWait::coalesce) {
+        const std::size_t r = s_.read_some(data, n);
+        if (r > 0 && r < n / 2) ::usleep(kCoalesceMicros);
+        return r;
+    }
     for (;;) {
         const ssize_t r = ::recv(s_.fd(), data, n, 0);
         if (r >= 0) return static_cast<std::size_t>(r);
@@ -48,7 +54,7 @@ std::size_t StreamIo::read_some(void* data, std::size_t n) {
 }
 
 void StreamIo::write_all(const void* data, std::size_t n) {
-    if (wait_ == IoWait::blocking) return s_.write_all(data, n);
+    if (wait_ != IoWait::poll) return s_.write_all(data, n);
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
         const ssize_t w = ::send(s_.fd(), p, n, MSG_NOSIGNAL);

@@ -81,6 +81,10 @@ def _throughput_problems(thr: Any, msg_size: int) -> list[str]:
         problems.append("throughput.bytes_per_sec != msgs_per_sec * msg_size")
     if not _close(fields["mb_per_sec"], fields["bytes_per_sec"] / 1e6):
         problems.append("throughput.mb_per_sec != bytes_per_sec / 1e6")
+    span, window = thr.get("span_seconds"), fields["receiver_seconds"]
+    if span is not None and (not isinstance(span, (int, float)) or span < window * (1 - _REL)):
+        problems.append(f"throughput.span_seconds {span!r} is shorter than receiver_seconds "
+                        f"{window} (the span contains the receiver's window)")
     if thr.get("mb_unit") != "1e6 bytes":
         problems.append(f"throughput.mb_unit is {thr.get('mb_unit')!r}, expected '1e6 bytes'")
     if not isinstance(thr.get("warmup"), int) or thr["warmup"] < 1:

@@ -76,6 +76,9 @@ class Loop:
             rng.shuffle(active)
             for group in active:
                 n = adaptive.reps_done(group, self.done, self.runnable)
+                if n >= self.design.max_repetitions:  # never past the cap, whatever evaluate() said
+                    group.stop_reason = "cap"
+                    continue
                 for rep in range(n, self.design.next_look(n)):  # up to the next look
                     if self.over_budget():
                         return self.stop_all("budget")

@@ -1,5 +1,9 @@
 #include "transport/engine.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <asio/write.hpp>
 #include <cstring>
@@ -169,6 +173,28 @@ void engine_t::zap_answer(const wire::zap_reply &reply) {
     zap_asked_ = false;
     if (!in_handshake_)
         advance_handshake();
+}
+
+void engine_t::zap_failed(wire::wire_error error) {
+    auto self = shared_from_this();
+    if (stopped_ || !hs_ || ready_)
+        return;
+    const auto f = wire::classify_failure(error, {});
+    fail(wire::to_string(error), monitor_event(f.event), static_cast<int>(f.value));
+}
+
+std::string engine_t::peer_address() const {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getpeername(const_cast<socket_type &>(sock_).native_handle(),
+                      reinterpret_cast<sockaddr *>(&ss), &len) != 0)
+        return {};
+    char text[INET6_ADDRSTRLEN] = {};
+    if (ss.ss_family == AF_INET)
+        ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(&ss)->sin_addr, text, sizeof text);
+    else if (ss.ss_family == AF_INET6)
+        ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6 *>(&ss)->sin6_addr, text, sizeof text);
+    return text;
 }
 
 void engine_t::handshake_failed() {

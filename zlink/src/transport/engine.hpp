@@ -116,6 +116,11 @@ public:
     void restart_output();
     // The ZAP handler's answer to zap_request().
     void zap_answer(const wire::zap_reply &reply);
+    // The ZAP exchange itself failed (a reply that breaks RFC 27, or the handler
+    // went away): the handshake fails with libzmq's ZMQ_PROTOCOL_ERROR_ZAP_* value.
+    void zap_failed(wire::wire_error error);
+    // The peer's IP address as libzmq puts it in ZAP requests ("" for ipc).
+    std::string peer_address() const;
     // Sends what is queued, pulls until pull_frame() has nothing, then closes;
     // ends with engine_stopped(requested).
     void close_after_flush();

@@ -49,7 +49,9 @@ public:
     }
 
     void remove_files(const bound_files &files) const override {
-        if (!files.socket_path.empty())
+        // A socket closed and bound again at once on the same path: the new
+        // listener's file may already be there; leave it alone.
+        if (!files.socket_path.empty() && files.socket_file_is_ours())
             ::unlink(files.socket_path.c_str());
         if (!files.directory.empty())
             ::rmdir(files.directory.c_str());

@@ -67,8 +67,12 @@ int stream_transport::connect(socket_base_t &s, const endpoint_t &ep,
     auto session =
         session_t::connecting(t, &s, endpoint_options(s), family_, ep.address, session_end);
     session->endpoint = text;
-    if (socket_end)
+    if (socket_end) {
         s.attach_pipe(socket_end, true);
+        // zmq_disconnect ends the socket's side too, so what this endpoint
+        // queued for the application is discarded (libzmq: terminate(false)).
+        s.add_endpoint_pipe(text, socket_end);
+    }
     s.add_endpoint(text, session);
     return 0;
 }

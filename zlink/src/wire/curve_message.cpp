@@ -52,7 +52,10 @@ wire_error curve_message_codec::seal(std::uint8_t flags, std::span<const std::ui
     const std::uint64_t n = next_nonce_++;
     const std::size_t frame_body = curve_message_overhead + body.size();
     std::uint8_t header[max_header_size];
-    const std::size_t h = write_frame_header(header, frame_body, false, true);
+    // As libzmq 4.3.5 sends it: a frame without the COMMAND flag. (libzmq keeps a
+    // received frame's COMMAND flag after opening it and would then drop the
+    // message as an unknown command.)
+    const std::size_t h = write_frame_header(header, frame_body, false, false);
     const std::size_t at = out.size();
     out.resize(at + h + frame_body);
     std::uint8_t* p = out.data() + at;

@@ -1,5 +1,7 @@
 // CURVE traffic after the handshake (RFC 26 "MESSAGE", libzmq 4.3.5's layout):
 //
+//   frame      = flags 0 (libzmq sends MESSAGE in a plain frame, never with the
+//                COMMAND or MORE flag; any frame flags are accepted on receipt)
 //   frame body = %d7 "MESSAGE" short-nonce(8) box
 //   box        = Box [flags(1) payload](C'->S' or S'->C'), nonce prefix
 //                "CurveZMQMESSAGEC" from the client, "CurveZMQMESSAGES" from the server

@@ -80,7 +80,7 @@ struct zap_reply {
 class frame_transform {
 public:
     virtual ~frame_transform() = default;
-    // Appends the complete wire encoding (frame header, command body) of one
+    // Appends the complete wire encoding (frame header and body) of one
     // protected frame carrying `body` with `flags` to `out`.
     virtual wire_error seal(std::uint8_t flags, std::span<const std::uint8_t> body,
                             std::vector<std::uint8_t>& out) = 0;

@@ -128,10 +128,10 @@ std::size_t mechanism_base::feed_commands(std::span<const std::uint8_t> in)
             break;
         case frame_decoder::step::frame: {
             command_view cmd;
-            if (const auto e = parse_command(command_, cmd); e != wire_error::none)
-                fail(e);
-            else
+            if (const auto e = parse_command(command_, cmd); e == wire_error::none)
                 on_command(cmd);
+            else if (!on_unparsed_command(command_))
+                fail(e);
             break;
         }
         }
@@ -173,6 +173,11 @@ void mechanism_base::on_error_command(const command_view& cmd)
     std::string_view reason;
     if (const auto e = parse_error_data(cmd.data, reason); e != wire_error::none)
         return fail(e);
+    on_error_reason(reason);
+}
+
+void mechanism_base::on_error_reason(std::string_view reason)
+{
     // libzmq reports a three-digit ZAP status 300..500 as an authentication failure.
     const bool status = reason.size() == 3 && reason[0] >= '3' && reason[0] <= '5' &&
                         reason[1] == '0' && reason[2] == '0';
@@ -217,7 +222,7 @@ void mechanism_base::zap_answer(const zap_reply& reply)
     if (code != "300" && code != "400" && code != "500")
         return fail(wire_error::zap_invalid_status_code, code);
     if (code != "300")
-        send_error(code);
+        send_refusal(code);
     fail(wire_error::auth_failed, code);
 }
 

@@ -64,6 +64,11 @@ protected:
     virtual void on_zap_accepted() {}
     // Nothing is bound at inproc://zeromq.zap.01. Default: fail(no_zap_handler).
     virtual void on_zap_missing();
+    // A command body that does not parse: a mechanism may still recognise it (PLAIN:
+    // libzmq's ERROR form) and return true after handling it. Default: false.
+    virtual bool on_unparsed_command(std::span<const std::uint8_t>) { return false; }
+    // Queues the ERROR that refuses the client with a ZAP status code.
+    virtual void send_refusal(std::string_view status_code) { send_error(status_code); }
 
     const handshake_options& options() const noexcept { return opts_; }
     // The whole command body (name-size octet, name, data) that `cmd` views: the
@@ -85,6 +90,7 @@ protected:
     // A client's handling of the server's ERROR: a ZAP status code ("300", "400",
     // "500") fails with auth_failed, any other reason with peer_sent_error.
     void on_error_command(const command_view& cmd);
+    void on_error_reason(std::string_view reason);
     // Publishes a ZAP request; the handshake waits for zap_answer().
     void ask_zap(std::string_view mechanism, std::vector<std::vector<std::uint8_t>> credentials);
 

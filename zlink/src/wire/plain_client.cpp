@@ -1,6 +1,8 @@
 // PLAIN client: HELLO, then INITIATE once WELCOMEd, done on READY.
 #include "wire/plain_client.hpp"
 
+#include "wire/plain_server.hpp" // parse_libzmq_plain_error
+
 #include <algorithm>
 
 namespace zlink::wire {
@@ -59,6 +61,15 @@ void plain_client::on_welcome(const command_view& cmd)
     body.insert(body.end(), props.begin(), props.end());
     send_command(body);
     state_ = state::expect_ready;
+}
+
+bool plain_client::on_unparsed_command(std::span<const std::uint8_t> body)
+{
+    std::string_view reason;
+    if (!parse_libzmq_plain_error(body, reason))
+        return false;
+    on_error_reason(reason);
+    return true;
 }
 
 void plain_client::on_ready(const command_view& cmd)

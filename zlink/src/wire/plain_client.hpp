@@ -4,7 +4,10 @@
 //   C: INITIATE (our properties)      S: READY (its properties) or ERROR
 //
 // The server checks the credentials through ZAP; a refusal arrives as an ERROR
-// whose reason is the ZAP status code ("400"), reported as auth_failed.
+// whose reason is the ZAP status code ("400"), reported as auth_failed. Both
+// ERROR forms are accepted: RFC 37's and libzmq 4.3.5's PLAIN form, whose first
+// two octets are 0x5E 'R' (its source writes "\x05ERROR", a hex escape that
+// swallows the 'E'): body = 0x5E "RROR" reason-size reason.
 #pragma once
 
 #include "wire/mechanism_base.hpp"
@@ -26,6 +29,7 @@ private:
     void on_command(const command_view& cmd) override;
     void on_welcome(const command_view& cmd);
     void on_ready(const command_view& cmd);
+    bool on_unparsed_command(std::span<const std::uint8_t> body) override;
 
     enum class state : std::uint8_t { expect_welcome, expect_ready };
     state state_ = state::expect_welcome;

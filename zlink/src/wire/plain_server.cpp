@@ -34,6 +34,25 @@ void plain_server::on_zap_accepted()
     state_ = state::expect_initiate;
 }
 
+bool parse_libzmq_plain_error(std::span<const std::uint8_t> body, std::string_view& reason) noexcept
+{
+    const auto n = libzmq_plain_error_prefix.size();
+    if (body.size() < n + 1 ||
+        std::string_view(reinterpret_cast<const char*>(body.data()), n) != libzmq_plain_error_prefix ||
+        body[n] > body.size() - n - 1)
+        return false;
+    reason = {reinterpret_cast<const char*>(body.data()) + n + 1, body[n]};
+    return true;
+}
+
+void plain_server::send_refusal(std::string_view status_code)
+{
+    std::vector<std::uint8_t> body(libzmq_plain_error_prefix.begin(), libzmq_plain_error_prefix.end());
+    body.push_back(static_cast<std::uint8_t>(status_code.size()));
+    body.insert(body.end(), status_code.begin(), status_code.end());
+    send_command(body);
+}
+
 void plain_server::on_initiate(const command_view& cmd)
 {
     if (!accept_properties(cmd.data))

@@ -8,11 +8,24 @@
 //
 // PLAIN without a ZAP handler always fails (no_zap_handler): there would be no one
 // to check the password, as in libzmq.
+//
+// The refusal ERROR is written in libzmq 4.3.5's PLAIN form (0x5E "RROR" reason,
+// see plain_client.hpp): the only form a libzmq PLAIN client recognises, so it
+// reports HANDSHAKE_FAILED_AUTH with the status code; an RFC-strict client sees a
+// malformed command instead, which refuses it just the same.
 #pragma once
 
 #include "wire/mechanism_base.hpp"
 
+#include <span>
+#include <string_view>
+
 namespace zlink::wire {
+
+// libzmq 4.3.5's PLAIN ERROR body: 0x5E "RROR" reason-size reason.
+inline constexpr std::string_view libzmq_plain_error_prefix{"\x5E" "RROR", 5};
+// True (and `reason` set) for a body in that form.
+bool parse_libzmq_plain_error(std::span<const std::uint8_t> body, std::string_view& reason) noexcept;
 
 class plain_server final : public mechanism_base {
 public:
@@ -23,6 +36,7 @@ public:
 private:
     void on_command(const command_view& cmd) override;
     void on_zap_accepted() override;
+    void send_refusal(std::string_view status_code) override;
     void on_hello(const command_view& cmd);
     void on_initiate(const command_view& cmd);
 

@@ -22,6 +22,7 @@
 namespace zlink::wire {
 
 inline constexpr std::string_view zap_endpoint = "inproc://zeromq.zap.01";
+inline constexpr std::string_view zap_inproc_name = zap_endpoint.substr(9); // "zeromq.zap.01"
 inline constexpr std::string_view zap_version = "1.0";
 // libzmq sends one request per connection and always numbers it "1".
 inline constexpr std::string_view zap_request_id = "1";

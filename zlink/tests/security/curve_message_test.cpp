@@ -34,10 +34,11 @@ bytes payload(std::size_t n)
     return b;
 }
 
-// Strips the frame header the encoder wrote, checking it says "command".
+// Strips the frame header the encoder wrote: a plain frame, as libzmq sends
+// MESSAGE (with the COMMAND flag libzmq 4.3.5 would drop the message).
 bytes frame_body(const bytes& frame)
 {
-    EXPECT_TRUE(frame[0] & frame_flag::command);
+    EXPECT_FALSE(frame[0] & frame_flag::command);
     EXPECT_FALSE(frame[0] & frame_flag::more) << "MORE travels encrypted, never in the header";
     const std::size_t h = (frame[0] & frame_flag::long_size) ? long_header_size : short_header_size;
     return bytes(frame.begin() + static_cast<std::ptrdiff_t>(h), frame.end());
@@ -104,7 +105,7 @@ TEST_F(CurveMessage, LongFramesGetLongHeaders)
 {
     bytes out;
     ASSERT_EQ(client.seal(0, payload(300), out), wire_error::none);
-    EXPECT_EQ(out[0], frame_flag::command | frame_flag::long_size);
+    EXPECT_EQ(out[0], frame_flag::long_size);
     EXPECT_EQ(out.size(), long_header_size + curve_message_overhead + 300);
 }
 

@@ -245,6 +245,35 @@ TEST(PlainClient, ReadyBeforeWelcomeIsUnexpected)
     EXPECT_EQ(c.error(), wire_error::unexpected_command);
 }
 
+// libzmq 4.3.5's PLAIN writes its ERROR name as "\x05ERROR" in C, where the hex
+// escape swallows the 'E': the body starts 0x5E 'R' 'R' 'O' 'R'. Its PLAIN client
+// knows only that form, so a zlink PLAIN server sends it; a zlink client takes both.
+TEST(PlainServer, RefusalUsesLibzmqsErrorForm)
+{
+    plain_server s({.self = socket_type::dealer});
+    const bytes in = cat({greeting("PLAIN", false), command_frame(cat({{5}, "HELLO", {1}, "u", {1}, "p"}))});
+    s.consume_outgoing(s.outgoing().size());
+    s.feed(in);
+    ASSERT_NE(s.zap_pending(), nullptr);
+    s.zap_answer(zap_status("400"));
+    EXPECT_EQ(bytes(s.outgoing().begin(), s.outgoing().end()),
+              command_frame(cat({{0x5E}, "RROR", {3}, "400"})));
+}
+
+TEST(PlainClient, AcceptsBothErrorForms)
+{
+    for (const bytes& error : {command_frame(cat({{0x5E}, "RROR", {3}, "400"})),
+                               command_frame(cat({{5}, "ERROR", {3}, "400"}))}) {
+        plain_client c(dealer_opts(), "u", "p");
+        c.feed(cat({greeting("PLAIN", true), error}));
+        EXPECT_EQ(c.error(), wire_error::auth_failed);
+        EXPECT_EQ(c.error_detail(), "400");
+    }
+    plain_client c(dealer_opts(), "u", "p");
+    c.feed(cat({greeting("PLAIN", true), command_frame(cat({{0x5E}, "RROR", {9}, "400"}))}));
+    EXPECT_EQ(c.error(), wire_error::malformed_command) << "reason longer than the body";
+}
+
 TEST(PlainClient, ErrorWithOtherReasonIsPeerError)
 {
     plain_client c(dealer_opts(), "u", "p");

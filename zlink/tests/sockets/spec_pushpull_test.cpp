@@ -162,6 +162,25 @@ TEST_P(PushPull, ClosedPullLeavesRoundRobin) {
     EXPECT_EQ(streak, 10);
 }
 
+// RFC 30, PULL: "SHALL create this queue when initiating an outgoing
+// connection to a peer [...] If this peer disconnects, the PULL socket SHALL
+// destroy its queue and SHALL discard any messages it contains." The same
+// when the PULL itself disconnects (libzmq's test_spec_pushpull
+// multipart_atomic_drop relies on it): nothing queued from that endpoint is
+// delivered afterwards.
+TEST_P(PushPull, DisconnectDiscardsTheQueue) {
+    void *push = socket(ZMQ_PUSH);
+    void *pull = socket(ZMQ_PULL);
+    const std::string ep = bind(push);
+    connect(pull, ep);
+    for (int i = 0; i < 3; ++i) send(push, "queued");
+    zmq_pollitem_t item{pull, 0, ZMQ_POLLIN, 0};
+    ASSERT_EQ(zmq_poll(&item, 1, recv_timeout_ms), 1);  // in the PULL's queue
+    ASSERT_EQ(zmq_disconnect(pull, ep.c_str()), 0);
+    EXPECT_EQ(recv(pull, ZMQ_DONTWAIT), "<error: " + std::string(zmq_strerror(EAGAIN)) + ">");
+    EXPECT_TRUE(nothing_arrives(pull));
+}
+
 SPEC_ALL_TRANSPORTS(PushPull);
 
 // Inproc queues hold SNDHWM + RCVHWM messages (0 on either side: unlimited),

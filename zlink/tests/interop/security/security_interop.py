@@ -65,6 +65,14 @@ SCENARIOS = {
                         ("client", curve_client("A", "C"), "refused", None),
                         ("client", curve_client("B", "C"), "ok", None)],
                        [("HANDSHAKE_FAILED_PROTOCOL", CRYPTOGRAPHIC), ("HANDSHAKE_SUCCEEDED", None)]),
+    # PING/PONG keep a quiet CURVE connection up only if they are sealed as libzmq seals them.
+    "curve.heartbeat": ("curve", ["--zap", "none", "--server-secret", "{A.sec}", "--heartbeat", "100"],
+                        [("client", curve_client("A", "C") + ["--heartbeat", "100"], "ok", None)],
+                        [("HANDSHAKE_SUCCEEDED", None)]),
+    # The subscription travels sealed (SUBSCRIBE command inside a MESSAGE).
+    "curve.pubsub": ("curve", ["--zap", "none", "--server-secret", "{A.sec}", "--pattern", "pubsub"],
+                     [("client", curve_client("A", "C") + ["--pattern", "pubsub"], "ok", None)],
+                     [("HANDSHAKE_SUCCEEDED", None)]),
     "null.zap-accept": ("null", ["--zap", "accept", "--domain", "test"],
                         [("client", [], "ok", None)], [("HANDSHAKE_SUCCEEDED", None)]),
     "null.zap-deny": ("null", ["--zap", "deny", "--domain", "test"],

@@ -9,6 +9,7 @@
 //                 [--username U --password P] [--server-public Z85]
 //                 [--client-public Z85 --client-secret Z85]
 //                 --expect ok|refused [--expect-event NAME:VALUE]
+//   both roles:   [--heartbeat MS] [--pattern echo|pubsub]
 //
 // Server: a DEALER that echoes every message until stdin says "stop" (then it
 // prints every handshake monitor event as "EVENT NAME VALUE" and exits 0) or
@@ -23,6 +24,11 @@
 // --expect refused: a probe must not come back within 2 s, and the monitor must
 // not report HANDSHAKE_SUCCEEDED; --expect-event names the event (and value)
 // that must be reported instead (e.g. HANDSHAKE_FAILED_AUTH:400).
+// --heartbeat MS: HEARTBEAT_IVL=MS, TIMEOUT=TTL=5*MS on both sides, and the client
+// falls silent for 15*MS mid-script, so only PING/PONG (sealed, under CURVE) keep
+// the connection. --pattern pubsub: the server is a PUB publishing "A..." and
+// "B..." messages, the client a SUB subscribed to "A" that must get 20 "A"
+// messages and never a "B" (the subscription travels sealed, under CURVE).
 // Every failure exits 1 with a one-line reason on stderr. Only --keygen prints a
 // secret key (throw-away test keys, for the driver).
 #include <zmq.h>
@@ -30,6 +36,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -194,8 +201,21 @@ struct monitor {
 
 // ---- security options ------------------------------------------------------
 
+void apply_heartbeat(void* s, const args& a)
+{
+    const int ms = std::atoi(a.get("heartbeat", "0").c_str());
+    if (ms <= 0)
+        return;
+    set_int(s, ZMQ_HEARTBEAT_IVL, ms, "ZMQ_HEARTBEAT_IVL");
+    set_int(s, ZMQ_HEARTBEAT_TIMEOUT, 5 * ms, "ZMQ_HEARTBEAT_TIMEOUT");
+    set_int(s, ZMQ_HEARTBEAT_TTL, 5 * ms, "ZMQ_HEARTBEAT_TTL");
+}
+
+bool pubsub(const args& a) { return a.get("pattern", "echo") == "pubsub"; }
+
 void apply_server_security(void* s, const args& a, const std::string& secret)
 {
+    apply_heartbeat(s, a);
     const std::string mech = a.get("mechanism", "null");
     if (!a.get("domain").empty())
         set_string(s, ZMQ_ZAP_DOMAIN, a.get("domain"), "ZMQ_ZAP_DOMAIN");
@@ -211,6 +231,7 @@ void apply_server_security(void* s, const args& a, const std::string& secret)
 
 void apply_client_security(void* s, const args& a)
 {
+    apply_heartbeat(s, a);
     const std::string mech = a.get("mechanism", "null");
     if (mech == "plain") {
         set_string(s, ZMQ_PLAIN_USERNAME, a.get("username"), "ZMQ_PLAIN_USERNAME");
@@ -274,7 +295,7 @@ struct zap_handler {
 void* make_server(void* ctx, const args& a, const std::string& secret, const std::string& endpoint,
                   std::string& resolved)
 {
-    void* s = zmq_socket(ctx, ZMQ_DEALER);
+    void* s = zmq_socket(ctx, pubsub(a) ? ZMQ_PUB : ZMQ_DEALER);
     set_int(s, ZMQ_LINGER, 0, "linger");
     set_int(s, ZMQ_RCVTIMEO, 50, "rcvtimeo");
     apply_server_security(s, a, secret);
@@ -318,9 +339,13 @@ int run_server(const args& a)
     std::printf("ENDPOINT %s\n", endpoint.c_str());
     std::fflush(stdout);
     frames f;
-    for (int generation = 1;; ) {
-        if (recv_frames(s, f))
+    for (int generation = 1, n = 0;; ++n) {
+        if (pubsub(a)) {
+            send_frames(s, {(n % 2 ? "B-" : "A-") + std::to_string(n)});
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        } else if (recv_frames(s, f)) {
             send_frames(s, f);
+        }
         mon.drain();
         const std::string cmd = stdin_line();
         if (cmd == "stop")
@@ -334,7 +359,7 @@ int run_server(const args& a)
             zmq_close(s);
             std::string again;
             for (int tries = 0;; ++tries) {
-                void* n = zmq_socket(ctx, ZMQ_DEALER);
+                void* n = zmq_socket(ctx, pubsub(a) ? ZMQ_PUB : ZMQ_DEALER);
                 set_int(n, ZMQ_LINGER, 0, "linger");
                 set_int(n, ZMQ_RCVTIMEO, 50, "rcvtimeo");
                 apply_server_security(n, a, a.get("next-secret"));
@@ -368,10 +393,13 @@ int run_server(const args& a)
     return 0;
 }
 
-void run_script(void* s)
+void run_script(void* s, int heartbeat_ms)
 {
     frames back;
+    int i = 0;
     for (const auto& msg : script()) {
+        if (heartbeat_ms > 0 && i++ == 3) // three heartbeat timeouts of silence
+            std::this_thread::sleep_for(std::chrono::milliseconds(15 * heartbeat_ms));
         send_frames(s, msg);
         if (!recv_frames(s, back))
             fail("no echo within 5 s (message of " + std::to_string(msg[0].size()) + " octets)");
@@ -380,10 +408,23 @@ void run_script(void* s)
     }
 }
 
+// SUB: 20 "A" messages, never a "B".
+void run_subscriber(void* s)
+{
+    set_string(s, ZMQ_SUBSCRIBE, "A", "ZMQ_SUBSCRIBE");
+    frames got;
+    for (int i = 0; i < 20; ++i) {
+        if (!recv_frames(s, got))
+            fail("no published message within 5 s");
+        if (got.size() != 1 || got[0].rfind("A-", 0) != 0)
+            fail("received a message the subscription filters out: " + got[0]);
+    }
+}
+
 int run_client(const args& a)
 {
     void* ctx = zmq_ctx_new();
-    void* s = zmq_socket(ctx, ZMQ_DEALER);
+    void* s = zmq_socket(ctx, pubsub(a) ? ZMQ_SUB : ZMQ_DEALER);
     set_int(s, ZMQ_LINGER, 0, "linger");
     apply_client_security(s, a);
     monitor mon;
@@ -392,11 +433,17 @@ int run_client(const args& a)
     const std::string expect = a.get("expect", "ok");
     if (expect == "ok") {
         set_int(s, ZMQ_RCVTIMEO, 5000, "rcvtimeo");
-        run_script(s);
+        if (pubsub(a))
+            run_subscriber(s);
+        else
+            run_script(s, std::atoi(a.get("heartbeat", "0").c_str()));
         mon.drain();
         if (!mon.has("HANDSHAKE_SUCCEEDED"))
             fail("script ran but no HANDSHAKE_SUCCEEDED event");
-        std::printf("OK %zu messages echoed\n", script().size());
+        if (std::count_if(mon.seen.begin(), mon.seen.end(),
+                          [](const auto& e) { return e.first == "HANDSHAKE_SUCCEEDED"; }) != 1)
+            fail("the connection was made more than once (dropped and reconnected)");
+        std::printf("OK %s\n", pubsub(a) ? "20 messages received" : "script echoed");
     } else {
         set_int(s, ZMQ_RCVTIMEO, 2000, "rcvtimeo");
         send_frames(s, {"probe"});
