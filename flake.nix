@@ -27,6 +27,7 @@
           # Registered library name -> prefix; the names are the testbed's own.
           libraries = flavours // {
             zlink = pkgs.callPackage ./zlink/package.nix { };
+            zlink-nocurve = pkgs.callPackage ./zlink/package.nix { withCurve = false; };
           };
           benches = builtins.mapAttrs (
             _: library: pkgs.callPackage ./bench/package.nix { inherit library; }

@@ -16,7 +16,11 @@ let
     fileset = lib.fileset.unions [
       ../testbed
       ../analysis
-      ../baselines/pins.toml
+      # The whole pins folder (libzmq-suite expectations too) and the library and
+      # bench sources, whose hashes key the library table's builds.
+      ../baselines
+      ../zlink
+      ../bench
       ../docs
       (lib.fileset.maybeMissing ../experiments)
       (lib.fileset.maybeMissing ../reports)

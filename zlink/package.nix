@@ -1,5 +1,7 @@
 # zlink as a Nix package: the C++ library in this folder, installed as a prefix the
-# testbed understands (include/zmq.h, lib/libzlink.so, testbed-lib.json).
+# testbed understands (include/zmq.h, lib/libzlink.so, testbed-lib.json). Two
+# flavours like the baseline: `zlink` with CURVE on nixpkgs' libsodium (withCurve,
+# the default) and `zlink-nocurve` without.
 {
   lib,
   stdenv,
@@ -7,6 +9,8 @@
   ninja,
   asio,
   gtest,
+  libsodium,
+  withCurve ? true,
   # Tests are off for the package (as in `./testbed setup`) and on in the flake check.
   doCheck ? false,
   # A libzmq prefix enables zlink's interop tests (only meaningful with doCheck).
@@ -14,31 +18,36 @@
 }:
 
 let
-  # Only C++ sources and build scripts: a notebook or docs edit never rebuilds zlink.
+  # C++ sources, build scripts and the tests' data (export lists, fuzz corpora): a
+  # notebook or docs edit elsewhere never rebuilds zlink.
   src = lib.fileset.toSource {
     root = ./.;
-    fileset = lib.fileset.fileFilter (
-      file:
-      file.name == "CMakeLists.txt"
-      || builtins.any file.hasExt [
-        "c"
-        "cc"
-        "cpp"
-        "h"
-        "hpp"
-        "ipp"
-        "cmake"
-        "in"
-        "py" # the interop test driver (tests/interop/run_interop.py)
-      ]
-    ) ./.;
+    fileset = lib.fileset.unions [
+      (lib.fileset.maybeMissing ./tests)
+      (lib.fileset.fileFilter (
+        file:
+        file.name == "CMakeLists.txt"
+        || builtins.any file.hasExt [
+          "c"
+          "cc"
+          "cpp"
+          "h"
+          "hpp"
+          "ipp"
+          "cmake"
+          "in"
+          "py" # the interop test driver (tests/interop/run_interop.py)
+        ]
+      ) ./.)
+    ];
   };
   cmakeVersion = builtins.match ".*project\\(zlink VERSION ([0-9.]+).*" (
     builtins.readFile ./CMakeLists.txt
   );
+  testbedName = if withCurve then "zlink" else "zlink-nocurve";
 in
 stdenv.mkDerivation (finalAttrs: {
-  pname = "zlink";
+  pname = testbedName;
   version = if cmakeVersion == null then "unknown" else builtins.head cmakeVersion;
   inherit src doCheck;
 
@@ -46,13 +55,15 @@ stdenv.mkDerivation (finalAttrs: {
     cmake
     ninja
   ];
-  buildInputs = [ asio ] ++ lib.optionals doCheck [ gtest ];
+  buildInputs = [ asio ] ++ lib.optionals withCurve [ libsodium ] ++ lib.optionals doCheck [ gtest ];
 
   cmakeFlags = [
     "-DCMAKE_BUILD_TYPE=Release"
     "-DCMAKE_INSTALL_LIBDIR=lib"
     (lib.cmakeBool "BUILD_TESTING" doCheck)
     (lib.cmakeBool "ZLINK_BUILD_TESTS" doCheck)
+    # ON fails the configure when libsodium is missing: never a silent NULL-only build.
+    (lib.cmakeFeature "ZLINK_WITH_CURVE" (if withCurve then "ON" else "OFF"))
   ]
   ++ lib.optionals (interopLibzmq != null) [
     (lib.cmakeFeature "ZLINK_INTEROP_LIBZMQ_PREFIX" "${interopLibzmq}")
@@ -64,15 +75,29 @@ stdenv.mkDerivation (finalAttrs: {
     build_id=$(printf '%s' "$out" | sha256sum | cut -c1-16)
     compiler=$($CXX --version | head -n1)
     cat > $out/testbed-lib.json <<JSON
-    {"name": "zlink", "version": "${finalAttrs.version}", "build_id": "$build_id",
+    {"name": "${testbedName}", "version": "${finalAttrs.version}", "build_id": "$build_id",
      "source_hash": "nix-store:${builtins.baseNameOf src}", "flags": ${builtins.toJSON finalAttrs.cmakeFlags},
-     "compiler": "$compiler", "curve": false, "link_name": "zlink", "built_by": "nix"}
+     "compiler": "$compiler", "curve": ${lib.boolToString withCurve}, "link_name": "zlink", "built_by": "nix"}
     JSON
   '';
 
+  # As for the baseline: the flavour is proven on the built library, not assumed.
+  doInstallCheck = true;
+  installCheckPhase = ''
+    runHook preInstallCheck
+    printf '#include <zmq.h>\nint main(void){return zmq_has("curve") ? 0 : 1;}\n' > has_curve.c
+    $CC has_curve.c -I$out/include -L$out/lib -lzlink -Wl,-rpath,$out/lib -o has_curve
+    if ./has_curve; then curve=true; else curve=false; fi
+    if [ "$curve" != "${lib.boolToString withCurve}" ]; then
+      echo "${testbedName}: zmq_has(\"curve\") is $curve, but withCurve = ${lib.boolToString withCurve}" >&2
+      exit 1
+    fi
+    runHook postInstallCheck
+  '';
+
   passthru = {
-    curve = false;
-    testbedName = "zlink";
+    curve = withCurve;
+    inherit testbedName;
     linkName = "zlink";
   };
 

@@ -173,7 +173,8 @@ def run_sender(a, conn) -> tuple:
         conn.sendall(b"x" * (a.count * a.size))
         read_exactly(conn, 1)
         secs = time.monotonic() - t0
-        thr = {"sender_seconds": secs, "sender_msgs_per_sec": a.count / secs}
+        thr = {"count": a.count, "warmup": a.warmup, "sender_seconds": secs,
+               "sender_msgs_per_sec": a.count / secs}
     if a.mode in ("lat", "both"):
         rtts = []
         for _ in range(a.lat_count):
@@ -190,6 +191,9 @@ def run_sender(a, conn) -> tuple:
 
 
 def role_figures(a, behaviour: str) -> tuple:
+    pin = a.pin_receiver if a.role == "receiver" else a.pin_sender
+    if pin and behaviour != "misplace":
+        os.sched_setaffinity(0, parse_cpus(pin))  # a role process pins itself whole
     conn = receiver_conn(a) if a.role == "receiver" else sender_conn(a)
     if behaviour == "crash-after-connect":
         print(f"fake bench: {a.role} crashing after connect", file=sys.stderr)
@@ -212,11 +216,14 @@ def main() -> None:
         threads = one_process_threads(a, behaviour == "misplace")
         thr = thr if a.mode != "lat" else None
         lat = lat if a.mode != "thr" else None
+        sender_thr = None
     else:
         thr, lat, threads = role_figures(a, behaviour)
+        # docs/data-formats.md §3: a sender line carries sender_throughput, throughput null
+        sender_thr, thr = (thr, None) if a.role == "sender" else (None, thr)
     env = {k: v for k, v in os.environ.items() if k.startswith(("ZMQ_ASIO_", "BENCH_"))}
     print(json.dumps({
-        "schema": "testbed.bench/1", "role": a.role,
+        "schema": "testbed.bench/1", "role": a.role, "sender_throughput": sender_thr,
         "library": {"name": info["name"], "version": info["version"], "build_id": info["build_id"]},
         "pattern": Path(sys.argv[0]).name[len("bench_"):].upper(), "transport": a.transport,
         "msg_size": a.size, "throughput": thr, "latency": lat,

@@ -239,6 +239,12 @@ def test_ceiling_reports_every_probe(lib, capsys, model):
         assert thr["bytes_per_sec"] > 0 and thr["bytes"] >= 4194304 * 0.99
         assert thr["msgs_per_sec"] == pytest.approx(thr["bytes_per_sec"] / size, rel=1e-6)
         assert (row["latency"] is None) == (transport == "inproc")
+        if transport != "inproc":  # the best of the write sizes x ways of waiting tried is the ceiling
+            tried = {(t["write_size"], t["io"]): t["bytes_per_sec"] for t in thr["tried"]}
+            waits = ("blocking", "poll", "coalesce")
+            assert set(tried) == {(w, io) for w in (65536, 262144, 1048576) for io in waits}
+            assert thr["bytes_per_sec"] == pytest.approx(max(tried.values()))
+            assert tried[(thr["write_size"], thr["io"])] == max(tried.values())
     # The probe ran where the cells would: its own threads on the pinned CPUs.
     sides = {t["role"]: t["cpus"] for t in result["threads"] if t["role"] in ("sender", "receiver")}
     assert sides == {"sender": pins[1], "receiver": pins[3]}
@@ -252,7 +258,8 @@ def test_ceiling_table_and_bad_arguments(lib, capsys):
     probe = str(lib.bench_dir / "ceiling_probe")
     for args, fragment in ((["--sizes", "64,x"], "--sizes"), (["--pin-sender", "99999"], "--pin-sender"),
                            (["--role", "sender"], "--connect is required"),
-                           (["--role", "receiver", "--bind", "inproc://x"], "--bind")):
+                           (["--role", "receiver", "--bind", "inproc://x"], "--bind"),
+                           (["--io-waits", "spin"], "--io-waits")):
         r = run_bench([probe, *args], timeout_s=30)
         assert r.exit_code == 2 and fragment in r.stderr, (args, r.stderr)
 

@@ -7,7 +7,6 @@ Counts are tiny: behaviour, not performance."""
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import time
@@ -15,18 +14,20 @@ import time
 import pytest
 
 from testbed.bench import validate
-from testbed.bench.command import (bench_argv, join_roles, local_endpoints, role_argvs, run_bench,
-                                   run_two_process)
+from testbed.bench.command import (
+    bench_argv,
+    join_roles,
+    local_endpoints,
+    role_argvs,
+    run_bench,
+    run_two_process,
+)
 from testbed.bench.patterns import PATTERN_TRANSPORTS, PATTERNS, transports_for
 
 pytestmark = pytest.mark.slow
 
 LIBS = ("libzmq-4.3.5", "zlink")
 COUNTS = {"count": 2000, "lat_count": 40, "timeout_ms": 8000}
-# Socket types a library may still lack: then its run must fail cleanly (exit 1,
-# one line naming the type), never crash. Every other pattern must run.
-MAY_LACK = {"zlink": {"PUSH_PULL", "REQ_REP"}}
-CLEAN_LACK = re.compile(r"^bench_\w+: error: zmq_socket\(ZMQ_[A-Z]+\): .+$")
 CPUS = sorted(os.sched_getaffinity(0))
 
 
@@ -44,30 +45,19 @@ def needs_two_cpus():
         pytest.skip(f"split placement needs 2 CPUs; this process may use {CPUS}")
 
 
-def check_ran_or_lacks(lib, pattern, run, stderr):
-    """exit 0 with a valid result, or (for a socket type the library may lack) exit 1
-    with one clean line and no JSON."""
-    if run.exit_code == 1 and pattern in MAY_LACK.get(lib.name, ()):
-        lines = [line for line in stderr.splitlines() if line.strip()]
-        assert len(lines) == 1 and CLEAN_LACK.match(lines[0]), stderr
-        assert run.stdout == ""
-        return False
-    assert run.exit_code == 0, stderr
-    return True
-
-
 ONE_PROCESS = [(p, t) for p in PATTERNS for t in PATTERN_TRANSPORTS[p]]
 
 
 @pytest.mark.parametrize("pattern,transport", ONE_PROCESS, ids=[f"{p}-{t}" for p, t in ONE_PROCESS])
 def test_one_process_every_pattern(lib, pattern, transport):
     r = run_bench(bench_argv(lib.bench_binary(pattern), transport, 1024, **COUNTS), timeout_s=60)
-    if not check_ran_or_lacks(lib, pattern, r, r.stderr):
-        return
+    assert r.exit_code == 0, r.stderr
     res = r.result
     assert validate.bench_result_problems(res, pattern=pattern, transport=transport, msg_size=1024,
                                           library=lib.name, count=2000, lat_count=40) == []
     assert res["role"] == "both" and res["settings"]["process_model"] == "one-process"
+    thr = res["throughput"]
+    assert thr["span_seconds"] >= thr["receiver_seconds"]  # one clock: the span contains the window
     # Each side has its own context, except inproc, which needs one.
     assert res["settings"]["contexts"] == (1 if transport == "inproc" else 2)
 
@@ -77,11 +67,10 @@ TWO_PROCESS = [(p, t) for p in PATTERNS for t in transports_for(p, "two-process"
 
 @pytest.mark.parametrize("pattern,transport", TWO_PROCESS, ids=[f"{p}-{t}" for p, t in TWO_PROCESS])
 def test_two_process_every_pattern(lib, pattern, transport):
-    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 1024, local_endpoints(transport), **COUNTS)
+    endpoints = local_endpoints(transport)
+    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 1024, endpoints, **COUNTS)
     pair = run_two_process(receiver, sender, timeout_s=60)
-    if not check_ran_or_lacks(lib, pattern, pair.receiver, pair.receiver.stderr):
-        assert pair.sender.exit_code == 3, pair.sender.stderr  # its receiver never said hello
-        return
+    assert pair.receiver.exit_code == 0, pair.receiver.stderr
     assert pair.sender.exit_code == 0, pair.sender.stderr
     r, s = pair.receiver.result, pair.sender.result
     assert (r["role"], s["role"]) == ("receiver", "sender")
@@ -90,9 +79,11 @@ def test_two_process_every_pattern(lib, pattern, transport):
                                               library=lib.name) == []
         assert line["settings"]["process_model"] == "two-process" and line["settings"]["contexts"] == 1
     assert r["throughput"]["count"] == 2000 and r["latency"] is None
+    assert r["throughput"]["span_seconds"] >= r["throughput"]["receiver_seconds"]  # one host, one clock
     assert s["throughput"] is None and s["latency"]["count"] == 40
     # The receiver's line carries the sender's own seconds, sent over the control link.
-    assert r["throughput"]["sender_seconds"] == pytest.approx(s["sender_throughput"]["sender_seconds"], rel=1e-9)
+    sender_seconds = s["sender_throughput"]["sender_seconds"]
+    assert r["throughput"]["sender_seconds"] == pytest.approx(sender_seconds, rel=1e-9)
     joined = pair.result
     assert validate.bench_result_problems(joined, pattern=pattern, count=2000, lat_count=40) == []
     assert joined == join_roles(r, s)
@@ -152,7 +143,8 @@ def test_split_placement_two_process(lib):
 @pytest.mark.parametrize("flag", ["--pin-sender", "--pin-receiver"])
 def test_pin_outside_the_allowed_cpus_exits_2(lib, flag):
     bad = str(max(CPUS) + 1)
-    r = run_bench([str(lib.bench_binary("PAIR")), "--transport", "tcp", "--size", "64", flag, bad], timeout_s=30)
+    argv = [str(lib.bench_binary("PAIR")), "--transport", "tcp", "--size", "64", flag, bad]
+    r = run_bench(argv, timeout_s=30)
     assert r.exit_code == 2 and r.stdout == ""
     first = r.stderr.splitlines()[0]
     assert flag in first and bad in first and "allowed" in first, first
@@ -195,7 +187,8 @@ def test_absent_peer_exits_3_within_the_timeout(lib, role):
 
 
 def _start_pair(lib, pattern, transport, **options):
-    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 64, local_endpoints(transport), **options)
+    endpoints = local_endpoints(transport)
+    receiver, sender = role_argvs(lib.bench_binary(pattern), transport, 64, endpoints, **options)
     procs = []
     for argv in (receiver, sender):
         procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
@@ -218,7 +211,8 @@ def test_peer_killed_mid_run_exits_3(lib, victim, pattern):
     elapsed = time.monotonic() - start
     killed.communicate()
     assert survivor.returncode == 3, err
-    assert "control connection closed during throughput" in err and out == ""
+    # Usually "during throughput"; on a loaded host the kill may still find it shaking hands.
+    assert "control connection closed during" in err and out == ""
     assert elapsed < 2.0  # the closed control connection is seen at once, not after a timeout
 
 
@@ -243,3 +237,5 @@ def test_explicit_process_model_and_control_are_recorded(lib):
     for line in (pair.receiver.result, pair.sender.result):
         assert line["settings"]["process_model"] == "two-host"
         assert line["settings"]["control"] == control
+    # Two hosts have two clocks: no span is claimed.
+    assert pair.receiver.result["throughput"]["span_seconds"] is None

@@ -61,6 +61,7 @@ def _mutated(path: str, value):
     ("throughput.msgs_per_sec", 1.0, "count/receiver_seconds"),
     ("throughput.bytes_per_sec", 5.0, "bytes_per_sec"),
     ("throughput.mb_unit", "MiB", "mb_unit"),
+    ("throughput.span_seconds", 0.001, "span_seconds"),
     ("throughput.receiver_seconds", 0, "receiver_seconds"),
     ("latency.p90", 100.0, "not ordered"),
     ("latency.mean", 1.0, "mean"),

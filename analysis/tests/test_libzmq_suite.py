@@ -18,8 +18,10 @@ from testbed.toolchain import libzmq_suite_build as build
 from testbed.toolchain import libzmq_suite_config as config
 from testbed.toolchain import libzmq_suite_dropin as dropin
 from testbed.toolchain import libzmq_suite_expect as expect
+from testbed.toolchain import libzmq_suite_pyzmq as pyzmq
 from testbed.toolchain import libzmq_suite_table as table
 from testbed.toolchain.libzmq_suite_run import TestOutcome, classify, run_all, run_one
+from testbed.toolchain.libzmq_suite_run import combine as run_combine
 from testbed.toolchain.progress import Progress
 
 QUIET = Progress(plain=True, quiet=True)
@@ -147,7 +149,7 @@ schema = 1
 [libraries."lib-a"]
 pass = ["test_held", "test_broken"]
 [libraries."lib-a".not_passing]
-test_missing = { outcome = "compile-error", reason = "[api] zmq_timers_* missing" }
+test_missing = { outcome = "compile-error", reason = "[api] zmq_timers_* missing", seen = "d" }
 test_fixed = { outcome = "fail", reason = "[sockets] REQ missing" }
 [libraries."lib-a".flaky]
 test_racy = "hangs in zmq_ctx_term sometimes"
@@ -159,7 +161,8 @@ def test_parse_and_dump_round_trip():
     lib = parsed.libraries["lib-a"]
     assert lib.passes == {"test_held", "test_broken"}
     assert lib.flaky == {"test_racy": "hangs in zmq_ctx_term sometimes"}
-    assert lib.not_passing["test_missing"] == expect.NotPassing("compile-error", "[api] zmq_timers_* missing")
+    expected = expect.NotPassing("compile-error", "[api] zmq_timers_* missing", "d")
+    assert lib.not_passing["test_missing"] == expected
     assert expect.parse(expect.dump(parsed)) == parsed
 
 
@@ -218,11 +221,29 @@ def test_update_moves_passes_keeps_reasons_and_leaves_flaky_alone():
     new = expect.updated(expect.parse(FILE), "lib-a", RUN).libraries["lib-a"]
     assert new.passes == {"test_held", "test_fixed"}
     assert new.not_passing["test_missing"].reason == "[api] zmq_timers_* missing"
-    assert new.not_passing["test_broken"] == expect.NotPassing("signal", f"{expect.TODO_PREFIX} SIGABRT")
+    broken = expect.NotPassing("signal", f"{expect.TODO_PREFIX} SIGABRT", "SIGABRT")
+    assert new.not_passing["test_broken"] == broken
     assert new.not_passing["test_new"].reason.startswith(f"{expect.TODO_PREFIX} exit 1: t.cpp:1")
     assert new.flaky == {"test_racy": "hangs in zmq_ctx_term sometimes"}
     assert "test_racy" not in new.passes and "test_racy" not in new.not_passing
     assert expect.judge("lib-a", new, RUN).failed == 0  # the rewritten file matches the run
+
+
+def test_update_marks_a_reason_for_recheck_when_the_failure_changed():
+    seen = "exit 1: t.cpp:20:test_req:FAIL: Expected Non-NULL"
+    base = expect.parse(FILE.replace('reason = "[sockets] REQ missing" }',
+                                     f'reason = "[sockets] REQ missing", seen = "{seen}" }}'))
+    moved = outcome("test_fixed", "fail", "exit 1: t.cpp:31:test_req:FAIL: Expected Non-NULL")
+    other = outcome("test_fixed", "fail", "exit 1: t.cpp:40:test_conflate:FAIL: ZMQ_CONFLATE refused")
+    kept = expect.updated(base, "lib-a", {"test_fixed": moved}).libraries["lib-a"].not_passing["test_fixed"]
+    assert kept.reason == "[sockets] REQ missing" and kept.seen == moved.detail  # only a line number moved
+    changed = expect.updated(base, "lib-a", {"test_fixed": other})
+    entry = changed.libraries["lib-a"].not_passing["test_fixed"]
+    assert entry == expect.NotPassing("fail", f"{expect.RECHECK_PREFIX} [sockets] REQ missing", other.detail)
+    again = expect.updated(changed, "lib-a", {"test_fixed": moved}).libraries["lib-a"]
+    assert again.not_passing["test_fixed"].reason == entry.reason  # never stacked, never silently cleared
+    unseen = expect.updated(expect.parse(FILE), "lib-a", {"test_fixed": other}).libraries["lib-a"]
+    assert unseen.not_passing["test_fixed"].reason == "[sockets] REQ missing"  # no `seen`: nothing to compare
 
 
 def test_update_of_a_filtered_run_touches_only_what_ran():
@@ -332,13 +353,49 @@ def test_judge_pair(codes, loaded, status, detail):
     assert detail in result.detail
 
 
+# --- pyzmq from source ----------------------------------------------------------------------
+
+def test_pyzmq_check_applies_to_libraries_with_a_libzmq_soname_only(tmp_path):
+    class Lib:
+        prefix, info = tmp_path, {"link_name": "zlink"}
+    assert not pyzmq.wanted(Lib())
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / dropin.SONAME).write_text("")
+    assert pyzmq.wanted(Lib())
+    Lib.info = {"link_name": "zmq"}  # a libzmq baseline itself: the perf tools are its control
+    assert not pyzmq.wanted(Lib())
+
+
+GOOD = "pyzmq=27.1.0 libzmq=4.3.5\nroundtrip=tcp\nroundtrip=ipc\nmapped=/zl/libzmq.so.5.2.5\nterminated=yes\n"
+
+
+@pytest.mark.parametrize("code,output,status,detail", [
+    (0, GOOD, "pass", "pyzmq 27.1.0 on /zl/libzmq.so.5.2.5 (zmq_version 4.3.5)"),
+    (0, GOOD.replace("/zl/", "/other/"), "fail", "mapped /other/libzmq.so.5.2.5, not /zl/libzmq.so.5.2.5"),
+    (1, "ImportError: undefined symbol: zmq_curve_keypair\n", "fail", "exit 1: ImportError: undefined"),
+    (None, "pyzmq=27.1.0 libzmq=4.3.5\nroundtrip=tcp\n", "timeout", "last: roundtrip=tcp"),
+    (-11, "", "signal", "signal 11"),
+])
+def test_pyzmq_judge(code, output, status, detail):
+    result = pyzmq.judge(code, output, "/zl/libzmq.so.5.2.5", 1.0)
+    assert (result.test, result.status) == ("pyzmq_pair", status)
+    assert detail in result.detail
+
+
 # --- real runs (slow) ---------------------------------------------------------------------
+
+def test_fixed_address_pattern_finds_the_tests_that_need_the_host_lock():
+    assert suite.FIXED_ADDRESS.search('zmq_connect (from, "tcp://localhost:5556")')
+    assert suite.FIXED_ADDRESS.search("zmq_bind (sb, ENDPOINT_0)")
+    assert not suite.FIXED_ADDRESS.search('bind_loopback_ipv4 (sb, endpoint, len); "tcp://127.0.0.1:55550"')
+
 
 @pytest.mark.slow
 def test_three_real_tests_pass_against_libzmq():
     options = suite.Options(("libzmq-4.3.5",), "^(test_pair_inproc|test_atomics|dropin_thr_ipc)$")
     [result] = suite.run(options, QUIET)
     assert (result.name, result.passed, result.failed) == ("libzmq-suite libzmq-4.3.5", 3, 0), result.line()
+    assert not suite._plan(options, QUIET).exclusive  # none of the three uses a fixed port: no host lock
 
 
 @pytest.mark.slow
@@ -355,3 +412,29 @@ def test_dropin_check_fails_when_the_loader_picks_another_library(tmp_path, monk
     result = dropin.run_check(dropin.Check("thr", "ipc"), tools, decoy, tmp_path / "work")
     assert result.status == "fail" and f"not {decoy / 'lib' / dropin.SONAME}" in result.detail, result
     assert str(baseline.prefix) in result.detail
+
+
+# --- repeated runs ---------------------------------------------------------------------------
+
+def test_combine_repeated_runs():
+    ok, hang = outcome("test_x", "pass", "3 cases"), outcome("test_x", "timeout", "still running after 20 s")
+    assert run_combine([ok, ok, ok]).status == "pass" and run_combine([ok, ok, ok]).passes == 3
+    mixed = run_combine([ok, hang, ok])
+    assert (mixed.status, mixed.runs, mixed.passes, mixed.mixed) == ("timeout", 3, 2, True)
+    assert mixed.detail == "passed 2 of 3 runs; otherwise still running after 20 s"
+    never = run_combine([hang, hang])
+    assert (never.status, never.passes, never.mixed, never.detail) == ("timeout", 0, False, hang.detail)
+
+
+def test_mixed_results_are_reported_and_moved_to_flaky_by_an_update():
+    failed = outcome("test_fixed", "fail", "exit 1: t.cpp:9:c:FAIL")
+    mixed = run_combine([outcome("test_fixed", "pass"), failed])
+    held_once = run_combine([outcome("test_held", "fail", "exit 1"), outcome("test_held", "pass")])
+    runs = {"test_fixed": mixed, "test_held": held_once}
+    verdict = expect.judge("lib-a", expect.parse(FILE).libraries["lib-a"], runs)
+    assert [o.test for o in verdict.sometimes] == ["test_fixed"] and verdict.now_passing == []
+    assert [o.test for o in verdict.regressions] == ["test_held"]  # an expected pass must pass every run
+    assert "PASSES SOMETIMES (mark flaky): test_fixed 1 of 2" in suite.summarise(verdict, True).line()
+    new = expect.updated(expect.parse(FILE), "lib-a", runs).libraries["lib-a"]
+    assert new.flaky["test_fixed"] == f"{expect.TODO_PREFIX} passed 1 of 2 runs; otherwise {failed.detail}"
+    assert "test_fixed" not in new.not_passing and "test_held" in new.flaky and "test_held" not in new.passes

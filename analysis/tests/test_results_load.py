@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from fixtures.factory import make_run
+from fixtures.factory import group_id, make_run
 from testbed.results import load, schema
 
 
@@ -75,12 +75,20 @@ def test_version_2_tables_are_migrated(run, tmp_path):
 
 def test_where_and_how_a_cell_ran(tmp_path):
     def fields(lib, pattern, transport, size, config):
-        return {"placement": {"sender": "0", "receiver": "1"}, "link": "veth tbf 1gbit", "stop_reason": "cap",
-                "process_model": "two-process"}
+        return {"placement": {"sender": "0", "receiver": "1"}, "link": "veth-1gbit", "process_model": "two-process"}
     run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), cell_fields=fields)
     df = load.load_run(run)
-    assert set(df["placement"]) == {"receiver=1 sender=0"} and set(df["link"]) == {"veth tbf 1gbit"}
-    assert set(df["stop_reason"]) == {"cap"} and set(df["process_model"]) == {"two-process"}
+    assert set(df["placement"]) == {"receiver=1 sender=0"} and set(df["link"]) == {"veth-1gbit"}
+    assert set(df["process_model"]) == {"two-process"}
+
+
+def test_stop_reason_comes_from_the_manifest_summary(tmp_path):
+    groups = [{"group": group_id("PAIR", "tcp", 64, c), "stop_reason": r}
+              for c, r in (("baseline", "decided"), ("64 KiB", "cap"))]
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(),
+                   summary={"groups": groups})
+    df = load.load_run(run)
+    assert dict(zip(df["config"], df["stop_reason"])) == {"baseline": "decided", "64 KiB": "cap"}
 
 
 def test_process_model_of_older_bench_json_is_named():
@@ -88,25 +96,29 @@ def test_process_model_of_older_bench_json_is_named():
         == "one-process"
 
 
-def test_work_per_message_from_perf_counters(tmp_path):
-    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), hw_counters=True)
+def test_work_per_message_from_the_sweeps_work_file(tmp_path):
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), work=True)
     ok = load.load_run(run)
-    per_lib = ok[ok["metric"] == "work_instructions_per_msg"].groupby("library")["value"].median()
-    assert per_lib.to_dict() == {"libzmq-4.3.5": 2000.0, "libzmq-4.3.5-aa": 2000.0, "zlink": pytest.approx(2300.0)}
+    per_lib = ok[ok["metric"] == "work_instructions_per_msg"].groupby("library")["value"].agg(["median", "size"])
+    assert per_lib["median"].to_dict() == {"libzmq-4.3.5": 2000.0, "libzmq-4.3.5-aa": 2000.0,
+                                           "zlink": pytest.approx(2300.0)}
+    assert set(per_lib["size"]) == {10}  # one figure per cell, on each of its 5 repetitions x 2 configs
     assert (ok[ok["metric"] == "work_cycles_per_msg"]["unit"] == "cycles/msg").all()
+    with (run / "work.jsonl").open("a") as fh:
+        fh.write('{"cell_id": "torn')
+    assert len(load.read_work(run)) == 6
 
 
-def test_work_per_message_as_the_sweep_wrote_it(tmp_path):
+def test_work_per_message_on_the_line_when_no_work_file(tmp_path):
     def fields(*_):
-        return {"work": {"instructions_per_msg": 1234.5, "tool": "callgrind"}}
-    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), hw_counters=True,
-                   cell_fields=fields)
+        return {"work": {"instructions_per_msg": 1234.5, "cycles_per_msg": None}}
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), cell_fields=fields)
     ok = load.load_run(run)
     assert set(ok[ok["metric"] == "work_instructions_per_msg"]["value"]) == {1234.5}
     assert "work_cycles_per_msg" not in set(ok["metric"])
 
 
-def test_no_work_without_counters(run):
+def test_no_work_without_a_measurement(run):
     assert not load.load_run(run)["metric"].str.startswith("work_").any()
 
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from fixtures.factory import make_run
+from fixtures.factory import group_id, make_run
 from testbed import paths
 from testbed.results import inflection_cmd, regenerate_cmd, report, report_cmd
 
@@ -85,7 +85,7 @@ def test_a_library_above_the_ceiling_is_flagged(tmp_path):
 
 
 def test_work_per_message_sits_beside_the_verdicts(tmp_path):
-    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), hw_counters=True,
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), work=True,
                    configs={"baseline": {}}, aa_alias=False)
     text = report.render_run(run).read_text()
     assert "Instructions/msg ref / cand (work per message, not speed)" in text
@@ -96,13 +96,41 @@ def test_work_per_message_sits_beside_the_verdicts(tmp_path):
 
 def test_stop_reason_and_placement_shown_where_present(tmp_path):
     def fields(lib, pattern, transport, size, config):
-        return {"placement": "split" if size == 64 else "one-core", "stop_reason": "decided"}
+        return {"placement": "split" if size == 64 else "one-core"}
+    groups = [{"group": group_id("PAIR", "tcp", s, "baseline"), "stop_reason": "decided"} for s in (64, 1024)]
     run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64, 1024), failed=(),
-                   configs={"baseline": {}}, cell_fields=fields)
+                   configs={"baseline": {}}, cell_fields=fields, summary={"groups": groups})
     text = report.render_run(run).read_text()
     assert "### Transport: tcp · baseline · 1 IO threads · placement split\n" in text
     assert "### Transport: tcp · baseline · 1 IO threads · placement one-core\n" in text
     assert "| Stop |" in text and "| decided |" in text
+
+
+def test_an_adaptive_design_is_judged_at_its_look_confidence(tmp_path):
+    design = {"adaptive": True, "min_repetitions": 5, "max_repetitions": 16, "confidence": 0.95, "margin": 0.03,
+              "look_every": 2, "looks": 7, "look_confidence": 0.9841, "time_budget_s": 1200, "min_window_s": 0.5}
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), reps=4,
+                   configs={"baseline": {}}, design=design)
+    text = report.render_run(run).read_text()
+    assert "| verdicts | confidence 98.41% each, SAME inside +/-3% |" in text
+    assert "| design | adaptive: 5-16 repetitions a side, 7 looks every 2, run confidence 0.95, budget 1200 s" in text
+    assert "The interval is 98.41%, not 95%" in text
+    assert "AMBIGUOUS (n<5)" in text  # 4 repetitions cannot reach 98.41%
+    assert "| Diff (%) | 98.41% CI (%) | Verdict |" in text
+
+
+def test_a_ceiling_probed_under_another_process_model_bounds_nothing(tmp_path):
+    def fields(*_):
+        return {"process_model": "two-process"}
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(),
+                   ceiling_bps=2.5e9, ceiling_model="one-process", cell_fields=fields)
+    text = report.render_run(run).read_text()
+    assert "BROKEN" not in text
+    row = next(line for line in text.splitlines() if line.startswith("| 64 KiB | Throughput |"))
+    assert row.endswith("| - |")
+    same = make_run(tmp_path / "same", patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(),
+                    ceiling_bps=2.5e9, ceiling_model="two-process", cell_fields=fields)
+    assert "119% BROKEN" in report.render_run(same).read_text()
 
 
 def test_report_command(run, tmp_path, capsys):
@@ -112,6 +140,12 @@ def test_report_command(run, tmp_path, capsys):
     bad = argparse.Namespace(run_dir=tmp_path / "nope", out=None, calibration=None, publish=False)
     assert report_cmd.main(bad) == 2
     assert "no manifest.json" in capsys.readouterr().err
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "manifest.json").write_text('{"schema": "testbed.manifest/9", "run_id": "x"}')
+    (tmp_path / "odd" / "results.jsonl").write_text("")
+    odd = argparse.Namespace(run_dir=tmp_path / "odd", out=None, calibration=None, publish=False)
+    assert report_cmd.main(odd) == 2
+    assert "schema 'testbed.manifest/9' is not one this testbed reads" in capsys.readouterr().err
 
 
 def test_compact_keeps_what_reports_need(run, tmp_path):

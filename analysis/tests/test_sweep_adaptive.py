@@ -69,7 +69,8 @@ def experiment(tmp_path, run_keys: str, patterns='["PAIR"]'):
     text = (write_experiment(tmp_path).read_text()
             .replace("repetitions = 2\n", run_keys + "\n", 1)
             .replace('patterns = ["PAIR", "PUBSUB"]', f"patterns = {patterns}")
-            .replace("[profiles.quick]\nrepetitions = 1\n", ""))
+            .replace("[profiles.quick]\nrepetitions = 1\n", "")
+            .replace("verdicts = false", ""))
     return write_experiment(tmp_path, text)
 
 
@@ -215,3 +216,19 @@ def test_with_the_stats_piece_decide_a_large_effect_is_decided_at_the_first_look
         assert {d["verdict"] for d in g["decisions"]} == {"FAST"}
         thr = next(d for d in g["decisions"] if d["metric"] == "throughput")
         assert 1.9 < thr["ratio"] < 2.1 and thr["confidence"] == pytest.approx(plan.look_confidence)
+
+
+def test_the_summary_counts_verdicts_per_candidate_and_the_aa_false_call_rate():
+    from testbed.sweep import summary
+    from testbed.sweep.adaptive import Group
+
+    def group(*verdicts):
+        return Group("g", [], decisions=[{"candidate": c, "metric": m, "verdict": v} for c, m, v in verdicts])
+    groups = [group(("B", "throughput", "SAME"), ("B", "p50_latency", "FAST"),
+                    ("zlink", "throughput", "SLOW")),
+              group(("B", "throughput", "SAME"), ("B", "p50_latency", "AMBIGUOUS"),
+                    ("zlink", "throughput", "SLOW"))]
+    out = summary.verdicts_by_candidate(groups, {"B"})
+    assert out["B"]["aa"] and out["B"]["comparisons"] == 4 and out["B"]["false_calls"] == 1
+    assert out["B"]["false_call_rate"] == 0.25
+    assert not out["zlink"]["aa"] and out["zlink"]["metrics"] == {"throughput": {"SLOW": 2}}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_sweep_support import ANALYSIS, EXPERIMENT
+from test_sweep_support import ANALYSIS, EXPERIMENT, fill
 from testbed import paths
 from testbed.sweep import config, plan, run_cmd
 
@@ -18,7 +18,7 @@ NAMES = ["libzmq-4.3.5", "libzmq-4.3.5-nocurve", "zlink"]
 
 def write(tmp_path: Path, text: str) -> Path:
     p = tmp_path / "experiment.toml"
-    p.write_text(text.replace("TIMEOUT", "20"))
+    p.write_text(fill(text))
     return p
 
 
@@ -223,6 +223,6 @@ def test_design_defaults_fixed_and_adaptive(tmp_path):
     assert (fixed.min_repetitions, fixed.max_repetitions, fixed.adaptive) == (2, 2, False)
     assert fixed.min_window_s == 0.5 and fixed.confidence == 0.95 and fixed.margin == 0.03
     adaptive = "min_repetitions = 5\nmax_repetitions = 30\ntime_budget_s = 600"
-    text = EXPERIMENT.replace("repetitions = 2", adaptive, 1)
+    text = EXPERIMENT.replace("repetitions = 2", adaptive, 1).replace("verdicts = false", "")
     ada = config.load(write(tmp_path, text), "default", NAMES).design
     assert (ada.min_repetitions, ada.max_repetitions, ada.time_budget_s, ada.adaptive) == (5, 30, 600.0, True)

@@ -6,9 +6,11 @@ there. Every namespace they create is gone afterwards, also when a test fails.
 """
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +110,70 @@ def test_stale_namespaces_of_dead_runs_are_removed():
         assert name not in namespaces()
     finally:
         subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def test_a_two_host_run_across_the_veth_pair_unshaped_and_rate_shaped(tmp_path):
+    """The whole runner: both roles in their own namespace (fake benches really sending
+    over the veth), one link unshaped and one shaped to 20 Mbit/s; the manifest names
+    both ends and the link, and the namespaces are gone afterwards."""
+    from test_sweep_support import (
+        env_for,
+        make_prebuilt,
+        only_run_dir,
+        read_results,
+        run_testbed,
+        write_experiment,
+    )
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    text = (write_experiment(tmp_path).read_text()
+            .replace('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR"]')
+            .replace("sizes = [64, 1024]", "sizes = [1024]")
+            .replace("counts = { 64 = 1000 }", "counts = { 1024 = 3000 }\nlat_counts = { 1024 = 50 }")
+            .replace("repetitions = 2", "repetitions = 1")
+            .replace("[profiles.quick]\nrepetitions = 1\n", "")
+            .replace("io_threads = [1]", 'io_threads = [1]\nprocess_model = ["two-host"]\n'
+                     'link = ["direct", "20mbit"]')
+            + '\n[hosts]\ndriver = "netns"\n\n[links.20mbit]\nrate = "20mbit"\n')
+    exp = write_experiment(tmp_path, text)
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    recs = read_results(run_dir)
+    assert len(recs) == 2 * 2 * 2 and all(r["status"] == "ok" for r in recs)
+    assert all(r["hosts"]["receiver"].startswith("netns tbsweep") for r in recs)
+    mbit = {link: [r["result"]["throughput"]["bytes_per_sec"] * 8 / 1e6 for r in recs if r["link"] == link]
+            for link in ("direct", "20mbit")}
+    print(f"two-host fake over veth: direct {mbit['direct']}, shaped {mbit['20mbit']} Mbit/s")
+    assert max(mbit["20mbit"]) < 30 and min(mbit["direct"]) > 3 * max(mbit["20mbit"])
+    m = json.loads((run_dir / "manifest.json").read_text())
+    for side, address in (("receiver", "10.77.0.1"), ("sender", "10.77.0.2")):
+        assert m["hosts"][side]["address"] == address and m["hosts"][side]["kernel"]
+    assert m["hosts"]["driver"] == "netns" and m["links"]["topology"]["kind"] == "veth"
+    assert m["links"]["declared"]["20mbit"]["rate"] == "20mbit"
+    assert "tbf" in m["links"]["applied"]["20mbit"]["shown"]
+    assert m["hosts"]["receiver"]["namespace"] not in namespaces()
+
+
+@pytest.mark.slow
+def test_the_shipped_two_host_experiment_runs_with_the_real_benches(tmp_path):
+    """CI's check of the real thing: libzmq and zlink (built by ./testbed test before
+    pytest) as two hosts over the veth, unshaped and at 1 Gbit/s."""
+    import os
+    env = dict(os.environ, CI="true", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.run([sys.executable, "-m", "testbed.cli", "run", "two-host", "--profile", "quick",
+                           "--no-build", "--no-report", "--out", str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_dir = next(tmp_path.glob("two-host/*/"))
+    recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert recs and all(r["status"] == "ok" and r["process_model"] == "two-host" for r in recs)
+    assert {r["library"] for r in recs} == {"libzmq-4.3.5", "zlink"}
+    gbit = {link: max(r["result"]["throughput"]["bytes_per_sec"] * 8 / 1e9
+                      for r in recs if r["link"] == link) for link in ("direct", "1gbit")}
+    print(f"two-host real benches, best Gbit/s: {gbit}")
+    assert gbit["1gbit"] < 1.3  # tbf holds the shaped link near 1 Gbit/s
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["hosts"]["receiver"]["address"] == "10.77.0.1" and m["hosts"]["sender"]["address"] == "10.77.0.2"
+    assert m["links"]["declared"]["1gbit"]["rate"] == "1gbit"
+    assert "tbf" in m["links"]["applied"]["1gbit"]["shown"]
+    assert m["hosts"]["receiver"]["namespace"] not in namespaces()

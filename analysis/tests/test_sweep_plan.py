@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_sweep_support import EXPERIMENT
+from test_sweep_support import EXPERIMENT, fill
 from testbed.sweep import config, perf, plan, store
 
 NAMES = ["libzmq-4.3.5", "zlink"]
@@ -12,7 +12,7 @@ NAMES = ["libzmq-4.3.5", "zlink"]
 
 def load(tmp_path: Path, text: str = EXPERIMENT) -> config.Experiment:
     p = tmp_path / "experiment.toml"
-    p.write_text(text.replace("TIMEOUT", "20"))
+    p.write_text(fill(text))
     return config.load(p, "default", NAMES)
 
 

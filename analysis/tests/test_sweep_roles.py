@@ -42,15 +42,3 @@ def test_bench_reported_timeout_and_bad_output_are_named_per_role(tmp_path):
                                                "sender": (outs[1], "malformed output: not JSON")})
     assert status == "failed"
     assert "receiver: bench reported a timeout" in failure and "sender: malformed output" in failure
-
-
-def test_join_takes_throughput_from_the_receiver_and_latency_from_the_sender():
-    receiver = {"role": "receiver", "throughput": {"msgs_per_sec": 5.0, "receiver_seconds": 1.0},
-                "latency": None, "verify": {"ok": True}, "threads": [{"tid": 1, "role": "receiver"}]}
-    sender = {"role": "sender", "throughput": {"sender_seconds": 0.9, "sender_msgs_per_sec": 5.5},
-              "latency": {"p50": 12.0}, "verify": {"ok": True}, "threads": [{"tid": 2, "role": "sender"}]}
-    joined = outcome.join_roles(receiver, sender)
-    assert joined["throughput"]["msgs_per_sec"] == 5.0 and joined["throughput"]["sender_msgs_per_sec"] == 5.5
-    assert joined["latency"] == {"p50": 12.0} and joined["verify"]["ok"] is True
-    assert [(t["tid"], t["process"]) for t in joined["threads"]] == [(1, "receiver"), (2, "sender")]
-    assert outcome.join_roles(receiver, {**sender, "verify": {"ok": False}})["verify"]["ok"] is False

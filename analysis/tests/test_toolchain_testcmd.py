@@ -77,7 +77,8 @@ def test_libzmq_suite_gets_the_regex_libraries_and_update_flag(fake_suites, monk
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: seen.append(options) or [])
     assert test_cmd.main(_args(only=["libzmq-suite"], ctest_regex="test_pair", suite_library=["zlink"],
                                update_expectations=True)) == 0
-    assert seen == [test_cmd.libzmq_suite.Options(("zlink",), "test_pair", True)]
+    assert seen == [test_cmd.libzmq_suite.Options(("zlink",), "test_pair", True, 1)]
+    assert test_cmd.main(_args(suite_repeat=0)) == 2
 
 
 def test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer(tmp_path):

@@ -20,7 +20,8 @@ namespace {
                  "  --transports T,...   tcp, ipc, inproc (default all; a role process: one of tcp, ipc)\n"
                  "  --bytes N            bytes per throughput row, >= 1 MiB (default 268435456)\n"
                  "  --lat-count N        round trips per latency row (default 2000)\n"
-                 "  --write-size N       bytes per write (default: by size, see bench/README.md)\n"
+                 "  --write-sizes N,...  write sizes to try, the best counts (default 65536,262144,1048576)\n"
+                 "  --io-waits W,...     ways of waiting to try: blocking, poll, coalesce (default all)\n"
                  "  --mode M             thr|lat|both (default both)\n"
                  "  --sndbuf N --rcvbuf N  SO_SNDBUF/SO_RCVBUF like the cells' --sndbuf/--rcvbuf (default OS)\n"
                  "  --timeout-ms N       per-operation timeout (default 10000)\n"
@@ -76,8 +77,18 @@ void parse_flag(ProbeOptions& a, std::string_view f, std::string_view v, bool& m
         for (const auto& t : a.transports)
             if (t != "tcp" && t != "ipc" && t != "inproc") usage("--transports: '" + t + "' is not tcp, ipc or inproc");
     } else if (f == "--bytes") a.bytes = number(f, v, 1 << 20, 1ULL << 40);
-    else if (f == "--lat-count") a.lat_samples = number(f, v, 1, 10'000'000);
-    else if (f == "--write-size") a.write_size = number(f, v, 1, 1ULL << 30);
+    else if (f == "--io-waits") {
+        a.io_waits.clear();
+        for (const auto& w : list(f, v)) {
+            IoWait io{};
+            if (!io_wait_from_string(w, io)) usage("--io-waits: '" + w + "' is not blocking, poll or coalesce");
+            a.io_waits.push_back(io);
+        }
+    } else if (f == "--lat-count") a.lat_samples = number(f, v, 1, 10'000'000);
+    else if (f == "--write-sizes") {
+        a.write_sizes.clear();
+        for (const auto& s : list(f, v)) a.write_sizes.push_back(number(f, s, 1, 1ULL << 30));
+    }
     else if (f == "--timeout-ms") a.timeout_ms = static_cast<int>(number(f, v, 1, 3'600'000));
     else if (f == "--sndbuf") a.sndbuf = static_cast<int>(number(f, v, 0, 1 << 30));
     else if (f == "--rcvbuf") a.rcvbuf = static_cast<int>(number(f, v, 0, 1 << 30));

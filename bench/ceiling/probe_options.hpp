@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../common/options.hpp"
+#include "stream_io.hpp"
 
 namespace bench {
 
@@ -16,7 +17,11 @@ struct ProbeOptions {
     std::vector<std::string> transports{"tcp", "ipc", "inproc"};
     std::uint64_t bytes = 256ULL << 20;  // streamed per throughput row (plus a tenth of warm-up)
     std::uint64_t lat_samples = 2000;
-    std::size_t write_size = 0;          // 0: by message size (see probes.hpp)
+    // Write sizes tried per row (whole messages, at least this many bytes); the best
+    // one is the ceiling, since no single size is the fastest on every host.
+    std::vector<std::size_t> write_sizes{65536, 262144, 1048576};
+    // Ways of waiting tried per write size (stream_io.hpp).
+    std::vector<IoWait> io_waits{IoWait::blocking, IoWait::poll, IoWait::coalesce};
     int timeout_ms = 10000;
     int sndbuf = -1, rcvbuf = -1;        // SO_SNDBUF/SO_RCVBUF as ZMQ_SNDBUF/RCVBUF would set them
     Mode mode = Mode::both;

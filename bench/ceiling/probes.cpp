@@ -6,6 +6,7 @@
 
 #include "../common/clock.hpp"
 #include "../common/process.hpp"
+#include "stream_io.hpp"
 
 namespace bench {
 
@@ -21,6 +22,8 @@ struct Header {
     std::uint64_t size = 0;
     std::uint64_t warm = 0;   // throughput: uncounted bytes first; latency: uncounted round trips
     std::uint64_t count = 0;  // throughput: counted bytes; latency: counted round trips
+    std::uint64_t write = 0;  // throughput: bytes per write (the receiver reads as much)
+    std::uint64_t io = 0;     // throughput: IoWait both sides use
 };
 
 SocketBuffers buffers_of(const ProbeOptions& o) { return SocketBuffers{o.sndbuf, o.rcvbuf}; }
@@ -36,9 +39,9 @@ void read_full(RawSocket& s, void* data, std::size_t n, const char* during) {
     }
 }
 
-BandwidthResult receive_stream(RawSocket& s, const Header& h, const ProbeOptions& o) {
-    std::vector<char> buf(std::max<std::size_t>(write_size_for(h.size, o.write_size ? o.write_size : kDefaultWrite),
-                                                kDefaultWrite));
+BandwidthResult receive_stream(RawSocket& sock, const Header& h, int timeout_ms) {
+    StreamIo s(sock, static_cast<IoWait>(h.io), timeout_ms);
+    std::vector<char> buf(static_cast<std::size_t>(h.write));
     const std::uint64_t total = h.warm + h.count;
     std::uint64_t got = 0, got_at_start = 0;
     bool started = h.warm == 0;
@@ -59,7 +62,8 @@ BandwidthResult receive_stream(RawSocket& s, const Header& h, const ProbeOptions
     const auto end = Clock::now();
     const char ack = 'k';
     s.write_all(&ack, 1);
-    return BandwidthResult{got - got_at_start, seconds_between(start, end), 0};
+    return BandwidthResult{got - got_at_start, seconds_between(start, end), static_cast<std::size_t>(h.write),
+                           static_cast<IoWait>(h.io)};
 }
 
 void echo_stream(RawSocket& s, const Header& h) {
@@ -76,14 +80,16 @@ RawSocket open_row(const Endpoint& ep, const ProbeOptions& o, const Header& h) {
     return s;
 }
 
-BandwidthResult send_stream(const Endpoint& ep, const ProbeOptions& o, std::size_t size) {
-    const std::size_t write_size = write_size_for(size, o.write_size ? o.write_size : kDefaultWrite);
+void send_stream(const Endpoint& ep, const ProbeOptions& o, std::size_t size, std::size_t write_size, IoWait io) {
     Header h{};
+    h.write = write_size;
+    h.io = static_cast<std::uint64_t>(io);
     h.kind = RowKind::throughput;
     h.size = size;
     h.warm = o.bytes / 10;
     h.count = o.bytes;
-    RawSocket s = open_row(ep, o, h);
+    RawSocket sock = open_row(ep, o, h);
+    StreamIo s(sock, io, o.timeout_ms);
     std::vector<char> buf(write_size, 'x');
     for (std::uint64_t sent = 0, total = h.warm + h.count; sent < total;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(write_size, total - sent));
@@ -91,8 +97,7 @@ BandwidthResult send_stream(const Endpoint& ep, const ProbeOptions& o, std::size
         sent += n;
     }
     char ack = 0;
-    read_full(s, &ack, 1, "the end of a throughput row");
-    return BandwidthResult{0, 0, write_size};
+    if (s.read_some(&ack, 1) == 0) exit_timeout("the peer closed the connection at the end of a throughput row");
 }
 
 LatencySummary ping_pong(const Endpoint& ep, const ProbeOptions& o, std::size_t size) {
@@ -123,6 +128,14 @@ std::size_t write_size_for(std::size_t size, std::size_t target) {
     return std::max<std::size_t>(unit, (target / unit) * unit);
 }
 
+std::vector<std::size_t> write_sizes_for(std::size_t size, const std::vector<std::size_t>& targets) {
+    std::vector<std::size_t> out;
+    for (std::size_t t : targets) out.push_back(write_size_for(size, t));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& transport, const ProbeOptions& o) {
     std::vector<ThroughputRow> rows;
     for (;;) {
@@ -137,16 +150,17 @@ std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& 
             echo_stream(s, h);
             continue;
         }
-        BandwidthResult bw = receive_stream(s, h, o);
-        bw.write_size = write_size_for(h.size, o.write_size ? o.write_size : kDefaultWrite);
-        rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size), bw});
+        if (h.write == 0 || h.write > (1ULL << 30) || h.io >= kIoWaits) exit_error("a throughput row with a bad header arrived");
+        rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size), receive_stream(s, h, o.timeout_ms)});
     }
 }
 
 std::vector<LatencyRow> drive_rows(const Endpoint& ep, const ProbeOptions& o) {
     std::vector<LatencyRow> rows;
     for (std::size_t size : o.sizes) {
-        if (o.mode != Mode::lat) send_stream(ep, o, size);
+        if (o.mode != Mode::lat)
+            for (std::size_t w : write_sizes_for(size, o.write_sizes))
+                for (IoWait io : o.io_waits) send_stream(ep, o, size, w, io);
         if (o.mode != Mode::thr) rows.push_back(LatencyRow{ep.scheme, size, ping_pong(ep, o, size)});
         std::fprintf(stderr, "ceiling_probe: %s %zu B done\n", ep.scheme.c_str(), size);
     }

@@ -11,9 +11,11 @@
 // the timed windows.
 //
 // Throughput streams the payload as efficiently as the kernel allows: the sender
-// coalesces messages into large writes (whole messages, at least kDefaultWrite bytes
-// unless a message is larger), the receiver reads large chunks. So msgs_per_sec =
-// bytes_per_sec / size is an upper bound for any library at that size.
+// coalesces messages into large writes (whole messages), the receiver reads chunks of
+// the same size, and each row is streamed once per write size in --write-sizes and
+// way of waiting in --io-waits; the best is the ceiling (which wins depends on the
+// host: cache sizes, socket buffers, the cost of a cross-CPU wake-up). So
+// msgs_per_sec = bytes_per_sec / size is an upper bound for any library.
 #pragma once
 
 #include <cstddef>
@@ -28,12 +30,11 @@
 
 namespace bench {
 
-inline constexpr std::size_t kDefaultWrite = 1 << 20;
-
 struct BandwidthResult {
     std::uint64_t bytes = 0;  // counted bytes (after the warm-up)
     double seconds = 0;
     std::size_t write_size = 0;
+    IoWait io = IoWait::blocking;
 };
 
 struct ThroughputRow {
@@ -50,9 +51,11 @@ struct LatencyRow {
 
 // Bytes per write for messages of `size`: whole messages, at least `target` bytes.
 std::size_t write_size_for(std::size_t size, std::size_t target);
+// The distinct write sizes a row of `size` tries.
+std::vector<std::size_t> write_sizes_for(std::size_t size, const std::vector<std::size_t>& targets);
 
 // Receiving side: accepts one connection per row on `listener` and serves it, until
-// the sender's "done". Returns the throughput rows it timed.
+// the sender's "done". Returns every throughput stream it timed (one per write size).
 std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& transport, const ProbeOptions& o);
 
 // Sending side: every size's throughput and/or latency row against `ep`, then "done".

@@ -72,8 +72,14 @@ void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size
         .value("mb_per_sec", bytes / 1e6)
         .value("sender_msgs_per_sec",
                t.sender_seconds > 0 ? static_cast<double>(t.count) / t.sender_seconds : 0.0)
-        .value("mb_unit", "1e6 bytes")
-        .end_object();
+        .value("mb_unit", "1e6 bytes");
+    if (t.span_seconds) {
+        w.value("span_seconds", *t.span_seconds)
+            .value("span_msgs_per_sec", static_cast<double>(t.count) / *t.span_seconds);
+    } else {
+        w.null("span_seconds").null("span_msgs_per_sec");
+    }
+    w.end_object();
 }
 
 void write_sender_throughput(JsonWriter& w, const SenderThroughput& t) {

@@ -16,6 +16,11 @@ namespace bench {
 struct ThroughputResult {
     std::uint64_t count = 0, warmup = 0;
     double receiver_seconds = 0, sender_seconds = 0;
+    // From the sender's send of the last warm-up message to the receiver's last
+    // arrival, on the one clock both sides share (same host only; unknown in two-host
+    // runs). It contains the receiver's window; much longer means the receiver's
+    // clock started late, behind a backlog, and its rate is inflated.
+    std::optional<double> span_seconds;
 };
 
 // What a sender process alone knows about the throughput phase (the receiver's

@@ -79,7 +79,7 @@ Side build_side(const SideEnv& env, Make make) {
     return make(env.contexts.for_side());
 }
 
-ThroughputResult receive_throughput(End& b, const SideEnv& env) {
+ThroughputResult receive_throughput(End& b, const SideEnv& env, Clock::time_point& last_arrival) {
     const Options& o = env.o;
     env.wd.set_phase("throughput");
     const std::string drop_hint = env.spec.traits.drops_at_hwm && o.hwm > 0
@@ -106,10 +106,18 @@ ThroughputResult receive_throughput(End& b, const SideEnv& env) {
         progress.kick();
     }
     set_timeout_hint("");
-    return ThroughputResult{o.count, o.warmup, seconds_between(start, end), 0.0};
+    last_arrival = end;
+    return ThroughputResult{o.count, o.warmup, seconds_between(start, end), 0.0, std::nullopt};
 }
 
-double send_throughput(End& a, const SideEnv& env) {
+// The sender's window, and on the steady clock when it sent the last warm-up message
+// (the span starts there, so it contains the receiver's window).
+struct SendWindow {
+    double seconds = 0;
+    std::int64_t start_ns = 0;
+};
+
+SendWindow send_throughput(End& a, const SideEnv& env) {
     const Options& o = env.o;
     env.wd.set_phase("throughput");
     PayloadMaker maker(o.size);
@@ -117,13 +125,14 @@ double send_throughput(End& a, const SideEnv& env) {
     const std::uint64_t total = o.warmup + o.count;
     const std::uint64_t bad = fault_seq(o);
     ProgressSlot& progress = env.wd.slot(kSenderSlot);
-    Clock::time_point start{};
+    Clock::time_point start{}, span_start{};
     a.begin_burst();
     for (std::uint64_t i = 0; i < total; ++i) {
         if (i + 1 == o.warmup) {
             a.end_burst();  // a batching peer must hand over what the receiver waits for
             env.link.wait(Signal::go);
             a.begin_burst();
+            span_start = Clock::now();  // before the message that starts the receiver's clock
         }
         if (i == o.warmup) start = Clock::now();
         std::uint64_t seq = i;
@@ -140,7 +149,8 @@ double send_throughput(End& a, const SideEnv& env) {
         progress.kick();
     }
     a.end_burst();
-    return seconds_between(start, Clock::now());
+    const auto start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(span_start.time_since_epoch()).count();
+    return SendWindow{seconds_between(start, Clock::now()), static_cast<std::int64_t>(start_ns)};
 }
 
 void echo_latency(End& b, const SideEnv& env) {
@@ -230,8 +240,15 @@ ReceiverOutcome run_receiving_side(const SideEnv& env) {
     env.wd.set_phase("handshake");
     out.side.end->establish(env.link, false, o.timeout_ms);
     if (o.mode != Mode::lat) {
-        out.thr = receive_throughput(*out.side.end, env);
-        out.thr->sender_seconds = std::stod(env.link.wait(Signal::sent));
+        Clock::time_point last_arrival{};
+        out.thr = receive_throughput(*out.side.end, env, last_arrival);
+        std::istringstream sent(env.link.wait(Signal::sent));
+        std::int64_t sender_start_ns = 0;
+        sent >> out.thr->sender_seconds >> sender_start_ns;
+        // Two hosts have two steady clocks: no span then.
+        if (o.process_model != ProcessModel::two_host)
+            out.thr->span_seconds =
+                seconds_between(Clock::time_point(std::chrono::nanoseconds(sender_start_ns)), last_arrival);
         env.link.post(Signal::thr_done, exact(out.thr->receiver_seconds));
     }
     if (o.mode != Mode::thr) echo_latency(*out.side.end, env);
@@ -263,8 +280,9 @@ SenderOutcome run_sending_side(const SideEnv& env) {
     out.side.end->establish(env.link, true, o.timeout_ms);
     thread_census().attribute_new(before, "library:sender");
     if (o.mode != Mode::lat) {
-        out.sender_seconds = send_throughput(*out.side.end, env);
-        env.link.post(Signal::sent, exact(*out.sender_seconds));
+        const SendWindow window = send_throughput(*out.side.end, env);
+        out.sender_seconds = window.seconds;
+        env.link.post(Signal::sent, exact(window.seconds) + " " + std::to_string(window.start_ns));
         env.wd.set_phase("throughput (receiver still receiving)");
         env.link.wait(Signal::thr_done);
     }

@@ -10,11 +10,13 @@ step() { printf '\n== %s\n' "$*"; }
 ok=()
 pass() { ok+=("$*"); echo "ok: $*"; }
 
-# --- nix itself (Debian's nix-bin) and shellcheck, which the stub's
-#     writeShellApplication runs as real nixpkgs does
+# --- nix itself (Debian's nix-bin), shellcheck, which the stub's
+#     writeShellApplication runs as real nixpkgs does, and libsodium's headers
 need=()
 command -v nix > /dev/null || need+=(nix-bin)
 command -v shellcheck > /dev/null || need+=(shellcheck)
+# The stub's libsodium (baseline CURVE flavour, zlink) is the host's.
+[ -e /usr/include/sodium.h ] || need+=(libsodium-dev)
 if [ ${#need[@]} -gt 0 ]; then
   step "installing ${need[*]}"
   apt-get install -y --no-install-recommends "${need[@]}" > /dev/null || { apt-get update > /dev/null && apt-get install -y --no-install-recommends "${need[@]}" > /dev/null; }

@@ -2,7 +2,8 @@
 #   cmake -DSRC=<zlink/src> -P check_layers.cmake
 # Layers, bottom up (zlink/README.md "Layers" shows the same picture):
 #   wire       the ZMTP codec: includes only wire/
-#   core       msg, pipes, mailbox, socket_base, ctx, IO threads: core/ only
+#   core       msg, pipes, mailbox, socket_base, ctx, IO threads: core/ and wire/
+#              (options hold security settings as wire types, keys in Z85)
 #   sockets    socket types and routing policies: core/, wire/, sockets/
 #   transport  tcp/ipc/inproc, session, engine: core/, wire/, transport/
 #   api        the zmq.h facade: core/, wire/, api/
@@ -15,7 +16,7 @@ if(NOT SRC)
   message(FATAL_ERROR "check_layers.cmake: pass -DSRC=<path to zlink/src>")
 endif()
 set(allowed_wire wire)
-set(allowed_core core)
+set(allowed_core core wire)
 set(allowed_sockets core wire sockets)
 set(allowed_transport core wire transport)
 set(allowed_api core wire api)

@@ -9,10 +9,25 @@ import json
 import sys
 
 from testbed.bench import validate
-from testbed.bench.command import (BenchRun, bench_argv, binary_for, local_endpoints, role_argvs, run_bench,
-                                   run_two_process)
-from testbed.bench.patterns import (EXIT_ERROR, EXIT_OK, EXIT_USAGE, EXIT_VERIFY, PATTERN_TRANSPORTS,
-                                    PATTERNS, SPLIT_TRANSPORTS, normalise_pattern)
+from testbed.bench.command import (
+    BenchRun,
+    bench_argv,
+    binary_for,
+    local_endpoints,
+    role_argvs,
+    run_bench,
+    run_two_process,
+)
+from testbed.bench.patterns import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_VERIFY,
+    PATTERN_TRANSPORTS,
+    PATTERNS,
+    SPLIT_TRANSPORTS,
+    normalise_pattern,
+)
 
 
 def _non_negative(text: str) -> int:
@@ -48,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=_non_negative, help="uncounted messages first")
     parser.add_argument("--lat-count", type=_non_negative, help="measured round trips (default: by size)")
     parser.add_argument("--lat-warmup", type=_non_negative, help="uncounted round trips first")
-    parser.add_argument("--io-threads", type=_non_negative, help="ZMQ_IO_THREADS (default $BENCH_IO_THREADS or 1)")
+    parser.add_argument("--io-threads", type=_non_negative,
+                        help="ZMQ_IO_THREADS (default $BENCH_IO_THREADS or 1)")
     parser.add_argument("--hwm", type=_non_negative, help="SNDHWM/RCVHWM, 0 = unlimited (default 0)")
     parser.add_argument("--sndbuf", type=_non_negative, help="ZMQ_SNDBUF (default: OS default)")
     parser.add_argument("--rcvbuf", type=_non_negative, help="ZMQ_RCVBUF (default: OS default)")
@@ -80,14 +96,16 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     binary = binary_for(lib, pattern)
     if not binary.is_file():
-        print(f"testbed bench: {binary} does not exist (bench build of {args.lib} incomplete?)", file=sys.stderr)
+        print(f"testbed bench: {binary} does not exist (bench build of {args.lib} incomplete?)",
+              file=sys.stderr)
         return EXIT_ERROR
     options = {name: getattr(args, name) for name in RUN_OPTIONS}
     if args.process_model == "two-process":
         if args.transport not in SPLIT_TRANSPORTS:
             print(f"testbed bench: two-process runs need tcp or ipc, not {args.transport!r}", file=sys.stderr)
             return EXIT_USAGE
-        receiver, sender = role_argvs(binary, args.transport, args.size, local_endpoints(args.transport), **options)
+        endpoints = local_endpoints(args.transport)
+        receiver, sender = role_argvs(binary, args.transport, args.size, endpoints, **options)
         pair = run_two_process(receiver, sender)
         run = _worse(pair.receiver, pair.sender)
         run.result = pair.result if run.exit_code == EXIT_OK else run.result

@@ -22,16 +22,19 @@ DEFAULT_TRANSPORTS = "tcp,ipc,inproc"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"comma-separated message sizes (default {DEFAULT_SIZES})")
+    parser.add_argument("--sizes", default=DEFAULT_SIZES,
+                        help=f"comma-separated message sizes (default {DEFAULT_SIZES})")
     parser.add_argument("--transports", default=DEFAULT_TRANSPORTS, help=f"default {DEFAULT_TRANSPORTS}")
     parser.add_argument("--bytes", type=int, help="bytes per throughput row (default 256 MiB)")
     parser.add_argument("--lat-count", type=int, help="round trips per latency row (default 2000)")
-    parser.add_argument("--write-size", type=int, help="bytes per write (default 1 MiB of whole messages)")
+    parser.add_argument("--write-sizes",
+                        help="write sizes to try per row, the best counts (default 65536,262144,1048576)")
+    parser.add_argument("--io-waits", help="ways of waiting to try per row: blocking, poll (default both)")
     parser.add_argument("--mode", choices=("thr", "lat", "both"), help="what to measure (default both)")
     parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process",
                         help="two threads of one process (default), or a receiver and a sender process per "
                              "stream transport (inproc = memcpy stays in one process)")
-    parser.add_argument("--pin-sender", help="CPU list (taskset syntax) for the sending side, as in the cells")
+    parser.add_argument("--pin-sender", help="CPU list (taskset syntax) for the sending side, as the cells")
     parser.add_argument("--pin-receiver", help="CPU list (taskset syntax) for the receiving side")
     parser.add_argument("--sndbuf", type=int, help="SO_SNDBUF as the cells' --sndbuf (default: OS default)")
     parser.add_argument("--rcvbuf", type=int, help="SO_RCVBUF as the cells' --rcvbuf (default: OS default)")
@@ -72,7 +75,7 @@ class CeilingError(Exception):
 
 
 def probe_argv(probe: Path, **options: object) -> list[str]:
-    """ceiling_probe's command line; options named as its flags (write_size -> --write-size)."""
+    """ceiling_probe's command line; options named as its flags (write_sizes -> --write-sizes)."""
     argv = [str(probe)]
     for name, value in options.items():
         if value is not None:
@@ -88,8 +91,9 @@ def join_probe_lines(receiver: dict, sender: dict) -> dict:
     for row in receiver.get("rows", []):
         joined["rows"].append({**row, "latency": lat.pop((row["transport"], row["msg_size"]), None)})
     for (transport, size), latency in lat.items():  # --mode lat: the receiver timed nothing
-        joined["rows"].append({"transport": transport, "probe": "tcp-nodelay" if transport == "tcp" else "unix-stream",
-                               "msg_size": size, "throughput": None, "latency": latency})
+        probe = "tcp-nodelay" if transport == "tcp" else "unix-stream"
+        joined["rows"].append({"transport": transport, "probe": probe, "msg_size": size, "throughput": None,
+                               "latency": latency})
     joined["threads"] = ([{**t, "process": "receiver"} for t in receiver.get("threads", [])]
                          + [{**t, "process": "sender"} for t in sender.get("threads", [])])
     return joined
@@ -98,7 +102,8 @@ def join_probe_lines(receiver: dict, sender: dict) -> dict:
 def _run_one(argv: list[str]) -> dict:
     run = run_bench(argv)
     if run.exit_code != EXIT_OK or run.result is None:
-        raise CeilingError(f"ceiling_probe exited {run.exit_code}: {run.stderr.strip()}", run.exit_code or EXIT_ERROR)
+        raise CeilingError(f"ceiling_probe exited {run.exit_code}: {run.stderr.strip()}",
+                           run.exit_code or EXIT_ERROR)
     return run.result
 
 
@@ -108,7 +113,8 @@ def _run_two_process(probe: Path, transport: str, options: dict) -> dict:
                            probe_argv(probe, role="sender", connect=ep.connect, **options))
     for side in (pair.receiver, pair.sender):
         if side.exit_code != EXIT_OK or side.result is None:
-            raise CeilingError(f"ceiling_probe ({transport}, {side.argv[side.argv.index('--role') + 1]}) exited "
+            role = side.argv[side.argv.index("--role") + 1]
+            raise CeilingError(f"ceiling_probe ({transport}, {role}) exited "
                                f"{side.exit_code}: {side.stderr.strip()}", side.exit_code or EXIT_ERROR)
     return join_probe_lines(pair.receiver.result, pair.sender.result)
 
@@ -117,7 +123,7 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
                     lib: str = "libzmq-4.3.5", *, transports: str = DEFAULT_TRANSPORTS,
                     process_model: str = "one-process", **options: object) -> dict:
     """Runs ceiling_probe and returns its validated result plus `host`. `options`:
-    pin_sender, pin_receiver, sndbuf, rcvbuf, write_size, mode (None = default)."""
+    pin_sender, pin_receiver, sndbuf, rcvbuf, write_sizes, io_waits, mode (None = default)."""
     from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
     try:
         build = ensure_built(lib)
@@ -141,7 +147,8 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
 
 
 def main(args: argparse.Namespace) -> int:
-    options = {k: getattr(args, k) for k in ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_size", "mode")}
+    names = ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_sizes", "io_waits", "mode")
+    options = {k: getattr(args, k) for k in names}
     try:
         result = measure_ceiling(args.sizes, args.bytes, args.lat_count, args.lib, transports=args.transports,
                                  process_model=args.process_model, **options)

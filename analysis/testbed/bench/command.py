@@ -86,7 +86,8 @@ def local_endpoints(transport: str, host: str = "127.0.0.1") -> Endpoints:
         path = Path(tempfile.gettempdir()) / f"bench-{os.getpid()}-{uuid.uuid4().hex[:8]}.ipc"
         return Endpoints(f"ipc://{path}", f"ipc://{path}")
     if transport != "tcp":
-        raise ValueError(f"a two-process run needs tcp or ipc, not {transport!r} (inproc lives in one process)")
+        raise ValueError(f"a two-process run needs tcp or ipc, not {transport!r} "
+                         "(inproc lives in one process)")
     for _ in range(50):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             s.bind((host, 0))
@@ -104,7 +105,8 @@ def placement_pins(placement: str, cpus: list[int] | tuple[int, ...]) -> dict[st
         raise ValueError(f"unknown placement {placement!r}; choose from: {', '.join(PLACEMENTS)}")
     need = {"split": 2, "one-core": 1, "free": 0}[placement]
     if len(cpus) < need:
-        raise ValueError(f"placement {placement!r} needs {need} CPU(s); this host offers {len(cpus)}: {list(cpus)}")
+        raise ValueError(f"placement {placement!r} needs {need} CPU(s); "
+                         f"this host offers {len(cpus)}: {list(cpus)}")
     if placement == "free":
         return {"pin_sender": None, "pin_receiver": None}
     return {"pin_sender": str(cpus[0]), "pin_receiver": str(cpus[1] if placement == "split" else cpus[0])}
@@ -156,7 +158,8 @@ class TwoProcessRun:
     result: dict | None  # join_roles of the two lines when both exited 0
 
 
-def run_two_process(receiver_argv: list[str], sender_argv: list[str], timeout_s: float = 600) -> TwoProcessRun:
+def run_two_process(receiver_argv: list[str], sender_argv: list[str],
+                    timeout_s: float = 600) -> TwoProcessRun:
     """Starts the receiver, then the sender (which retries its connect), and waits
     for both; a process still running after `timeout_s` is killed (exit -9)."""
     procs = []

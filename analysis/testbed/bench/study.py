@@ -22,8 +22,14 @@ import sys
 from dataclasses import dataclass, field
 
 from testbed.bench.ceiling_cmd import measure_ceiling
-from testbed.bench.command import (bench_argv, local_endpoints, placement_pins, role_argvs, run_bench,
-                                   run_two_process)
+from testbed.bench.command import (
+    bench_argv,
+    local_endpoints,
+    placement_pins,
+    role_argvs,
+    run_bench,
+    run_two_process,
+)
 
 MODELS = ("one-process", "two-process")
 PLACEMENTS = ("split", "one-core", "free")
@@ -38,8 +44,9 @@ class Series:
         v = self.values
         mean = statistics.fmean(v) if v else float("nan")
         cv = statistics.stdev(v) / mean if len(v) > 1 else float("nan")
-        return {"n": len(v), "median": statistics.median(v) if v else float("nan"), "min": min(v, default=float("nan")),
-                "max": max(v, default=float("nan")), "cv": cv}
+        nan = float("nan")
+        return {"n": len(v), "median": statistics.median(v) if v else nan, "min": min(v, default=nan),
+                "max": max(v, default=nan), "cv": cv}
 
 
 def run_cell(lib, pattern: str, transport: str, size: int, count: int, model: str, pins: dict) -> dict:
@@ -51,7 +58,8 @@ def run_cell(lib, pattern: str, transport: str, size: int, count: int, model: st
         if run.exit_code != 0 or run.result is None:
             raise RuntimeError(f"{binary.name} exited {run.exit_code}: {run.stderr.strip()[-300:]}")
         return run.result
-    pair = run_two_process(*role_argvs(binary, transport, size, local_endpoints(transport), **options), timeout_s=300)
+    argvs = role_argvs(binary, transport, size, local_endpoints(transport), **options)
+    pair = run_two_process(*argvs, timeout_s=300)
     if pair.result is None:
         raise RuntimeError(f"{binary.name} two-process run failed: receiver {pair.receiver.exit_code} "
                            f"{pair.receiver.stderr.strip()[-200:]} / sender {pair.sender.exit_code} "
@@ -102,7 +110,8 @@ def ceiling_study(args) -> dict:
     from testbed.toolchain.libraries import ensure_built
     libs = {name: ensure_built(name) for name in args.libs}
     pins = placement_pins(args.placement, cpus())
-    counts = {size: calibrate(libs[args.libs[0]], "PAIR", "tcp", size, args.window, pins) for size in args.sizes}
+    reference = libs[args.libs[0]]
+    counts = {size: calibrate(reference, "PAIR", "tcp", size, args.window, pins) for size in args.sizes}
     series = {(who, size): Series() for who in ["probe", *args.libs] for size in args.sizes}
     for i in range(args.runs):
         ceiling = measure_ceiling(",".join(map(str, args.sizes)), args.probe_bytes, None, args.libs[0],
@@ -118,8 +127,9 @@ def ceiling_study(args) -> dict:
         probe = series[("probe", size)]
         for name in args.libs:
             s = series[(name, size)]
+            ratio = s.summary()["median"] / probe.summary()["median"]
             rows.append({"size": size, "lib": name, "count": counts[size], "lib_summary": s.summary(),
-                         "probe_summary": probe.summary(), "ratio_median": s.summary()["median"] / probe.summary()["median"],
+                         "probe_summary": probe.summary(), "ratio_median": ratio,
                          "below_every_probe_run": max(s.values) < min(probe.values), "lib_values": s.values,
                          "probe_values": probe.values})
     return {"process_model": args.process_model, "placement": args.placement, "pins": pins, "rows": rows}
@@ -130,7 +140,8 @@ def _sizes(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m testbed.bench.study", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m testbed.bench.study",
+                                     description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="study", required=True)
     p = sub.add_parser("placement", help="CV of throughput per process model x placement")
     p.add_argument("--lib", default="libzmq-4.3.5")
@@ -147,7 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         q.add_argument("--window", type=float, default=0.5, help="minimum timed window in seconds")
         q.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()
     result = placement_study(args) if args.study == "placement" else ceiling_study(args)
+    # Other work on the host inflates every spread: say how busy it was.
+    result["loadavg_before_after"] = [load_before, os.getloadavg()]
     text = json.dumps(result, indent=1)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:

@@ -53,7 +53,8 @@ def latency_problems(lat: Any, where: str = "latency") -> list[str]:
     if ordered[0] < 0:
         problems.append(f"{where}.min is negative")
     if lat.get("unit") != "us" or lat.get("measure") != "rtt/2":
-        problems.append(f"{where} unit/measure are {lat.get('unit')!r}/{lat.get('measure')!r}, expected 'us'/'rtt/2'")
+        problems.append(f"{where} unit/measure are {lat.get('unit')!r}/{lat.get('measure')!r}, "
+                        "expected 'us'/'rtt/2'")
     if not isinstance(lat.get("count"), int) or lat["count"] <= 0:
         problems.append(f"{where}.count is {lat.get('count')!r}, expected a positive integer")
     return problems
@@ -80,6 +81,10 @@ def _throughput_problems(thr: Any, msg_size: int) -> list[str]:
         problems.append("throughput.bytes_per_sec != msgs_per_sec * msg_size")
     if not _close(fields["mb_per_sec"], fields["bytes_per_sec"] / 1e6):
         problems.append("throughput.mb_per_sec != bytes_per_sec / 1e6")
+    span, window = thr.get("span_seconds"), fields["receiver_seconds"]
+    if span is not None and (not isinstance(span, (int, float)) or span < window * (1 - _REL)):
+        problems.append(f"throughput.span_seconds {span!r} is shorter than receiver_seconds "
+                        f"{window} (the span contains the receiver's window)")
     if thr.get("mb_unit") != "1e6 bytes":
         problems.append(f"throughput.mb_unit is {thr.get('mb_unit')!r}, expected '1e6 bytes'")
     if not isinstance(thr.get("warmup"), int) or thr["warmup"] < 1:
@@ -114,7 +119,8 @@ def bench_result_problems(result: Any, *, pattern: str | None = None, transport:
     if library is not None and lib.get("name") != library:
         problems.append(f"library.name is {lib.get('name')!r}, expected {library!r}")
     if build_id is not None and lib.get("build_id") != build_id:
-        problems.append(f"library.build_id is {lib.get('build_id')!r}, expected {build_id!r} (stale bench build?)")
+        problems.append(f"library.build_id is {lib.get('build_id')!r}, expected {build_id!r} "
+                        "(stale bench build?)")
     role = result.get("role", "both")
     thr, lat = result.get("throughput", "missing"), result.get("latency", "missing")
     if thr == "missing" or lat == "missing":
@@ -132,8 +138,8 @@ def bench_result_problems(result: Any, *, pattern: str | None = None, transport:
     if "role" in result:
         problems += _placement_problems(result)
     settings = result.get("settings")
-    if not isinstance(settings, dict) or not all(k in settings for k in
-                                                 ("hwm", "io_threads", "linger", "sndbuf", "rcvbuf", "clock")):
+    required = ("hwm", "io_threads", "linger", "sndbuf", "rcvbuf", "clock")
+    if not isinstance(settings, dict) or not all(k in settings for k in required):
         problems.append("settings must hold hwm, io_threads, linger, sndbuf, rcvbuf and clock")
     env = result.get("env")
     if not isinstance(env, dict) or not all(isinstance(v, str) and k.startswith(("ZMQ_ASIO_", "BENCH_"))
@@ -185,7 +191,8 @@ def _placement_problems(result: dict) -> list[str]:
     if not isinstance(placement, dict) or not all(
             placement.get(k) is None or isinstance(placement.get(k), str) for k in ("sender", "receiver")) \
             or not {"sender", "receiver"} <= set(placement):
-        problems.append(f"placement is {placement!r}, expected {{'sender': CPUS|null, 'receiver': CPUS|null}}")
+        problems.append(f"placement is {placement!r}, "
+                        "expected {'sender': CPUS|null, 'receiver': CPUS|null}")
     threads = result.get("threads")
     if not isinstance(threads, list) or not threads:
         problems.append("threads must be a non-empty list (read from /proc after the run)")
@@ -211,7 +218,8 @@ def _verify_problems(verify: Any, thr: Any, lat: Any) -> list[str]:
     if isinstance(thr, dict) and not verify.get("received") == verify.get("expected") == thr.get("count"):
         problems.append(f"verify.received {verify.get('received')} / expected {verify.get('expected')} "
                         f"do not match throughput.count {thr.get('count')}")
-    if isinstance(lat, dict) and not verify.get("lat_received") == verify.get("lat_expected") == lat.get("count"):
+    lat_counts = (verify.get("lat_received"), verify.get("lat_expected"))
+    if isinstance(lat, dict) and not lat_counts[0] == lat_counts[1] == lat.get("count"):
         problems.append("verify.lat_received / lat_expected do not match latency.count")
     return problems
 
@@ -227,7 +235,8 @@ def ceiling_problems(result: Any) -> list[str]:
         return ["rows must be a non-empty list"]
     problems: list[str] = []
     if result.get("process_model") not in PROCESS_MODELS:
-        problems.append(f"process_model is {result.get('process_model')!r}, expected one of {', '.join(PROCESS_MODELS)}")
+        problems.append(f"process_model is {result.get('process_model')!r}, "
+                        f"expected one of {', '.join(PROCESS_MODELS)}")
     if not isinstance(result.get("placement"), dict):
         problems.append("placement must be an object (the pins as asked)")
     for i, row in enumerate(rows):

@@ -1,4 +1,4 @@
-"""The host ceiling (ceiling.json, testbed.ceiling/1) as a share per cell, and the cells
+"""The host ceiling (ceiling.json, testbed.ceiling/1 or /2) as a share per cell, and the cells
 where a library beat it. A ceiling is an upper bound: a library above 100% means the
 probe did not bound that cell (another process model, placement, size or buffer
 policy), so the report flags it instead of showing a share above one as if it meant
@@ -9,32 +9,34 @@ import json
 import math
 from pathlib import Path
 
-SCHEMA = "testbed.ceiling/1"
-# Rows may name the conditions they were measured under; a cell matches a row with the
-# same conditions, else the row that names none.
-CONDITIONS = ("placement", "process_model")
+SCHEMAS = ("testbed.ceiling/1", "testbed.ceiling/2")
 
 
 def read(run_dir: Path) -> dict | None:
-    """(transport, msg_size, placement, process_model) -> {bytes_per_sec, p50}; optional file."""
+    """(transport, msg_size) -> {bytes_per_sec, p50, process_model}; the file is optional.
+    Version 2 states the process model the probe ran under (the same for every row);
+    version 1 does not, so its rows bound every cell."""
     path = Path(run_dir) / "ceiling.json"
     if not path.is_file():
         return None
     data = json.loads(path.read_text())
-    if data.get("schema") != SCHEMA:
+    if data.get("schema") not in SCHEMAS:
         return None
+    model = str(data.get("process_model") or "") if data["schema"] != SCHEMAS[0] else ""
     out = {}
     for r in data.get("rows", []):
         thr, lat = r.get("throughput") or {}, r.get("latency") or {}
-        key = (r["transport"], int(r["msg_size"])) + tuple(str(r.get(c) or "") for c in CONDITIONS)
-        out[key] = {"bytes_per_sec": thr.get("bytes_per_sec"), "p50": lat.get("p50")}
+        out[(r["transport"], int(r["msg_size"]))] = {"bytes_per_sec": thr.get("bytes_per_sec"),
+                                                     "p50": lat.get("p50"), "process_model": model}
     return out
 
 
 def _row(ceiling: dict, cell: dict) -> dict | None:
-    base = (cell["transport"], int(cell["msg_size"]))
-    exact = base + tuple(str(cell.get(c) or "") for c in CONDITIONS)
-    return ceiling.get(exact) or ceiling.get(base + ("",) * len(CONDITIONS))
+    """The probe row bounding this cell: same transport and size, and the same process
+    model when both name one (a one-process probe does not bound two-process cells)."""
+    row = ceiling.get((cell["transport"], int(cell["msg_size"])))
+    model = cell.get("process_model")
+    return None if row and row["process_model"] and model and row["process_model"] != model else row
 
 
 def share(ceiling: dict | None, cell: dict, metric: str, value: float) -> float:
@@ -59,8 +61,8 @@ def broken(ceiling: dict | None, comparisons) -> list[dict]:
     for r in comparisons.to_dict("records"):
         for lib, value in ((r["reference"], r["ref_median"]), (r["library"], r["cand_median"])):
             s = share(ceiling, r, r["metric"], value)
-            key = tuple(r[c] for c in ("pattern", "transport", "msg_size", "config", *CONDITIONS)) \
-                + (lib, r["metric"])
+            key = tuple(r[c] for c in ("pattern", "transport", "msg_size", "config", "placement",
+                                       "process_model", "link")) + (lib, r["metric"])
             if s > 1 and key not in seen:
                 seen.add(key)
                 out.append({"pattern": r["pattern"], "transport": r["transport"], "msg_size": r["msg_size"],

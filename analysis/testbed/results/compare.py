@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import decide, schema, stats
-from .run_manifest import DEFAULT_MARGIN, RunManifest, reference_library
+from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, reference_library
 
 POINT_THRESHOLD = 0.05      # published single figures: no interval, so demand a larger gap
 VERDICTS = list(decide.VERDICTS)
@@ -85,12 +85,12 @@ def _oriented(ratio: float, lo: float, hi: float, higher: bool) -> tuple[float, 
     return 100 * (ratio - 1), 100 * (lo - 1), 100 * (hi - 1)
 
 
-def _from_repetitions(cand: dict, ref: dict, higher: bool, margin: float, key: str) -> dict:
+def _from_repetitions(cand: dict, ref: dict, higher: bool, margin: float, confidence: float, key: str) -> dict:
     try:
         d = decide.decide(ref["values"], cand["values"], higher_is_better=higher, margin=margin,
-                          seed=stats.seed_for(key))
+                          confidence=confidence, seed=stats.seed_for(key))
     except decide.TooFewSamples:
-        need = decide.min_samples(0.95)
+        need = decide.min_samples(confidence)
         return {"verdict": "AMBIGUOUS", "basis": f"n<{need}", **_point_diff(cand, ref, higher)}
     except ValueError:  # a zero or negative figure: no ratio to judge
         return {"verdict": "AMBIGUOUS", "basis": "invalid values", **_point_diff(cand, ref, higher)}
@@ -128,7 +128,8 @@ def _summarized(cell: dict) -> bool:
     return cell["n"] == 1 and cell["n_summarized"] > 1 and not math.isnan(cell["spread"])
 
 
-def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN) -> dict:
+def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN,
+                 confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """Diff, interval and verdict of one pair of cells (rows of cell_table)."""
     higher = schema.metric(cand["metric"]).higher_is_better
     key = _key_text(*(cand[c] for c in CELL), ref["library"], ref["config"])
@@ -139,7 +140,7 @@ def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN) -> dict:
         return {**out, **_from_summaries(cand, ref, higher, margin)}
     if published and cand["n"] == 1 and ref["n"] == 1:
         return {**out, **_from_points(cand, ref, higher)}
-    return {**out, **_from_repetitions(cand, ref, higher, margin, key)}
+    return {**out, **_from_repetitions(cand, ref, higher, margin, confidence, key)}
 
 
 def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
@@ -159,8 +160,9 @@ def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
 
 
 def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: float = DEFAULT_MARGIN,
-            metrics=None, reference: str | None = None) -> pd.DataFrame:
-    """Every library pair and configuration pair in the tidy table `df`."""
+            metrics=None, reference: str | None = None, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
+    """Every library pair and configuration pair in the tidy table `df`, each verdict
+    at `confidence` with SAME inside +/-margin."""
     cells = cell_table(df)
     if cells.empty:
         return pd.DataFrame(columns=COLUMNS)
@@ -174,7 +176,7 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
             ident = {c: cand[c] for c in CELL if c != "library"}
             reference_name = ref["library"] if kind != "config" else ref["config"]
             rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
-                         **compare_pair(cand, ref, margin)})
+                         **compare_pair(cand, ref, margin, confidence)})
     out = pd.DataFrame(rows, columns=COLUMNS)
     order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,
              "library", "metric", "msg_size"]
@@ -182,9 +184,10 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
 
 
 def compare_run(df: pd.DataFrame, manifest: RunManifest | dict) -> pd.DataFrame:
-    """Compare a run's cells: its reference, A/A aliases and margin from its manifest."""
+    """Compare a run's cells: its reference, A/A aliases, margin and confidence (the
+    design's per-look confidence, as the sweep judged) from its manifest."""
     m = manifest if isinstance(manifest, RunManifest) else RunManifest(manifest)
-    return compare(df, m.aa_aliases, m.margin, reference=m.reference)
+    return compare(df, m.aa_aliases, m.margin, reference=m.reference, confidence=m.confidence)
 
 
 CALIBRATED_METRICS = ("throughput_msgs", "lat_p50_us")

@@ -15,6 +15,7 @@ from . import schema
 from .run_manifest import RunManifest
 
 CELL_SCHEMA = "testbed.cell/1"
+WORK_FILE = "work.jsonl"  # the sweep's work-per-message records, one per cell
 
 # bench JSON field -> tidy metric (data-formats section 3 -> section 5)
 THROUGHPUT_FIELDS = {"msgs_per_sec": "throughput_msgs", "mb_per_sec": "throughput_mbps",
@@ -79,8 +80,7 @@ def _metrics(cell: dict) -> list[tuple[str, float, str]]:
         if lat.get(field) is not None:
             out.append((name, float(lat[field]), "us"))
     counters = _perf_counters(cell)
-    out += [("perf_" + event.replace("-", "_"), value, unit) for event, (value, unit) in sorted(counters.items())]
-    return out + _work(cell, result, counters)
+    return out + [("perf_" + event.replace("-", "_"), value, unit) for event, (value, unit) in sorted(counters.items())]
 
 
 def _perf_counters(cell: dict) -> dict[str, tuple[float, str]]:
@@ -92,25 +92,33 @@ def _perf_counters(cell: dict) -> dict[str, tuple[float, str]]:
             if isinstance(rec, dict) and isinstance(rec.get("value"), (int, float))}
 
 
-def messages_moved(result: dict) -> int:
-    """Messages the bench process moved, warm-up included (perf counts it too): the
-    throughput phase's messages, and two per latency round trip."""
-    thr, lat = result.get("throughput") or {}, result.get("latency") or {}
-    total = int(thr.get("count") or 0) + int(thr.get("warmup") or 0)
-    return total + 2 * (int(lat.get("count") or 0) + int(lat.get("warmup") or 0))
+def read_work(run_dir: Path) -> dict[str, dict]:
+    """cell_id -> work per message as the sweep measured it (work.jsonl: a pair of extra
+    throughput-only runs per cell, N and 2N messages). Absent file: no work figures; a
+    torn line (interrupted run) is skipped like a torn result line."""
+    path = Path(run_dir) / WORK_FILE
+    if not path.is_file():
+        return {}
+    out = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            rec = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            print(f"warning: {path}:{number}: not valid JSON, skipped", file=sys.stderr)
+            continue
+        if isinstance(rec, dict) and rec.get("status") == "ok" and rec.get("cell_id"):
+            out[rec["cell_id"]] = rec
+    return out
 
 
-def _work(cell: dict, result: dict, counters: dict) -> list[tuple[str, float, str]]:
-    """Work per message: the sweep's own figures when it wrote them (`work`, e.g. from
-    callgrind), else perf's instructions and cycles over the messages moved."""
-    given = cell.get("work")
-    if isinstance(given, dict):
-        per_msg = {"instructions": given.get("instructions_per_msg"), "cycles": given.get("cycles_per_msg")}
-    else:
-        moved = messages_moved(result)
-        per_msg = {ev: counters[ev][0] / moved for ev in ("instructions", "cycles") if ev in counters and moved}
+def _work(cell: dict, work: dict[str, dict]) -> list[tuple[str, float, str]]:
+    """Work per message of a cell: its work.jsonl record, else a `work` object on the
+    line. Never derived from the timed runs' counters: those include start-up,
+    connection and teardown, which the sweep's N/2N pair cancels."""
+    given = work.get(cell["cell_id"]) or cell.get("work") or {}
     out = []
-    for event, value in sorted(per_msg.items()):
+    for event in ("instructions", "cycles"):
+        value = given.get(f"{event}_per_msg")
         if isinstance(value, (int, float)) and value > 0:
             name = f"work_{event}_per_msg"
             out.append((name, float(value), schema.METRICS[name].unit))
@@ -143,6 +151,7 @@ def load_run(run_dir: Path) -> pd.DataFrame:
     run_dir = Path(run_dir)
     manifest = RunManifest(read_manifest(run_dir), run_dir)
     run_id, experiment = manifest.run_id, manifest.experiment
+    stops, work = manifest.stop_reasons(), read_work(run_dir)
     rows = []
     for cell in read_cells(run_dir):
         ident = {
@@ -155,8 +164,8 @@ def load_run(run_dir: Path) -> pd.DataFrame:
         ident.update({schema.PARAM_PREFIX + k: str(v) for k, v in (cell.get("params") or {}).items()})
         common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": "",
                   "spread": np.nan, "n_summarized": 1, "value_precise": np.nan,
-                  "stop_reason": str(cell.get("stop_reason") or "")}
-        metrics = _metrics(cell) if ident["status"] == "ok" else []
+                  "stop_reason": stops.get(str(cell.get("group")), "") or str(cell.get("stop_reason") or "")}
+        metrics = _metrics(cell) + _work(cell, work) if ident["status"] == "ok" else []
         if not metrics:
             rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})
         for name, value, unit in metrics:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import ceiling as ceil
 from . import compare, decide, fmt, inflection, load, plots, report_detail, report_summary, schema
-from .run_manifest import DEFAULT_MARGIN, RunManifest, is_reference_name
+from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
 
 REPORT_NAME = "report.md"
 FIGURES = "figures"
@@ -38,6 +38,7 @@ def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path
     ctx = {
         "title": f"{manifest.experiment} · run {manifest.run_id}", "question": manifest.question,
         "brief": manifest.brief(), "notes": [], "skipped": [], "margin": manifest.margin,
+        "confidence": manifest.confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
         "failed": load.failed_attempts(df), "published": False,
     }
@@ -66,7 +67,8 @@ def render_published(data_csv: Path, out_dir: Path, name: str, notes: list[str],
            "brief": [("source", f"`{name}.txt` (seed report), imported as `{Path(data_csv).name}`"),
                      ("tables used", ", ".join(primary)),
                      ("runs behind each figure", _runs_text(main))],
-           "notes": notes, "skipped": skipped, "margin": DEFAULT_MARGIN, "ceiling": None,
+           "notes": notes, "skipped": skipped, "margin": DEFAULT_MARGIN, "confidence": DEFAULT_CONFIDENCE,
+           "ceiling": None,
            "failed": pd.DataFrame(), "claims": _claims(df, cmp), "sensitivity": _sensitivity(cmp)}
     return _render(main, cmp, ctx, Path(out_dir), f"{name}.md", f"figures/{name}")
 
@@ -150,19 +152,23 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
 
 
 def _how_to_read(ctx):
-    margin = 100 * ctx["margin"]
+    margin, conf = 100 * ctx["margin"], ctx["confidence"]
+    need = decide.min_samples(conf)
     lines = ["## How to read", "",
              "Diff is oriented so that **positive means the candidate is better**: for throughput "
              "(candidate / reference - 1), for latency (reference / candidate - 1), marked `(inv)`.",
              "",
-             f"Verdicts (analysis/README.md, Verdicts): **SAME** when the 95% interval of the ratio lies inside "
-             f"+/-{margin:g}%; otherwise **FAST**/**SLOW** when the whole interval is on the better/worse side "
-             f"of no change; otherwise **AMBIGUOUS**: the data cannot tell. The ratio is the Hodges-Lehmann "
-             f"estimate on log values and the interval the exact Mann-Whitney interval; **MDE** is the change "
-             f"this cell would detect with 80% power at its n and spread. Fewer than "
-             f"{decide.min_samples(0.95)} repetitions a side cannot reach 95%: such cells are AMBIGUOUS "
-             f"(`n<{decide.min_samples(0.95)}`).",
+             f"Verdicts (analysis/README.md, Verdicts): **SAME** when the {100 * conf:.4g}% interval of the ratio "
+             f"lies inside +/-{margin:g}%; otherwise **FAST**/**SLOW** when the whole interval is on the "
+             f"better/worse side of no change; otherwise **AMBIGUOUS**: the data cannot tell. The ratio is the "
+             f"Hodges-Lehmann estimate on log values and the interval the exact Mann-Whitney interval; **MDE** "
+             f"is the change this cell would detect with 80% power at its n and spread. Fewer than {need} "
+             f"repetitions a side cannot reach {100 * conf:.4g}%: such cells are AMBIGUOUS (`n<{need}`).",
              ""]
+    if conf != DEFAULT_CONFIDENCE:
+        lines += [f"The interval is {100 * conf:.4g}%, not 95%: the sweep looked at each configuration more "
+                  f"than once while repeating it, and judged every look at this stricter confidence so that "
+                  f"all looks together keep the run's own.", ""]
     if ctx["published"]:
         lines += [f"Published figures are single numbers (medians or means of runs that were not kept): they get "
                   f"**no interval**, can never be SAME, and are FAST/SLOW only beyond "

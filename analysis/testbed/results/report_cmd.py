@@ -51,6 +51,7 @@ def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
 def main(args) -> int:
     from testbed.results import load, report
     from testbed.results.run_manifest import RunManifest
+    from testbed.sweep.manifest import ManifestError
     run_dir = args.run_dir
     try:
         manifest = RunManifest(load.read_manifest(run_dir), run_dir)
@@ -61,7 +62,7 @@ def main(args) -> int:
             compact(run_dir, out, calibration)
             run_dir, calibration = out, None  # the published manifest names it now
         path = report.render_run(run_dir, out, calibration)
-    except (load.RunDirError, FileNotFoundError) as exc:
+    except (load.RunDirError, ManifestError, FileNotFoundError) as exc:
         print(f"testbed report: {exc}", file=sys.stderr)
         return 2
     print(path)

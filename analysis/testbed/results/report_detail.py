@@ -86,7 +86,8 @@ def detail(cmp: pd.DataFrame, cells: pd.DataFrame, figs: dict, out_dir, ctx: dic
     lib = cmp[cmp["kind"].isin(["library", "aa"])]
     shown, work = varying(cmp), work_lookup(cells)
     extra = _columns(ctx, lib, work)
-    header = ["Size", "Metric", "", "", "Diff (%)", "95% CI (%)", "Verdict", "MDE (%)", "n (ref/cand)"]
+    level = f"{100 * ctx.get('confidence', 0.95):.4g}%"
+    header = ["Size", "Metric", "", "", "Diff (%)", f"{level} CI (%)", "Verdict", "MDE (%)", "n (ref/cand)"]
     for pattern in sort_patterns(set(lib["pattern"]) | set(figs)):
         lines += [f"## PATTERN: {pattern}", ""]
         for caption, svg in figs.get(pattern, []):

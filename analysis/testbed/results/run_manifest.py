@@ -1,9 +1,10 @@
-"""A run's manifest.json as the analysis reads it: one class, so the string keys of
-docs/data-formats.md §4 appear here and nowhere else in testbed.results.
+"""A run's manifest as the analysis reads it: the sweep's typed record
+(testbed.sweep.manifest.RunManifest, docs/data-formats.md §4) plus what a report
+derives from it (reference, A/A aliases, margin and confidence of the verdicts, stop
+reasons, the run table). Reports, comparisons and loaders read a manifest only here.
 
-Read-only and lenient: a field an older runner did not write comes back as None or a
-stated default, never as a KeyError in the middle of a report. (When the sweep's typed
-manifest lands, this class becomes a thin adapter over it.)
+Keys the typed record does not know (`noise_floor_run`, added by `report --publish`)
+live in its `extra`; anything a runner did not write comes back as a stated default.
 """
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_MARGIN = 0.03  # equivalence margin of SAME (issue 9 item 5), unless the run declares one
+from testbed.sweep import manifest as sweep_manifest
+
+DEFAULT_MARGIN = 0.03      # equivalence margin of SAME (issue 9 item 5), unless the run declares one
+DEFAULT_CONFIDENCE = 0.95  # of each verdict, unless the run's design judged at another
 
 
 def is_reference_name(library: str) -> bool:
@@ -41,48 +45,37 @@ class Library:
 
 
 class RunManifest:
-    """The fields of one run's manifest that reports, comparisons and loaders use."""
+    """The fields of one run's manifest that reports, comparisons and loaders use.
+    Raises sweep_manifest.ManifestError (a ValueError naming the file) on a manifest
+    the typed record refuses (unknown schema, no run_id or experiment)."""
 
     def __init__(self, data: dict, run_dir: Path | None = None):
-        self.data = data
+        source = Path(run_dir) / sweep_manifest.FILE_NAME if run_dir is not None else "manifest"
+        self.typed = sweep_manifest.RunManifest.from_dict(data, source)
         self.run_dir = Path(run_dir) if run_dir is not None else None
-
-    @classmethod
-    def read(cls, run_dir: Path) -> RunManifest:
-        return cls(json.loads((Path(run_dir) / "manifest.json").read_text()), run_dir)
-
-    def _dir_name(self, level: int) -> str:
-        if self.run_dir is None:
-            return ""
-        return (self.run_dir if level == 0 else self.run_dir.parent).name
 
     @property
     def run_id(self) -> str:
-        return str(self.data.get("run_id") or self._dir_name(0))
+        return str(self.typed.run_id)
 
     @property
     def experiment(self) -> str:
-        e = self.data.get("experiment")
-        if isinstance(e, dict):  # early runs nested name, question and hash here
-            e = e.get("name")
-        return str(e or self._dir_name(1))
+        e = self.typed.experiment
+        return str(e.get("name") if isinstance(e, dict) else e)  # early runs nested name and question
 
     @property
     def question(self) -> str:
-        e = self.data.get("experiment")
-        nested = e.get("question", "") if isinstance(e, dict) else ""
-        return str(self.data.get("question") or nested or "")
+        e = self.typed.experiment
+        return str(self.typed.question or (e.get("question", "") if isinstance(e, dict) else ""))
 
     @property
     def libraries(self) -> list[Library]:
-        return [Library.from_json(lib) for lib in self.data.get("libraries") or [] if isinstance(lib, dict)]
+        return [Library.from_json(lib) for lib in self.typed.libraries if isinstance(lib, dict)]
 
     @property
     def reference(self) -> str | None:
         """The reference library's label as the runner recorded it, else by name."""
-        if isinstance(self.data.get("reference"), str):
-            return self.data["reference"]
-        return reference_library(lib.label for lib in self.libraries)
+        return self.typed.reference or reference_library(lib.label for lib in self.libraries)
 
     @property
     def aa_aliases(self) -> frozenset[str]:
@@ -97,46 +90,76 @@ class RunManifest:
 
     @property
     def margin(self) -> float:
-        """The equivalence margin SAME uses: the run's `margin` if it declares one."""
-        m = self.data.get("margin")
-        return float(m) if isinstance(m, (int, float)) and not isinstance(m, bool) else DEFAULT_MARGIN
+        """The equivalence margin SAME uses: the design's (or a top-level `margin`)."""
+        top = _number(self.typed.extra.get("margin"), DEFAULT_MARGIN)
+        return _number(self.typed.design.get("margin"), top)
+
+    @property
+    def confidence(self) -> float:
+        """The confidence of each verdict: the per-look confidence of an adaptive design
+        (its looks together keep the run's confidence), so the report judges a cell as
+        the sweep did when it stopped; else the design's confidence; else 95%."""
+        d = self.typed.design
+        return _number(d.get("look_confidence"), _number(d.get("confidence"), DEFAULT_CONFIDENCE))
 
     @property
     def calibration_run(self) -> str | None:
         """An A/A run (path relative to this run) whose false-call rate the report quotes."""
-        nf = self.data.get("noise_floor_run")
+        nf = self.typed.extra.get("noise_floor_run")
         return str(nf) if nf else None
+
+    def stop_reasons(self) -> dict[str, str]:
+        """Configuration group id -> why its repetitions stopped (decided, cap, budget, ...)."""
+        groups = (self.typed.summary or {}).get("groups") or []
+        return {str(g["group"]): str(g.get("stop_reason") or "") for g in groups
+                if isinstance(g, dict) and g.get("group")}
 
     def brief(self) -> list[tuple[str, str]]:
         """(label, text) rows of the report's run table."""
-        m, host = self.data, self.data.get("host") or {}
+        m, host = self.typed, self.typed.host or {}
         cores = host.get("cores") or host.get("cpus") or "?"
         facts = [host.get("cpu_model"), f"{cores} cores", f"kernel {host.get('kernel', '?')}",
                  f"governor {host.get('governor', '?')}", f"turbo {host.get('turbo', '?')}"]
-        out = [("status", str(m.get("status", "?"))),
-               ("host", ", ".join(str(x) for x in facts if x)),
+        out = [("status", str(m.status)), ("host", ", ".join(str(x) for x in facts if x)),
                ("load before / after", f"{host.get('load_before', '?')} / {host.get('load_after', '?')}")]
         out += self._hosts_rows()
         for lib in sorted(self.libraries, key=lambda lib: lib.label):
             out.append((f"library `{lib.label}`", f"{lib.name} {lib.version} build `{lib.build_id or '?'}` "
                                                   f"({lib.role})"))
-        git = m.get("git") or {}
-        commit = str(git.get("commit", "?"))[:12] + (" (dirty tree)" if git.get("dirty") else "")
+        commit = str(m.git.get("commit", "?"))[:12] + (" (dirty tree)" if m.git.get("dirty") else "")
         out.append(("commit", f"`{commit}`"))
-        out.append(("profile / repetitions / shuffle seed",
-                    f"{m.get('profile', '?')} / {m.get('repetitions', '?')} / {m.get('shuffle_seed', '?')}"))
-        pin = m.get("pinning")
-        out.append(("pinning", _text(pin) if pin else "none"))
-        out.append(("equivalence margin (SAME)", f"+/-{100 * self.margin:g}%"))
-        return out
+        reps = m.repetitions or "?"
+        out.append(("profile / repetitions / shuffle seed", f"{m.profile} / {reps} / {m.shuffle_seed}"))
+        out.append(("pinning", _text(m.pinning) if m.pinning else "none"))
+        out.append(("verdicts", f"confidence {100 * self.confidence:.4g}% each, SAME inside "
+                                f"+/-{100 * self.margin:g}%"))
+        return out + self._design_rows()
+
+    def _design_rows(self) -> list[tuple[str, str]]:
+        d = self.typed.design
+        if not d:
+            return []
+        reps = f"{d.get('min_repetitions', '?')}-{d.get('max_repetitions', '?')}" if d.get("adaptive") \
+            else str(d.get("min_repetitions", "?"))
+        looks = f", {d.get('looks')} looks every {d.get('look_every')}" if d.get("adaptive") else ""
+        budget = d.get("time_budget_s")
+        budget = "none" if budget is None else f"{budget:g} s"
+        kind = "adaptive" if d.get("adaptive") else "fixed"
+        return [("design", f"{kind}: {reps} repetitions a side{looks}, run confidence "
+                           f"{d.get('confidence', '?')}, budget {budget}, timed window >= "
+                           f"{d.get('min_window_s', '?')} s")]
 
     def _hosts_rows(self) -> list[tuple[str, str]]:
-        """Two-host runs name both ends (and the link between them) in `hosts`/`link`."""
-        hosts = self.data.get("hosts")
-        hosts = hosts if isinstance(hosts, dict) else {}
-        rows = [(f"host ({role})", _text(h)) for role, h in sorted(hosts.items())]
-        link = self.data.get("link")
-        return rows + ([("link", _text(link))] if link else [])
+        """Two-host runs name both ends in `hosts`; shaped links are described in `links`."""
+        rows = []
+        for entries, label in ((self.typed.hosts, "host"), (self.typed.links, "link")):
+            rows += [(f"{label} `{name}`", _text(v)) for name, v in sorted((entries or {}).items())]
+        return rows
+
+
+def _number(value, default: float) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else default
 
 
 def _text(value) -> str:

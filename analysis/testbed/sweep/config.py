@@ -30,11 +30,16 @@ PROFILE_NAMES = ("quick", "default", "full")
 # Profile override key -> the section whose value it replaces.
 PROFILE_KEYS = {
     "repetitions": "run", "min_repetitions": "run", "max_repetitions": "run", "time_budget_s": "run",
-    "min_window_s": "run", "warmup_runs": "run", "timeout_s": "run",
+    "min_window_s": "run", "warmup_runs": "run", "timeout_s": "run", "verdicts": "run",
     "patterns": "workload", "transports": "workload", "sizes": "workload",
     "counts": "workload", "lat_counts": "workload", "warmup": "workload", "mode": "workload",
     "io_threads": "sweep", "placement": "sweep", "process_model": "sweep", "link": "sweep",
 }
+
+# A profile key that replaces others of the base table (repetitions = N is a fixed
+# design; min/max_repetitions an adaptive one: a profile switches between them).
+REPLACES = {"repetitions": ("min_repetitions", "max_repetitions", "look_every", "time_budget_s"),
+            "min_repetitions": ("repetitions",), "max_repetitions": ("repetitions",)}
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,7 @@ class Experiment:
     perf_hardware: tuple[str, ...]
     perf_record: tuple[dict, ...]
     work_per_message: bool
+    perf_work: tuple[dict, ...]  # cells to measure work per message for (empty: all)
     hyperfine_runs: int
     hosts: HostsSpec | None = None
     links: dict[str, LinkSpec] = field(default_factory=dict)
@@ -133,6 +139,8 @@ def _with_profile(doc: dict, overrides: dict) -> dict[str, object]:
     for key, value in overrides.items():
         target = tables[PROFILE_KEYS[key]]
         if isinstance(target, dict):
+            for rival in REPLACES.get(key, ()):  # a fixed count replaces a range and back
+                target.pop(rival, None)
             target[key] = value
     return tables
 
@@ -148,7 +156,7 @@ def load(path: Path, profile: str = "default", library_names: list[str] | None =
     top.seen.update(tables)
     links = config_net.parse_links(top.sub("links", {}))
     w = _workload(path, Section(path, "workload", tables["workload"]))
-    s = config_sweep.parse(path, Section(path, "sweep", tables["sweep"]), links)
+    s = config_sweep.parse(path, Section(path, "sweep", tables["sweep"]), links, w["kind"])
     r = config_run.parse(Section(path, "run", tables["run"]))
     p = _perf(path, top.sub("perf", {}), s)
     hosts = _hosts(path, top, s, links)
@@ -301,6 +309,11 @@ def _perf(path: Path, sec: Section, sweep: dict) -> dict:
     selectors = tuple(selector(path, f"perf.record[{i}]", item, allowed_keys)
                       for i, item in enumerate(record))
     work = sec.get("work_per_message", bool, True)
+    raw_work = sec.get("work", list, [], allowed="an array of tables [[perf.work]] selecting cells")
+    work_cells = tuple(selector(path, f"perf.work[{i}]", item, allowed_keys)
+                       for i, item in enumerate(raw_work))
+    if work_cells and not work:
+        raise sec.err("work", "selects cells, but work_per_message = false", "work_per_message = true")
     sec.done()
     return {"perf_events": events, "perf_hardware": tuple(hardware), "perf_record": selectors,
-            "work_per_message": work}
+            "work_per_message": work, "perf_work": work_cells}

@@ -28,6 +28,7 @@ class Design:
     confidence: float             # of the whole run's verdicts
     margin: float
     look_every: int = DEFAULT_LOOK_EVERY
+    verdicts: bool = True         # false: a smoke run; repetitions as written, nothing decided
     # Set by the planner from the stats piece's adaptive_design: every look is judged
     # at look_confidence so that all looks together keep `confidence`.
     looks: int = 1
@@ -50,7 +51,7 @@ class Design:
         return {"adaptive": self.adaptive, "min_repetitions": self.min_repetitions,
                 "max_repetitions": self.max_repetitions, "time_budget_s": self.time_budget_s,
                 "min_window_s": self.min_window_s, "confidence": self.confidence, "margin": self.margin,
-                "look_every": self.look_every, "looks": self.looks,
+                "look_every": self.look_every, "looks": self.looks, "verdicts": self.verdicts,
                 "look_confidence": self.look_confidence or self.confidence}
 
 
@@ -81,6 +82,9 @@ def _repetitions(sec: Section) -> tuple[int, int]:
 
 def _design(sec: Section) -> Design:
     low, high = _repetitions(sec)
+    if high > low and sec.table.get("verdicts") is False:
+        raise sec.err("verdicts", "false, but max_repetitions asks for adaptive repetitions (which stop "
+                      "on verdicts)", "verdicts = true, or repetitions = N")
     budget = sec.number("time_budget_s", None, minimum=0.0, above=True)
     confidence = sec.number("confidence", DEFAULT_CONFIDENCE, minimum=0.5, above=True)
     if confidence >= 1:
@@ -91,7 +95,8 @@ def _design(sec: Section) -> Design:
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
                   min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
                   confidence=confidence, margin=margin,
-                  look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY))
+                  look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY),
+                  verdicts=sec.get("verdicts", bool, True))
 
 
 def parse(sec: Section) -> dict:

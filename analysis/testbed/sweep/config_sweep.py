@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from testbed.bench.command import PLACEMENTS
+from testbed.bench.patterns import PROCESS_MODELS
 from testbed.sweep.config_net import DIRECT_LINK
 from testbed.sweep.toml_reader import ExperimentError, Section, tname
 
 UNSET = "unset"  # an env axis value meaning "variable not set at all"
-PLACEMENTS = ("split", "one-core", "free")
-PROCESS_MODELS = ("one-process", "two-process", "two-host")
 # Chosen by measurement (experiments/README.md, "Placement and process model").
-DEFAULT_PLACEMENT = "free"
-DEFAULT_PROCESS_MODEL = "one-process"
+DEFAULT_PLACEMENT = "one-core"
+DEFAULT_PROCESS_MODEL = "two-process"
 # Cell fields every selector may name, besides the env variables.
 SELECTOR_FIELDS = ("library", "pattern", "transport", "msg_size", "io_threads", "config",
                    "placement", "process_model", "link")
@@ -50,11 +50,13 @@ def _env_name_ok(sec: Section, name: str) -> None:
         raise sec.err(name, "IO threads are an axis of their own", "[sweep].io_threads = [..]")
 
 
-def parse(path: Path, sec: Section, links: dict) -> dict:
-    """[sweep] -> the Experiment fields it defines; `links` are the declared [links.NAME]."""
+def parse(path: Path, sec: Section, links: dict, kind: str = "bench") -> dict:
+    """[sweep] -> the Experiment fields it defines; `links` are the declared [links.NAME].
+    Startup cells time one whole process, so their default process model is one-process."""
     io_threads = sec.int_list("io_threads", 1, (1,))
     placement = sec.str_list("placement", PLACEMENTS, (DEFAULT_PLACEMENT,))
-    process_model = sec.str_list("process_model", PROCESS_MODELS, (DEFAULT_PROCESS_MODEL,))
+    default_model = "one-process" if kind == "startup" else DEFAULT_PROCESS_MODEL
+    process_model = sec.str_list("process_model", PROCESS_MODELS, (default_model,))
     link = sec.str_list("link", (DIRECT_LINK, *links), (DIRECT_LINK,))
     env_axes, zipped = _env_axes(path, sec)
     _no_build_axes(sec)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from testbed.sweep import calibrate, store
 from testbed.sweep.config import Experiment
-from testbed.sweep.plan import Cell
+from testbed.sweep.plan import Cell, matches
 
 PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardown
 TWO_PROCESS_EXTRA_S = 0.15         # a second process and the control connection
@@ -80,6 +80,13 @@ def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None) -> fl
     return overhead + thr + lat
 
 
+def work_cells(cells: list[Cell], exp: Experiment) -> set[tuple[str, str]]:
+    """(configuration, build) pairs measured for work per message: the [[perf.work]]
+    selection, an A/A alias sharing its build's measurement."""
+    chosen = [c for c in cells if not exp.perf_work or any(matches(s, c.fields()) for s in exp.perf_work)]
+    return {(c.group, c.library_name) for c in chosen}
+
+
 def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
                 repetitions: int | None = None) -> float:
     """The whole run at `repetitions` per cell (default: the design's minimum), with one
@@ -91,7 +98,7 @@ def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
         groups = {c.group: s for c, s in zip(cells, per_rep, strict=True)}
         total += sum(groups.values())  # one probe per configuration, about one run long
     if exp.work_per_message and exp.kind == "bench":
-        total += len(cells) * 2 * CALLGRIND_RUN_S  # worst case: callgrind (perf is cheaper)
+        total += len(work_cells(cells, exp)) * 2 * CALLGRIND_RUN_S  # worst case: callgrind
     warm = exp.warmup_runs * len({c.library_name for c in cells}) * PROCESS_OVERHEAD_S * 3
     return total + warm
 

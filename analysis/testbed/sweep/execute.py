@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -90,14 +88,17 @@ def declared_counts(cell: Cell) -> Counts:
     return Counts(cell.count, cell.lat_count)
 
 
+def _options(cell: Cell, exp: Experiment, counts: Counts) -> dict:
+    return {"count": counts.count, "lat_count": counts.lat_count, "warmup": exp.warmup,
+            "io_threads": cell.io_threads, "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms,
+            "mode": counts.mode or exp.mode}
+
+
 def bench_argv(binary: Path, cell: Cell, exp: Experiment, counts: Counts | None = None,
                **extra: object) -> list[str]:
-    """The cell's bench command line, from the one argv builder (testbed.bench.command)."""
+    """The cell's one-process command line, from the one argv builder (testbed.bench.command)."""
     counts = counts or declared_counts(cell)
-    return command.bench_argv(binary, cell.transport, cell.msg_size, count=counts.count,
-                              lat_count=counts.lat_count, warmup=exp.warmup, io_threads=cell.io_threads,
-                              hwm=exp.hwm, timeout_ms=exp.bench_timeout_ms, mode=counts.mode or exp.mode,
-                              **extra)
+    return command.bench_argv(binary, cell.transport, cell.msg_size, **_options(cell, exp, counts), **extra)
 
 
 def now() -> str:
@@ -109,7 +110,7 @@ def run_cell(att: Attempt, rt: Runtime, counts: Counts | None = None) -> dict:
     started = now()
     try:
         pins = placement.pins_for(att.cell.placement, rt.cpus)
-    except placement.PlacementError as exc:
+    except ValueError as exc:
         return _unrunnable(att, counts, started, f"placement: {exc}")
     if not att.binary.exists():
         return _unrunnable(att, counts, started, f"bench binary missing: {att.binary}", code=127)
@@ -188,37 +189,13 @@ def _hyperfine_result(path: Path, code: int | None) -> tuple[dict | None, str]:
 
 # ---------------------------------------------------------------- two roles
 
-def free_port_pair(host: str = "127.0.0.1") -> int:
-    """A port P with P and P + 1 free right now (the bench's data and control ports)."""
-    for _ in range(50):
-        with socket.socket() as s:
-            s.bind((host, 0))
-            port = s.getsockname()[1]
-        if port < 65535 and _port_free(host, port + 1):
-            return port
-    raise OSError("no two adjacent free TCP ports found on 127.0.0.1")
-
-
-def _port_free(host: str, port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def endpoints(cell: Cell, rt: Runtime, rep: int) -> tuple[str, str]:
-    """(bind, connect) of a two-role cell."""
+def endpoints(cell: Cell, rt: Runtime) -> command.Endpoints:
+    """Where the receiver binds and the sender connects (the bench puts its control
+    connection beside them)."""
     if cell.process_model == "two-host":
         th = rt.two_host
-        return f"tcp://0.0.0.0:{th.port}", f"tcp://{th.address}:{th.port}"
-    if cell.transport == "ipc":
-        # sun_path holds 107 bytes: a short path in /tmp, not the (long) run directory.
-        path = Path(tempfile.gettempdir()) / f"tbsweep-{os.getpid()}-{cell.cell_id[:8]}-{rep}.ipc"
-        return f"ipc://{path}", f"ipc://{path}"
-    port = free_port_pair()
-    return f"tcp://127.0.0.1:{port}", f"tcp://127.0.0.1:{port}"
+        return command.Endpoints(f"tcp://0.0.0.0:{th.port}", f"tcp://{th.address}:{th.port}")
+    return command.local_endpoints(cell.transport)
 
 
 def role_hosts(cell: Cell, rt: Runtime) -> dict:
@@ -232,17 +209,19 @@ def role_hosts(cell: Cell, rt: Runtime) -> dict:
     return {"receiver": rt.two_host.receiver, "sender": rt.two_host.sender}
 
 
-def role_argv(att: Attempt, rt: Runtime, counts: Counts, side: str, endpoint: str, pin: str | None,
-              host, perf_file: Path) -> list[str]:
-    flag = {"receiver": "bind", "sender": "connect"}[side]
-    argv = bench_argv(att.binary, att.cell, rt.exp, counts, role=side, process_model=att.cell.process_model,
-                      **{flag: endpoint})
-    counter = rt.perf.prefix(perf_file) if host.perf else []
-    pinning = ["taskset", "-c", pin] if pin is not None else []
-    # perf follows taskset's exec into the bench; valgrind would not, so it goes inside.
-    if getattr(rt.perf, "follows_exec", True):
-        return host.wrap([*counter, *pinning, *argv], rt.exp.timeout_s)
-    return host.wrap([*pinning, *counter, *argv], rt.exp.timeout_s)
+def role_argvs(att: Attempt, rt: Runtime, counts: Counts, pins: placement.Pins, hosts: dict,
+               perf_files: dict) -> dict[str, list[str]]:
+    """Each role's full command: the bench (which pins its own process to its side's
+    CPUs), under perf stat where its host allows, started through its host driver."""
+    cell, exp = att.cell, rt.exp
+    bench = dict(zip(SIDES, command.role_argvs(
+        att.binary, cell.transport, cell.msg_size, endpoints(cell, rt), cell.process_model,
+        **_options(cell, exp, counts), pin_sender=pins.sender, pin_receiver=pins.receiver), strict=True))
+    out = {}
+    for side in SIDES:
+        counter = rt.perf.prefix(perf_files[side]) if hosts[side].perf else []
+        out[side] = hosts[side].wrap([*counter, *bench[side]], exp.timeout_s)
+    return out
 
 
 def _two_roles(att: Attempt, rt: Runtime, counts: Counts, pins: placement.Pins) -> dict:
@@ -251,22 +230,18 @@ def _two_roles(att: Attempt, rt: Runtime, counts: Counts, pins: placement.Pins) 
         hosts = role_hosts(cell, rt)
     except HostError as exc:
         return _unrunnable(att, counts, now(), f"{cell.process_model}: {exc}")
-    bind, connect = endpoints(cell, rt, att.repetition)
     perf_files = {side: rt.workdir / f"perf-{cell.cell_id}-{att.repetition}-{side}.csv" for side in SIDES}
-    argvs = {side: role_argv(att, rt, counts, side, bind if side == "receiver" else connect,
-                             pins.for_side(side), hosts[side], perf_files[side]) for side in SIDES}
+    argvs = role_argvs(att, rt, counts, pins, hosts, perf_files)
     env = cell_env(cell.params)
     procs = [process.Proc(argvs[side], env, rt.workdir) for side in SIDES]
     outs = dict(zip(SIDES, process.supervise(procs, rt.exp.timeout_s), strict=True))
     for side in SIDES:
-        follows = getattr(rt.perf, "follows_exec", True)
-        argv0 = "taskset" if pins.for_side(side) and follows else str(att.binary)
-        _signal_under_perf(outs[side], rt, hosts[side], argv0)
+        _signal_under_perf(outs[side], rt, hosts[side], str(att.binary))
     parsed = {side: outcome.parse_bench_stdout(o.stdout, cell, role=side) if o.code == 0 else (None, "")
               for side, o in outs.items()}
     status, failure, code = outcome.roles_status({s: (outs[s], parsed[s][1]) for s in SIDES})
-    result = outcome.join_roles(parsed["receiver"][0], parsed["sender"][0]) if status == "ok" else None
-    roles = {side: _role_entry(outs[side], parsed[side][0], argvs[side], hosts[side], rt, perf_files[side])
+    result = command.join_roles(parsed["receiver"][0], parsed["sender"][0]) if status == "ok" else None
+    roles = {side: _role_entry(outs[side], parsed[side][0], hosts[side], rt, perf_files[side])
              for side in SIDES}
     for f in perf_files.values():
         f.unlink(missing_ok=True)
@@ -285,8 +260,7 @@ def _signal_under_perf(out: process.Outcome, rt: Runtime, host, argv0: str) -> N
         out.code = -sig if sig else out.code
 
 
-def _role_entry(out: process.Outcome, line: dict | None, argv: list[str], host, rt: Runtime,
-                perf_file: Path) -> dict:
+def _role_entry(out: process.Outcome, line: dict | None, host, rt: Runtime, perf_file: Path) -> dict:
     perf = rt.perf.read(perf_file) if host.perf else \
         {"available": False, "reason": f"perf is not run on {host.kind} hosts", "events": {}}
     return {"exit_code": out.code, "killed": out.killed or None, "wall_seconds": round(out.seconds, 4),

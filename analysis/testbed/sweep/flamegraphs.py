@@ -20,7 +20,7 @@ def record(cell: Cell, lib, exp: Experiment, run_dir: Path, counts: execute.Coun
     stem = f"{cell.group}-{cell.library}".replace("/", "_")
     try:
         pins = placement.pins_for(cell.placement, cpus)
-    except placement.PlacementError:
+    except ValueError:
         pins = placement.Pins()
     extra = {"pin_sender": pins.sender, "pin_receiver": pins.receiver} if pins.sender else {}
     argv = execute.bench_argv(lib.bench_binary(cell.pattern), cell, exp, counts, **extra)

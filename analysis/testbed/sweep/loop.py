@@ -76,6 +76,9 @@ class Loop:
             rng.shuffle(active)
             for group in active:
                 n = adaptive.reps_done(group, self.done, self.runnable)
+                if n >= self.design.max_repetitions:  # never past the cap, whatever evaluate() said
+                    group.stop_reason = "cap"
+                    continue
                 for rep in range(n, self.design.next_look(n)):  # up to the next look
                     if self.over_budget():
                         return self.stop_all("budget")
@@ -191,12 +194,27 @@ class Loop:
         rt = self.work_runtime(setup)
         for group in self.groups.values():
             counts = self.cals[group.group].counts() if group.group in self.cals else None
+            measured: dict[str, dict] = {}  # registered name -> record: an alias (A/A) shares its build's
             for cell in group.cells:
-                if cell.cell_id in done or not self.has_ok(cell):
+                if not self.wants_work(cell):
                     continue
-                timed = (counts or execute.declared_counts(cell)).count
-                n = work.messages_for(setup.method, cell.msg_size, timed)
-                work.append(self.ctx.run_dir, self.work_pair(cell, rt, setup.method, n))
+                if cell.cell_id in done:
+                    measured.setdefault(cell.library_name, done[cell.cell_id])
+                    continue
+                if cell.library_name in measured:
+                    rec = {**measured[cell.library_name], "cell_id": cell.cell_id, "library": cell.library,
+                           "same_build_as": measured[cell.library_name]["library"]}
+                else:
+                    timed = (counts or execute.declared_counts(cell)).count
+                    n = work.messages_for(setup.method, cell.msg_size, timed)
+                    rec = measured[cell.library_name] = self.work_pair(cell, rt, setup.method, n)
+                work.append(self.ctx.run_dir, rec)
+
+    def wants_work(self, cell) -> bool:
+        selectors = self.exp.perf_work
+        if selectors and not any(planmod.matches(s, cell.fields()) for s in selectors):
+            return False
+        return self.has_ok(cell)
 
     def has_ok(self, cell) -> bool:
         return any(r["cell_id"] == cell.cell_id and r["status"] == "ok" for r in self.records)

@@ -4,7 +4,6 @@ lines of a two-process cell joined into one result (throughput timed at the
 receiver, latency measured by the sender: docs/data-formats.md §3)."""
 from __future__ import annotations
 
-import copy
 import json
 import signal
 
@@ -91,26 +90,3 @@ def roles_status(per_role: dict[str, tuple[Outcome, str]]) -> tuple[str, str, in
         return "ok", "", 0
     code = next((c for c in codes if c), None)  # the first real exit status, else None (killed)
     return ("failed" if "failed" in statuses else "timeout"), "; ".join(causes), code
-
-
-def join_roles(receiver: dict, sender: dict) -> dict:
-    """One cell result from the two role lines: the receiver's line with the sender's
-    latency and sender-side throughput figures, every thread of both processes, and a
-    verification that holds only if both sides' does."""
-    result = copy.deepcopy(receiver)
-    result["role"] = "joined"
-    if sender.get("latency") is not None:
-        result["latency"] = copy.deepcopy(sender["latency"])
-    thr_r, thr_s = receiver.get("throughput"), sender.get("throughput")
-    if thr_r is None and thr_s is not None:
-        result["throughput"] = copy.deepcopy(thr_s)
-    elif thr_r is not None and thr_s:
-        for key in ("sender_seconds", "sender_msgs_per_sec"):
-            if thr_s.get(key) is not None:
-                result["throughput"][key] = thr_s[key]
-    result["threads"] = [{**t, "process": side} for side, line in (("receiver", receiver), ("sender", sender))
-                         for t in (line.get("threads") or [])]
-    verdicts = [line.get("verify", {}).get("ok") for line in (receiver, sender)]
-    result["verify"] = {"ok": None if None in verdicts else all(verdicts),
-                        "receiver": receiver.get("verify"), "sender": sender.get("verify")}
-    return result

@@ -10,16 +10,17 @@ and verified afterwards from the bench's own report of every thread's affinity:
 - one-core: everything on one CPU (a CPU-efficiency regime); needs 1.
 - free:     no pinning (the scheduler decides; results may be bimodal).
 
-One process: the bench pins each side itself (--pin-sender/--pin-receiver). Two
-processes: each role process runs under `taskset` on its side's CPU, so every thread it
-ever starts (library threads included) inherits the mask before it exists.
+The bench applies the pins (--pin-sender/--pin-receiver): in one process each side's
+thread and its context's IO threads; a role process pins itself whole to its side's
+CPUs before any library thread exists.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 
-CPUS_NEEDED = {"split": 2, "one-core": 1, "free": 0}
+from testbed.bench import command
+
 SIDES = ("sender", "receiver")
 
 
@@ -66,16 +67,10 @@ def usable_cpus(declared: str | None = None) -> list[int]:
 
 
 def pins_for(placement: str, cpus: list[int]) -> Pins:
-    """The pins of `placement` on `cpus`; PlacementError when there are too few."""
-    needed = CPUS_NEEDED[placement]
-    if len(cpus) < needed:
-        raise PlacementError(f"placement {placement!r} needs {needed} usable CPUs; this host gives "
-                             f"{len(cpus)} ({','.join(map(str, cpus)) or 'none'})")
-    if placement == "split":
-        return Pins(sender=str(cpus[0]), receiver=str(cpus[1]))
-    if placement == "one-core":
-        return Pins(sender=str(cpus[0]), receiver=str(cpus[0]))
-    return Pins()
+    """The pins of `placement` on `cpus` (testbed.bench.command.placement_pins, the one
+    place that maps a placement to CPUs); ValueError naming it when there are too few."""
+    pins = command.placement_pins(placement, cpus)
+    return Pins(sender=pins["pin_sender"], receiver=pins["pin_receiver"])
 
 
 def side_of(thread_role: str) -> str | None:

@@ -112,7 +112,7 @@ def _new_plan(args, names) -> Plan:
 def checked_design(exp: config.Experiment):
     """(design, note, decider or None). The planner raises a minimum that cannot reach
     a decision and refuses a cap that cannot (adaptive.checked_design)."""
-    if exp.kind != "bench":
+    if exp.kind != "bench" or not exp.design.verdicts:
         return exp.design, "", None
     try:
         decider = adaptive.load_decide()
@@ -241,7 +241,7 @@ def _placement_warnings(exp: config.Experiment) -> list[str]:
     for p in exp.placement:
         try:
             placement.pins_for(p, cpus)
-        except placement.PlacementError as exc:
+        except ValueError as exc:
             out.append(f"cells with placement {p!r} will fail: {exc}")
     return out
 

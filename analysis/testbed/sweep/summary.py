@@ -39,6 +39,31 @@ def decided_counts(groups: list[Group]) -> dict:
     return out
 
 
+def verdicts_by_candidate(groups: list[Group], same_build: set[str]) -> dict:
+    """candidate -> metric -> verdict -> count. Candidates in `same_build` are the
+    reference's own build under another label (A/A): any FAST or SLOW among them is a
+    false call, and `false_call_rate` says how often that happened."""
+    out: dict[str, dict] = {}
+    for g in groups:
+        for d in g.decisions:
+            per = out.setdefault(d["candidate"], {"aa": d["candidate"] in same_build, "metrics": {}})
+            counts = per["metrics"].setdefault(d["metric"], {})
+            counts[d["verdict"]] = counts.get(d["verdict"], 0) + 1
+    for per in out.values():
+        if per["aa"]:
+            metrics = per["metrics"].values()
+            calls = sum(c for m in metrics for v, c in m.items() if v in ("FAST", "SLOW"))
+            total = sum(c for m in metrics for c in m.values())
+            per["comparisons"], per["false_calls"] = total, calls
+            per["false_call_rate"] = round(calls / total, 4) if total else None
+    return out
+
+
+def same_build(exp) -> set[str]:
+    ref_name = next(e.name for e in exp.libraries if e.label == exp.reference)
+    return {e.label for e in exp.libraries if e.name == ref_name and e.label != exp.reference}
+
+
 def summarize(records: list[dict], ctx, groups: list[Group], spent_s: float) -> dict:
     latest: dict = {}
     for r in records:  # the last attempt of a (cell, repetition) counts
@@ -54,6 +79,7 @@ def summarize(records: list[dict], ctx, groups: list[Group], spent_s: float) -> 
             "spent_seconds": round(spent_s, 1), "budget_seconds": ctx.design.time_budget_s,
             "stop_reasons": dict(Counter(g.stop_reason or "not stopped" for g in groups)),
             "decided": decided_counts(groups), "groups": [group_entry(g) for g in groups],
+            "verdicts": verdicts_by_candidate(groups, same_build(ctx.exp)),
             "failures": failures}
 
 
@@ -67,6 +93,12 @@ def print_summary(m, run_dir: Path) -> None:
         print(f"  configurations stopped: {reasons}", file=out)
     for metric, c in sorted(s["decided"].items()):
         print(f"  {metric}: {c['decided']} of {c['total']} comparisons decided", file=out)
+    for label, per in sorted(s.get("verdicts", {}).items()):
+        counts = "; ".join(f"{metric} " + ", ".join(f"{n} {v}" for v, n in sorted(c.items()))
+                           for metric, c in sorted(per["metrics"].items()))
+        aa = (f" (A/A: {per['false_calls']} of {per['comparisons']} called FAST/SLOW, false-call rate "
+              f"{per['false_call_rate']:.1%})") if per["aa"] and per["comparisons"] else ""
+        print(f"  {label} vs {m.reference}: {counts}{aa}", file=out)
     for f in s["failures"][:MAX_PRINTED_FAILURES]:
         print(f"  {f['status']}: {f['library']} {f['pattern']} {f['transport']} {f['msg_size']}B "
               f"{f['config']} rep{f['repetition']}: {f['failure']}", file=out)

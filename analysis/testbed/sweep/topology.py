@@ -37,13 +37,14 @@ class Topology:
         self._stack.close()
 
     def _set_up(self) -> None:
+        """Hosts first described (an unreachable one raises HostError here), then used."""
         spec = self.exp.hosts
         if spec.driver == "netns":
             pair = self._stack.enter_context(hosts.NetnsPair())
             netem = links.detect_netem()
             shaper = links.LinkShaper([pair.receiver, pair.sender], netem)
-            self.two_host = TwoHost(pair.receiver, pair.sender, pair.receiver.address, spec.port, shaper,
-                                    dict(self.exp.links))
+            two_host = TwoHost(pair.receiver, pair.sender, pair.receiver.address, spec.port, shaper,
+                               dict(self.exp.links))
             self.manifest_links = {"topology": pair.describe_link(),
                                    "netem": {"available": netem.available, "detail": netem.detail},
                                    "declared": {n: s.as_manifest() for n, s in self.exp.links.items()},
@@ -51,11 +52,12 @@ class Topology:
         else:
             receiver = hosts.SshHost(spec.receiver, name=f"ssh {spec.receiver}")
             sender = hosts.SshHost(spec.sender, name=f"ssh {spec.sender}")
-            self.two_host = TwoHost(receiver, sender, spec.receiver_address, spec.port)
+            two_host = TwoHost(receiver, sender, spec.receiver_address, spec.port)
             self.manifest_links = {"topology": {"kind": "ssh", "receiver_address": spec.receiver_address,
                                                 "port": spec.port}}
-        self.manifest_hosts.update({"driver": spec.driver, "receiver": self.two_host.receiver.describe(),
-                                    "sender": self.two_host.sender.describe()})
+        self.manifest_hosts.update({"driver": spec.driver, "receiver": two_host.receiver.describe(),
+                                    "sender": two_host.sender.describe()})
+        self.two_host = two_host
 
 
 def _describe(host) -> dict:

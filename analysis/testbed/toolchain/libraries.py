@@ -41,7 +41,8 @@ class Recipe(Protocol):
 LIBRARIES: dict[str, Recipe] = {
     "libzmq-4.3.5": LibzmqFlavour("libzmq-4.3.5"),
     "libzmq-4.3.5-nocurve": LibzmqFlavour("libzmq-4.3.5-nocurve"),
-    "zlink": ZlinkLibrary(),
+    "zlink": ZlinkLibrary(curve=True),
+    "zlink-nocurve": ZlinkLibrary(curve=False),
 }
 
 

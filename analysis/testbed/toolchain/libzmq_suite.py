@@ -6,11 +6,14 @@ baselines/libzmq-suite/expectations.toml.
   library prefix -> compiled tests (cached)    (libzmq_suite_build)
   run 2 at a time, outcome per test            (libzmq_suite_run)
   perf tools on the library's libzmq.so.5      (libzmq_suite_dropin)
+  pyzmq from source on it                      (libzmq_suite_pyzmq)
   outcomes vs expectations -> N passed/failed  (libzmq_suite_expect)
   --update-expectations -> file + README table (libzmq_suite_table)
 
 Two runs on one host would fight over the fixed ports some tests use
-(tcp://127.0.0.1:5555-5561), so a host-wide lock serialises them.
+(tcp://127.0.0.1:5555-5561, from testutil.hpp's ENDPOINT_n and PORT_6), so a
+host-wide lock serialises the running (not the building) of a selection that
+contains such a test.
 """
 from __future__ import annotations
 
@@ -29,9 +32,10 @@ from testbed.toolchain import baselines, keys, libraries, sources
 from testbed.toolchain import libzmq_suite_config as config_mod
 from testbed.toolchain import libzmq_suite_dropin as dropin
 from testbed.toolchain import libzmq_suite_expect as expect
+from testbed.toolchain import libzmq_suite_pyzmq as pyzmq
 from testbed.toolchain import libzmq_suite_table as table_mod
 from testbed.toolchain.libzmq_suite_build import build_tests
-from testbed.toolchain.libzmq_suite_run import COMPILE_ERROR, SIGNAL, TestOutcome, run_all
+from testbed.toolchain.libzmq_suite_run import COMPILE_ERROR, SIGNAL, TestOutcome, combine, run_all
 from testbed.toolchain.progress import CommandFailed, Progress
 from testbed.toolchain.suites import SuiteResult
 
@@ -39,6 +43,8 @@ DEFAULT_LIBRARIES = ("libzmq-4.3.5", "zlink")  # when the expectation file names
 BASELINE = "libzmq-4.3.5"                      # the perf tools are linked against it
 README = config_mod.SUITE_DIR / "README.md"
 HOST_LOCK = Path(tempfile.gettempdir()) / "testbed-libzmq-suite.lock"
+# A test source naming one of testutil.hpp's fixed endpoints or ports.
+FIXED_ADDRESS = re.compile(r"ENDPOINT_[0-9]|PORT_6|:555[5-9]\b|:556[01]\b")
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class Options:
     libraries: tuple[str, ...] = ()   # empty: those in expectations.toml
     regex: str | None = None          # only tests whose name matches (re.search)
     update: bool = False              # rewrite expectations.toml and the README table
+    repeat: int = 1                   # runs per test; mixed results show flaky tests
 
 
 @dataclass(frozen=True)
@@ -54,13 +61,17 @@ class Plan:
     tests: list[str]                  # every test that is built (the build does not depend on -R)
     selected: list[str]               # the ones to run
     dropins: list[dropin.Check]
+    pyzmq: bool                       # run the pyzmq check (where it applies)
+    repeat: int
+    exclusive: bool                   # a selected test uses a fixed port: take the host lock
     expectations: expect.Expectations
     libraries: list[str]
 
 
 def _plan(options: Options, progress: Progress) -> Plan:
     config = config_mod.load()
-    tree = config_mod.tree_tests(sources.libzmq_source(baselines.pinned(), progress))
+    src = sources.libzmq_source(baselines.pinned(), progress)
+    tree = config_mod.tree_tests(src)
     config_mod.check_against_tree(config, tree)
     tests = config.built_tests(tree)
     try:
@@ -69,19 +80,25 @@ def _plan(options: Options, progress: Progress) -> Plan:
         if not (options.update and not expect.EXPECTATIONS_FILE.exists()):
             raise
         expectations = expect.Expectations({})
-    expect.check_names(expectations, set(tests) | dropin.CHECK_NAMES)
+    expect.check_names(expectations, set(tests) | dropin.CHECK_NAMES | {pyzmq.CHECK_NAME})
     pick = re.compile(options.regex).search if options.regex else (lambda name: True)
     names = list(options.libraries) or list(expectations.libraries) or list(DEFAULT_LIBRARIES)
     unknown = [n for n in names if n not in libraries.registered_names()]
     if unknown:
         raise libraries.LibraryUnavailable(f"unknown library {', '.join(unknown)}; registered: "
                                            f"{', '.join(libraries.registered_names())}")
-    return Plan(config, tests, [t for t in tests if pick(t)], [c for c in dropin.CHECKS if pick(c.name)],
-                expectations, names)
+    selected = [t for t in tests if pick(t)]
+    exclusive = any(FIXED_ADDRESS.search((src / "tests" / f"{t}.cpp").read_text(errors="replace"))
+                    for t in selected)
+    return Plan(config, tests, selected, [c for c in dropin.CHECKS if pick(c.name)],
+                bool(pick(pyzmq.CHECK_NAME)), options.repeat, exclusive, expectations, names)
 
 
 @contextmanager
-def _host_lock(progress: Progress) -> Iterator[None]:
+def _host_lock(progress: Progress, wanted: bool) -> Iterator[None]:
+    if not wanted:
+        yield
+        return
     with open(HOST_LOCK, "a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -110,6 +127,33 @@ def _dropin_outcomes(library, plan: Plan, work: Path, progress: Progress) -> dic
     return outcomes
 
 
+def _prebuild_checks(library, plan: Plan, progress: Progress) -> None:
+    """Build the perf tools and pyzmq before taking the host lock (both are cached;
+    a failed build is reported by the check itself when it runs)."""
+    try:
+        if plan.dropins and dropin.provides_soname(library.prefix):
+            dropin.build_tools(libraries.ensure_built(BASELINE, bench=False, progress=progress), progress)
+        if plan.pyzmq and pyzmq.wanted(library):
+            pyzmq.build(library, progress)
+    except (CommandFailed, FileNotFoundError, libraries.LibraryUnavailable) as exc:
+        progress.say(f"    building a check failed (the check will say so): {str(exc).splitlines()[0]}")
+
+
+def _one_round(library, binaries: dict[str, Path], plan: Plan, work: Path, number: int,
+               progress: Progress) -> dict[str, TestOutcome]:
+    """Every selected test program, drop-in check and the pyzmq check, once."""
+    round_ = f" (run {number} of {plan.repeat})" if plan.repeat > 1 else ""
+    progress.step(f"libzmq suite: running {len(binaries)} tests against {library.name} "
+                  f"({keys.JOBS} at a time){round_}")
+    found = run_all(binaries, plan.config.timeout, work, int(keys.JOBS),
+                    on_done=lambda o: _say_outcome(progress, library.name, o))
+    found |= _dropin_outcomes(library, plan, work, progress)
+    if plan.pyzmq and pyzmq.wanted(library):
+        found[pyzmq.CHECK_NAME] = pyzmq.run_check(library, progress)
+        _say_outcome(progress, library.name, found[pyzmq.CHECK_NAME])
+    return found
+
+
 def library_outcomes(name: str, plan: Plan, progress: Progress) -> dict[str, TestOutcome]:
     """Build (cached) and run the selected tests and drop-in checks against one library."""
     library = libraries.ensure_built(name, bench=False, progress=progress)
@@ -121,10 +165,14 @@ def library_outcomes(name: str, plan: Plan, progress: Progress) -> dict[str, Tes
     run_dir = built.root / "run"
     shutil.rmtree(run_dir, ignore_errors=True)
     binaries = {t: built.binary(t) for t in plan.selected if t not in built.compile_errors}
-    progress.step(f"libzmq suite: running {len(binaries)} tests against {name} ({keys.JOBS} at a time)")
-    outcomes |= run_all(binaries, plan.config.timeout, run_dir, int(keys.JOBS),
-                        on_done=lambda o: _say_outcome(progress, name, o))
-    outcomes |= _dropin_outcomes(library, plan, run_dir, progress)
+    _prebuild_checks(library, plan, progress)
+    runs: dict[str, list[TestOutcome]] = {}
+    with _host_lock(progress, plan.exclusive):
+        for number in range(1, plan.repeat + 1):
+            found = _one_round(library, binaries, plan, run_dir / str(number), number, progress)
+            for test, outcome in found.items():
+                runs.setdefault(test, []).append(outcome)
+    outcomes |= {test: combine(results) for test, results in runs.items()}
     (run_dir / "outcomes.json").write_text(json.dumps({t: o.to_json() for t, o in sorted(outcomes.items())},
                                                       indent=1) + "\n")
     return outcomes
@@ -156,9 +204,13 @@ def summarise(judgement: expect.Judgement, listed: bool) -> SuiteResult:
                                                        for o in judgement.regressions[:12]))
     if judgement.unlisted:
         result.notes.append(f"NOT IN expectations.toml: {_names([o.test for o in judgement.unlisted])}")
+    if judgement.sometimes:
+        result.notes.append("PASSES SOMETIMES (mark flaky): " + ", ".join(
+            f"{o.test} {o.passes} of {o.runs}" for o in judgement.sometimes[:12]))
     if judgement.now_passing:
         result.notes.append(f"NOW PASSES: {_names(judgement.now_passing)}; tighten "
-                            "baselines/libzmq-suite/expectations.toml (--update-expectations)")
+                            "baselines/libzmq-suite/expectations.toml (confirm with --suite-repeat 5 "
+                            "--update-expectations)")
     return result
 
 
@@ -182,10 +234,9 @@ def _write_updates(expectations: expect.Expectations, plan: Plan, progress: Prog
     expect.EXPECTATIONS_FILE.write_text(expect.dump(expectations))
     generated = table_mod.table(expectations, plan.config.never_built)
     README.write_text(table_mod.replace_section(README.read_text(), generated))
-    todo = sum(e.reason.startswith(expect.TODO_PREFIX) for lib in expectations.libraries.values()
-               for e in lib.not_passing.values())
+    todo = sum(e.todo for lib in expectations.libraries.values() for e in lib.not_passing.values())
     progress.say(f"    rewrote {expect.EXPECTATIONS_FILE} and the table in {README}"
-                 + (f"; {todo} reason(s) still say '{expect.TODO_PREFIX}'" if todo else ""))
+                 + (f"; {todo} reason(s) say 'TODO explain:' or 'TODO recheck:'" if todo else ""))
 
 
 def run(options: Options, progress: Progress) -> list[SuiteResult]:
@@ -194,19 +245,18 @@ def run(options: Options, progress: Progress) -> list[SuiteResult]:
     except (config_mod.SuiteConfigError, expect.ExpectationError, libraries.LibraryUnavailable,
             re.error, CommandFailed, OSError) as exc:
         return [SuiteResult("libzmq-suite", failed=1, notes=[str(exc)])]
-    if not plan.selected and not plan.dropins:
+    if not plan.selected and not plan.dropins and not plan.pyzmq:
         return [SuiteResult("libzmq-suite", failed=1, notes=[f"no libzmq test or drop-in check matches -R "
                                                               f"{options.regex!r}"])]
     results, expectations = [], plan.expectations
-    with _host_lock(progress):
-        for name in plan.libraries:
-            try:
-                outcomes = library_outcomes(name, plan, progress)
-            except (libraries.LibraryUnavailable, CommandFailed, OSError) as exc:
-                results.append(SuiteResult(f"libzmq-suite {name}", failed=1, notes=[f"not run: {exc}"]))
-                continue
-            expectations = expect.updated(expectations, name, outcomes)
-            results.append(_judged(name, outcomes, plan.expectations, expectations, options.update))
+    for name in plan.libraries:
+        try:
+            outcomes = library_outcomes(name, plan, progress)
+        except (libraries.LibraryUnavailable, CommandFailed, OSError) as exc:
+            results.append(SuiteResult(f"libzmq-suite {name}", failed=1, notes=[f"not run: {exc}"]))
+            continue
+        expectations = expect.updated(expectations, name, outcomes)
+        results.append(_judged(name, outcomes, plan.expectations, expectations, options.update))
     if options.update:
         _write_updates(expectations, plan, progress)
     return results

@@ -7,19 +7,26 @@ judge compares a run with it:
   not expected, passed           now passes            counts as passed, reported loudly:
                                                        tighten the file
   not expected, did not pass     still not passing     neither (listed with its reason)
+  not expected, passed in some   passes sometimes      neither, reported: mark it flaky
+  of repeated runs (--suite-repeat)
   flaky (any outcome)            flaky                 neither (its outcome is reported)
   in no list                     unlisted              counts as failed: the file is incomplete
 A flaky entry is for a test whose outcome changes from run to run (a race in the
 library, usually a hang): it would otherwise turn CI red or shout "now passes" at
-random. Only a person moves a test out of `flaky`; updates leave it there.
+random. Only a person moves a test out of `flaky`; updates leave it there, and
+put a test there (with a TODO reason) when repeated runs gave mixed results.
 
 `--update-expectations` rewrites the file from a run (`updated` + `dump`): tests
 that passed move to `pass`, tests that did not keep their reason (or get a TODO
-one), and every outcome is refreshed. Only the tests that ran are touched.
+one), and every outcome and first failure (`seen`) is refreshed. When a test now
+fails differently from what the file saw (another outcome, or another failing case:
+`signature`), its reason is probably stale, so it is kept behind "TODO recheck:".
+Only the tests that ran are touched.
 """
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +37,8 @@ from testbed.toolchain.libzmq_suite_run import OUTCOMES, PASS, TestOutcome
 EXPECTATIONS_FILE = SUITE_DIR / "expectations.toml"
 SCHEMA = 1
 TODO_PREFIX = "TODO explain:"
+RECHECK_PREFIX = "TODO recheck:"
+SEEN_CHARS = 160
 
 
 class ExpectationError(Exception):
@@ -38,8 +47,13 @@ class ExpectationError(Exception):
 
 @dataclass(frozen=True)
 class NotPassing:
-    outcome: str   # the last observed outcome (one of OUTCOMES other than pass)
-    reason: str    # why: a missing feature, a platform need, an owner
+    outcome: str    # the last observed outcome (one of OUTCOMES other than pass)
+    reason: str     # why: a missing feature, a platform need, an owner
+    seen: str = ""  # the last first-failure line (what the reason explains)
+
+    @property
+    def todo(self) -> bool:
+        return self.reason.startswith((TODO_PREFIX, RECHECK_PREFIX))
 
 
 @dataclass(frozen=True)
@@ -57,15 +71,21 @@ class Expectations:
     libraries: dict[str, LibraryExpectation]
 
 
+_FIELDS = ("outcome", "reason", "seen")
+
+
 def _entry(value: object, where: str) -> NotPassing:
-    if not isinstance(value, dict) or set(value) != {"outcome", "reason"}:
-        raise ExpectationError(f"{where}: expected {{ outcome = \"...\", reason = \"...\" }}, got {value!r}")
-    outcome, reason = value["outcome"], value["reason"]
+    if not isinstance(value, dict) or not {"outcome", "reason"} <= set(value) <= {*_FIELDS}:
+        raise ExpectationError(f"{where}: expected {{ outcome = \"...\", reason = \"...\", "
+                               f"seen = \"...\" }}, got {value!r}")
+    outcome, reason, seen = value["outcome"], value["reason"], value.get("seen", "")
     if outcome not in OUTCOMES or outcome == PASS:
         raise ExpectationError(f"{where}: outcome {outcome!r} is not one of {', '.join(OUTCOMES[1:])}")
     if not isinstance(reason, str) or not reason.strip():
         raise ExpectationError(f"{where}: needs a non-empty reason")
-    return NotPassing(outcome, reason)
+    if not isinstance(seen, str):
+        raise ExpectationError(f"{where}: seen must be a string")
+    return NotPassing(outcome, reason, seen)
 
 
 def _library(name: str, table: object, path: Path) -> LibraryExpectation:
@@ -131,6 +151,7 @@ class Judgement:
     now_passing: list[str] = field(default_factory=list)
     still_not_passing: list[tuple[TestOutcome, str]] = field(default_factory=list)  # with the reason
     flaky: list[TestOutcome] = field(default_factory=list)
+    sometimes: list[TestOutcome] = field(default_factory=list)  # not expected; passed in some runs
     unlisted: list[TestOutcome] = field(default_factory=list)
 
     @property
@@ -153,6 +174,8 @@ def judge(library: str, expected: LibraryExpectation, outcomes: dict[str, TestOu
         elif test in expected.not_passing:
             if outcome.status == PASS:
                 result.now_passing.append(test)
+            elif outcome.mixed:
+                result.sometimes.append(outcome)
             else:
                 result.still_not_passing.append((outcome, expected.not_passing[test].reason))
         else:
@@ -160,22 +183,46 @@ def judge(library: str, expected: LibraryExpectation, outcomes: dict[str, TestOu
     return result
 
 
+def signature(outcome: str, detail: str) -> str:
+    """What identifies a failure across runs: the outcome and the first failure line
+    with every number blanked (line numbers, counts and times vary; the failing
+    case's name, the missing symbol or the signal do not)."""
+    return f"{outcome}: {re.sub(r'[0-9]+', '#', detail[:SEEN_CHARS])}"
+
+
+def _kept_reason(old: NotPassing, outcome: TestOutcome) -> str:
+    """The old reason; behind RECHECK_PREFIX if the failure it explained has changed
+    (an entry without `seen`, written by hand, has nothing to compare with)."""
+    unchanged = signature(old.outcome, old.seen) == signature(outcome.status, outcome.detail)
+    if old.todo or not old.seen or unchanged:
+        return old.reason
+    return f"{RECHECK_PREFIX} {old.reason}"
+
+
 def updated(expectations: Expectations, library: str, outcomes: dict[str, TestOutcome]) -> Expectations:
     """The file's content after taking this run's outcomes for `library`."""
     old = expectations.libraries.get(library, LibraryExpectation())
     passes, not_passing = set(old.passes), dict(old.not_passing)
+    flaky = dict(old.flaky)
     for test, outcome in outcomes.items():
         if test in old.flaky:
+            continue
+        if outcome.mixed:
+            passes.discard(test)
+            not_passing.pop(test, None)
+            flaky[test] = f"{TODO_PREFIX} {outcome.detail[:SEEN_CHARS]}"
             continue
         if outcome.status == PASS:
             passes.add(test)
             not_passing.pop(test, None)
             continue
         passes.discard(test)
-        reason = old.not_passing[test].reason if test in old.not_passing else \
-            f"{TODO_PREFIX} {outcome.detail[:160]}"
-        not_passing[test] = NotPassing(outcome.status, reason)
-    new = LibraryExpectation(frozenset(passes), not_passing, dict(old.flaky))
+        if test in old.not_passing:
+            reason = _kept_reason(old.not_passing[test], outcome)
+        else:
+            reason = f"{TODO_PREFIX} {outcome.detail[:SEEN_CHARS]}"
+        not_passing[test] = NotPassing(outcome.status, reason, outcome.detail[:SEEN_CHARS])
+    new = LibraryExpectation(frozenset(passes), not_passing, flaky)
     return Expectations({**expectations.libraries, library: new})
 
 
@@ -185,7 +232,8 @@ _HEADER = """\
 # `./testbed test --only libzmq-suite` (analysis/testbed/toolchain/libzmq_suite*.py):
 # an expected pass that does not pass fails the run; a listed test that now passes
 # is reported ("tighten the file"). `--update-expectations` rewrites this file from
-# a run, keeping every reason; replace each "TODO explain:" it writes with the why.
+# a run, keeping every reason; replace each "TODO explain:" it writes with the why,
+# and check each "TODO recheck:" (the test now fails differently from `seen`).
 # [..flaky]: tests whose outcome varies from run to run; never failures, never moved
 # by an update. Which tests are built at all, and their time limits: suite.toml.
 """
@@ -204,7 +252,8 @@ def dump(expectations: Expectations) -> str:
         out.append(f"\n[libraries.{_quote(name)}.not_passing]")
         for test in sorted(library.not_passing):
             entry = library.not_passing[test]
-            out.append(f"{test} = {{ outcome = {_quote(entry.outcome)}, reason = {_quote(entry.reason)} }}")
+            out.append(f"{test} = {{ outcome = {_quote(entry.outcome)}, reason = {_quote(entry.reason)}, "
+                       f"seen = {_quote(entry.seen)} }}")
         if library.flaky:
             out.append(f"\n[libraries.{_quote(name)}.flaky]")
             out += [f"{test} = {_quote(library.flaky[test])}" for test in sorted(library.flaky)]

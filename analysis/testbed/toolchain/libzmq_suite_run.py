@@ -10,6 +10,8 @@ Outcomes (one per test and library):
   compile-error  never ran: the program did not compile or link
 A test that exits cleanly but leaves children behind has them killed with its
 group; that is not by itself a failure (libzmq's ctest would not notice either).
+Repeated runs of one test combine into one outcome (`combine`): a pass only if
+every run passed, else the first other outcome, with how many runs passed.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 PASS, FAIL, SKIPPED, TIMEOUT = "pass", "fail", "skipped", "timeout"
@@ -40,9 +42,32 @@ class TestOutcome:
     status: str      # one of OUTCOMES
     seconds: float
     detail: str      # what a reader needs: first failed assertion, signal name, compiler error
+    runs: int = 1
+    passes: int = -1  # how many of `runs` passed; -1: from status (one run)
+
+    def __post_init__(self) -> None:
+        if self.passes < 0:
+            object.__setattr__(self, "passes", self.runs if self.status == PASS else 0)
+
+    @property
+    def mixed(self) -> bool:
+        """Passed in some runs and not in others."""
+        return 0 < self.passes < self.runs
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+def combine(runs: list[TestOutcome]) -> TestOutcome:
+    """One outcome for repeated runs of a test (see the module comment)."""
+    passes = sum(o.passes for o in runs)
+    seconds = max(o.seconds for o in runs)
+    failing = [o for o in runs if o.status != PASS]
+    if not failing:
+        return replace(runs[0], seconds=seconds, runs=len(runs), passes=passes)
+    first = failing[0]
+    detail = first.detail if passes == 0 else f"passed {passes} of {len(runs)} runs; otherwise {first.detail}"
+    return TestOutcome(first.test, first.status, seconds, detail, len(runs), passes)
 
 
 _UNITY_SUMMARY = re.compile(r"^(\d+) Tests (\d+) Failures (\d+) Ignored")

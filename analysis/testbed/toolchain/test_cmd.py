@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite-library", action="append", metavar="NAME",
                         help="libzmq suite: run against this registered library (repeatable; default: "
                              "those in baselines/libzmq-suite/expectations.toml)")
+    parser.add_argument("--suite-repeat", type=int, default=1, metavar="N",
+                        help="libzmq suite: run every test N times; a test that passes in some runs "
+                             "only is reported (and put under flaky by --update-expectations)")
     parser.add_argument("--update-expectations", action="store_true",
                         help="libzmq suite: rewrite baselines/libzmq-suite/expectations.toml (and its README "
                              "table) from this run, keeping every reason")
@@ -194,6 +197,9 @@ def main(args: argparse.Namespace) -> int:
     if args.fuzz_seconds < 0:
         print("testbed test: --fuzz-seconds must be >= 0")
         return 2
+    if args.suite_repeat < 1:
+        print(f"testbed test: --suite-repeat must be >= 1 (got {args.suite_repeat})")
+        return 2
     started = time.monotonic()
     progress = Progress()
     selected = _selected(args)
@@ -207,7 +213,7 @@ def main(args: argparse.Namespace) -> int:
     if "libzmq-suite" in selected:
         progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
         options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
-                                       args.update_expectations)
+                                       args.update_expectations, args.suite_repeat)
         results += libzmq_suite.run(options, progress)
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")

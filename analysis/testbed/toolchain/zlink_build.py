@@ -1,12 +1,16 @@
-"""zlink as a registered library (Release, tests off), plus the test, sanitizer and
-fuzz builds that `./testbed test` uses. zlink's own CMake decides how it builds; the
-toolchain only passes these cache variables (zlink/CMakeLists.txt declares them):
+"""zlink as registered libraries (Release, tests off) in two flavours like the
+baseline: `zlink` with CURVE on the pinned libsodium, `zlink-nocurve` without; plus
+the test, sanitizer and fuzz builds that `./testbed test` uses (all with CURVE). zlink's
+own CMake decides how it builds; the toolchain only passes these cache variables
+(zlink/CMakeLists.txt and zlink/cmake/ZlinkCurve.cmake declare them):
 
   ZLINK_BUILD_TESTS=ON|OFF             zlink's GoogleTest suites (ctest)
   ZLINK_INTEROP_LIBZMQ_PREFIX=<dir>    the libzmq-4.3.5 prefix for interop tests
   ZLINK_BUILD_FUZZERS=ON               build fuzz/ targets (clang, -fsanitize=fuzzer)
   ZLINK_LIBZMQ_COMPAT=ON               also install lib/libzmq.so.5 and libzmq.pc (the
                                        binary drop-in the libzmq suite checks)
+  ZLINK_WITH_CURVE=ON|OFF              CURVE on libsodium (ON fails if it is not found)
+  sodium_ROOT=<dir>                    the pinned libsodium prefix (build/deps/libsodium/<id>/prefix)
 """
 from __future__ import annotations
 
@@ -14,12 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from testbed import paths
-from testbed.toolchain import cmake, keys
-from testbed.toolchain.capabilities import CapabilityError, zmq_has
+from testbed.toolchain import baselines, cmake, keys
+from testbed.toolchain.capabilities import CapabilityError, check_curve
 from testbed.toolchain.progress import Progress
 
 RELEASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_LIBDIR=lib", "-DZLINK_BUILD_TESTS=OFF",
                  "-DZLINK_BUILD_FUZZERS=OFF", "-DZLINK_LIBZMQ_COMPAT=ON"]
+CURVE_ON, CURVE_OFF = "-DZLINK_WITH_CURVE=ON", "-DZLINK_WITH_CURVE=OFF"
 # -O1 -g as the ASan docs advise: usable stacks, and a much cheaper compile than -O2.
 SANITIZE = "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 ZLINK_TREES = paths.BUILD_DIR / "zlink"
@@ -35,40 +40,66 @@ def missing_reason() -> str | None:
     return None
 
 
+def curve_flags(progress: Progress | None = None) -> list[str]:
+    """CURVE on the pinned libsodium (built once into build/deps, like the baseline's)."""
+    sodium = baselines.ensure_libsodium(baselines.pinned(), progress or Progress())
+    return [CURVE_ON, f"-Dsodium_ROOT={sodium}"]
+
+
 class ZlinkLibrary:
-    name = "zlink"
+    """One flavour of zlink: with CURVE (libsodium linked in statically) or without."""
+
     link_name = "zlink"
+
+    def __init__(self, curve: bool = True):
+        self.curve = curve
+        self.name = "zlink" if curve else "zlink-nocurve"
+
+    def flags(self) -> list[str]:
+        """What testbed-lib.json records (the sodium_ROOT path is machine-specific and
+        left out; the libsodium build key and version stand for it)."""
+        return [*RELEASE_FLAGS, CURVE_ON if self.curve else CURVE_OFF]
 
     def unavailable(self) -> str | None:
         return missing_reason()
 
     def key(self) -> str:
-        return keys.build_key(kind="zlink", source=keys.tree_hash(source_dir()), flags=RELEASE_FLAGS,
-                              tools=keys.toolchain_id())
+        pin = baselines.pinned()
+        return keys.build_key(kind="zlink", name=self.name, source=keys.tree_hash(source_dir()),
+                              flags=self.flags(), tools=keys.toolchain_id(),
+                              sodium=baselines.libsodium_key(pin) if self.curve else None)
 
     def describe(self, version: str = "unknown") -> dict:
-        return {"name": self.name, "version": version, "source_hash": keys.tree_hash(source_dir()),
-                "flags": list(RELEASE_FLAGS), "compiler": keys.compiler_id(), "curve": False,
+        info = {"name": self.name, "version": version, "source_hash": keys.tree_hash(source_dir()),
+                "flags": self.flags(), "compiler": keys.compiler_id(), "curve": self.curve,
                 "link_name": self.link_name}
+        if self.curve:
+            sodium = baselines.pinned()["libsodium"]
+            info["libsodium"] = {"version": sodium["version"], "sha256": sodium["sha256"]}
+        return info
 
     def build(self, work: Path, progress: Progress) -> dict:
         build_dir, prefix, log = work / "build", work / "prefix", work / "build.log"
-        progress.step("building zlink (Release)")
-        cmake.configure(source_dir(), build_dir, [*RELEASE_FLAGS, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
-                        progress, title="zlink", log=log)
-        cmake.build(build_dir, progress, title="zlink", install=True, log=log)
+        extra = curve_flags(progress) if self.curve else [CURVE_OFF]
+        progress.step(f"building {self.name} (Release)")
+        cmake.configure(source_dir(), build_dir, [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+                        progress, title=self.name, log=log)
+        cmake.build(build_dir, progress, title=self.name, install=True, log=log)
         library = prefix / "lib" / "libzlink.so"
         for needed in (prefix / "include" / "zmq.h", library):
             if not needed.exists():
                 missing = needed.relative_to(prefix)
-                raise CapabilityError(f"zlink: its install did not produce {missing} in {prefix}")
+                raise CapabilityError(f"{self.name}: its install did not produce {missing} in {prefix}")
+        # As for libzmq: the flavour is checked on the result, not trusted from the flags.
+        check_curve(library, self.curve, self.name)
+        if self.curve:
+            used = cmake.cache_value(build_dir, "ZLINK_SODIUM_LIBRARY") or ""
+            pinned_prefix = extra[1].split("=", 1)[1]
+            if not used.startswith(pinned_prefix):
+                raise CapabilityError(f"{self.name}: linked libsodium {used!r}, "
+                                      f"not the pinned one in {pinned_prefix}")
         version = cmake.cache_value(build_dir, "CMAKE_PROJECT_VERSION") or "unknown"
-        info = self.describe(version or "unknown")
-        try:
-            info["curve"] = zmq_has(library, "curve")
-        except CapabilityError as exc:
-            info["curve_probe"] = str(exc)
-        return info
+        return self.describe(version or "unknown")
 
 
 def configure_and_build(kind: str, flags: list[str], progress: Progress, env: dict | None = None,
@@ -89,7 +120,8 @@ def configure_and_build(kind: str, flags: list[str], progress: Progress, env: di
 
 
 def test_flags(libzmq_prefix: Path | None) -> list[str]:
-    flags = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=ON", "-DZLINK_BUILD_FUZZERS=OFF"]
+    flags = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=ON", "-DZLINK_BUILD_FUZZERS=OFF",
+             *curve_flags()]
     if libzmq_prefix is not None:
         flags.append(f"-DZLINK_INTEROP_LIBZMQ_PREFIX={libzmq_prefix}")
     return flags
@@ -108,4 +140,5 @@ FUZZ_COMPILERS = ("clang", "clang++")
 def fuzz_flags() -> list[str]:
     # zlink/fuzz/CMakeLists.txt instruments its targets itself (-fsanitize=fuzzer,
     # address, undefined); the toolchain only picks clang and switches the targets on.
-    return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=OFF", "-DZLINK_BUILD_FUZZERS=ON"]
+    return ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=OFF", "-DZLINK_BUILD_FUZZERS=ON",
+            *curve_flags()]

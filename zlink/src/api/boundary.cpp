@@ -1,5 +1,6 @@
 #include "api/boundary.hpp"
 
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <system_error>
@@ -8,8 +9,16 @@ namespace zlink::api {
 
 namespace {
 
+// Asio reports system call failures (epoll_create, socket...) in its own
+// "asio.system" category, whose values are errno values on POSIX.  Matched by
+// name so that this file needs no Asio header.
+bool carries_errno(const std::error_category &c) {
+    return c == std::system_category() || c == std::generic_category() ||
+           std::strcmp(c.name(), "asio.system") == 0;
+}
+
 int errno_of(const std::error_code &code) {
-    if (code.category() == std::system_category() || code.category() == std::generic_category())
+    if (carries_errno(code.category()))
         return code.value() > 0 ? code.value() : EIO;
     // Other categories (Asio's netdb/addrinfo/misc) may still map onto errno.
     std::error_condition portable = code.default_error_condition();

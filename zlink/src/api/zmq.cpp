@@ -252,8 +252,9 @@ ZLINK_API int zmq_recv(void *s, void *buf, size_t len, int flags) {
     });
 }
 
-// Sends count buffers as the parts of one message (copied).  As in libzmq the
-// flags apply to every part, except that the last never carries ZMQ_SNDMORE.
+// Sends count buffers (copied).  As in libzmq the flags apply to every buffer
+// except that the last never carries ZMQ_SNDMORE: with ZMQ_SNDMORE the buffers
+// are the parts of one message, without it each is a message of its own.
 // Returns the last part's size, or -1 (parts sent before the failure stay sent).
 ZLINK_API int zmq_sendiov(void *s, struct iovec *iov, size_t count, int flags) {
     return guarded(-1, [&] {

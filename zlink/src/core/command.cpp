@@ -14,7 +14,8 @@ void dispatch(command &c) {
     case command_kind::pipe_term:
     case command_kind::pipe_term_ack:
     case command_kind::pipe_drained:
-    case command_kind::pipe_report: return c.pipe->process(c);
+    case command_kind::pipe_report:
+    case command_kind::pipe_hwms: return c.pipe->process(c);
     case command_kind::attach_pipe:
     case command_kind::hiccup:
     case command_kind::own:

@@ -35,6 +35,7 @@ enum class command_kind : std::uint8_t {
     pipe_term_ack,   // the peer has seen our pipe_term
     pipe_drained,    // self-sent: the delimiter was read while draining
     pipe_report,     // self-sent: tell the sink pipe_terminated, then free
+    pipe_hwms,       // `value`: new HWMs, out << 32 | in (inproc connect before bind)
     // ---- to a socket (field `socket`) ----
     attach_pipe,     // `pipe`: a new peer pipe; `value` 1 = this side connected
     hiccup,          // `pipe`: the socket's end of a pipe whose peer reconnected

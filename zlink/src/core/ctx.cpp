@@ -1,10 +1,14 @@
 #include "core/ctx.hpp"
 
 #include <asio/posix/stream_descriptor.hpp>
+#include <asio/steady_timer.hpp>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <system_error>
+#include <cstdio>
 
 #include "core/forwarder.hpp"
 #include "core/io_thread.hpp"
@@ -52,24 +56,31 @@ ctx_options_t ctx_t::options() const {
     return options_;
 }
 
+// "zlink/<role>", after ZMQ_THREAD_NAME_PREFIX and a slash when one is set,
+// cut to the kernel's 15 characters.
+std::string ctx_t::thread_name(const char *role, int index) const {
+    char name[64];
+    const std::string &prefix = options_.thread_name_prefix;
+    std::snprintf(name, sizeof name, index < 0 ? "%s%szlink/%s" : "%s%szlink/%s/%d",
+                  prefix.c_str(), prefix.empty() ? "" : "/", role, index);
+    name[15] = '\0';
+    return name;
+}
+
 // All or nothing: if a thread or its io_context cannot be made (EAGAIN,
 // EMFILE), the ones already started are joined again, the exception reaches
 // zmq_socket's C boundary as an errno, and a later zmq_socket may retry.
 void ctx_t::start_threads_locked() {
     if (started_)
         return;
-    // Thread names are at most 15 characters (the kernel's limit).
-    const std::string prefix =
-        options_.thread_name_prefix.empty() ? "" : options_.thread_name_prefix + "/";
     std::vector<std::unique_ptr<io_thread>> threads;
     for (int i = 0; i < options_.io_threads; ++i) {
         threads.push_back(std::make_unique<io_thread>());
-        std::string name = (prefix + "zlink/IO/" + std::to_string(i)).substr(0, 15);
-        threads.back()->start(name.c_str());
+        threads.back()->start(thread_name("IO", i).c_str());
         options_.apply_to_thread(threads.back()->native_handle());
     }
     auto reaper = std::make_unique<io_thread>();
-    reaper->start((prefix + "zlink/reaper").substr(0, 15).c_str());
+    reaper->start(thread_name("reaper", -1).c_str());
     io_threads_ = std::move(threads);
     reaper_ = std::move(reaper);
     started_ = true;
@@ -131,7 +142,18 @@ void ctx_t::reap(socket_base_t *s) {
         reaped(s);
         return;
     }
-    auto sd = std::make_shared<asio::posix::stream_descriptor>(reaper_->ioc(), ::dup(s->fd()));
+    try {
+        watch_until_reaped(s);
+    } catch (const std::exception &) {
+        reap_by_polling(s);  // out of descriptors or memory: closing must still work
+    }
+}
+
+void ctx_t::watch_until_reaped(socket_base_t *s) {
+    const int fd = ::dup(s->fd());
+    if (fd < 0)
+        throw std::system_error(errno, std::system_category(), "dup");
+    auto sd = std::make_shared<asio::posix::stream_descriptor>(reaper_->ioc(), fd);
     auto wait = std::make_shared<std::function<void()>>();
     *wait = [this, s, sd, wait] {
         sd->async_wait(asio::posix::stream_descriptor::wait_read,
@@ -148,6 +170,20 @@ void ctx_t::reap(socket_base_t *s) {
                        });
     };
     (*wait)();
+}
+
+// Without a descriptor to wait on (EMFILE when the application closes a
+// socket at its fd limit; epoll refusing it), look every few milliseconds.
+void ctx_t::reap_by_polling(socket_base_t *s) {
+    auto timer = std::make_shared<asio::steady_timer>(reaper_->ioc(), std::chrono::milliseconds(5));
+    timer->async_wait([this, s, timer](const asio::error_code &ec) {
+        if (ec)
+            return;
+        if (s->reap_step())
+            reaped(s);
+        else
+            reap_by_polling(s);
+    });
 }
 
 void ctx_t::reaped(socket_base_t *s) {

@@ -70,7 +70,10 @@ public:
 private:
     static constexpr unsigned live_tag = 0xabadcafe, dead_tag = 0xdeadbeef;
     void start_threads_locked();
+    std::string thread_name(const char *role, int index) const;
     void reap(socket_base_t *s);
+    void watch_until_reaped(socket_base_t *s);
+    void reap_by_polling(socket_base_t *s);
     void reaped(socket_base_t *s);
 
     unsigned tag_ = live_tag;

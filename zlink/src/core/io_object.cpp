@@ -13,7 +13,14 @@ io_object::io_object(io_thread *thread, socket_base_t *owner)
     thread_->load.fetch_add(1, std::memory_order_relaxed);
 }
 
-io_object::~io_object() { thread_->load.fetch_sub(1, std::memory_order_relaxed); }
+// An object that never reached finished() (it failed before it was started,
+// e.g. a bind error or an exception while it was being set up) gives its
+// ownership count back here, or its socket could never be reaped.
+io_object::~io_object() {
+    thread_->load.fetch_sub(1, std::memory_order_relaxed);
+    if (!finished_)
+        owner_->owned_count.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void io_object::request_start() {
     thread_->post(command{command_kind::io_start, nullptr, nullptr, shared_from_this()});

@@ -2,13 +2,20 @@
 
 #include <pthread.h>
 
+#include <asio/posix/stream_descriptor.hpp>
 #include <asio/post.hpp>
 #include <cstdio>
 #include <exception>
 
 namespace zlink {
 
-io_thread::io_thread() : work_(asio::make_work_guard(ioc_)) {}
+// Asio makes an io_context's reactor (epoll, eventfd and timerfd descriptors)
+// on first use.  Making it here, when the context starts its threads, turns
+// descriptor exhaustion into an error of zmq_socket (EMFILE) instead of an
+// exception on an IO thread later (the reaper closing a socket at the fd limit).
+io_thread::io_thread() : work_(asio::make_work_guard(ioc_)) {
+    asio::posix::stream_descriptor reactor_now(ioc_);
+}
 
 io_thread::~io_thread() { stop_and_join(); }
 

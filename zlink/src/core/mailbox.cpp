@@ -72,29 +72,40 @@ void mailbox::unsignal() {
         signal();
 }
 
+// A command that throws (an allocation failing inside it) ends this call with
+// that exception (the C boundary turns it into ENOMEM).  The command stays
+// first in line and runs again on the next call, followed by the rest: under
+// memory pressure a pipe attach or activation is delayed, never lost.
 int mailbox::process() {
     // A command may call back into the socket; never re-enter the batch.
     if (in_process_)
         return 0;
-    if (!pending_.load(std::memory_order_acquire)) {
-        if (signalled_.load(std::memory_order_acquire))
-            unsignal();  // a late signal for an already processed command
-        return 0;
+    if (next_ == running_.size()) {
+        if (!pending_.load(std::memory_order_acquire)) {
+            if (signalled_.load(std::memory_order_acquire))
+                unsignal();  // a late signal for an already processed command
+            return 0;
+        }
+        running_.clear();
+        next_ = 0;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            running_.swap(queue_);
+            pending_.store(false, std::memory_order_release);
+        }
+        unsignal();
     }
     in_process_ = true;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        running_.swap(queue_);
-        pending_.store(false, std::memory_order_release);
-    }
-    unsignal();
+    struct leave_batch {
+        bool &flag;
+        ~leave_batch() { flag = false; }
+    } leave{in_process_};
     int n = 0;
-    for (auto &c : running_) {
-        dispatch(c);
+    while (next_ < running_.size()) {
+        dispatch(running_[next_]);
+        ++next_;
         ++n;
     }
-    running_.clear();
-    in_process_ = false;
     return n;
 }
 

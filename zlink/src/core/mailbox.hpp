@@ -36,6 +36,7 @@ private:
     std::mutex mutex_;
     std::vector<command> queue_;
     std::vector<command> running_;
+    size_t next_ = 0;  // next command of running_ to run (see process())
     std::atomic<bool> pending_{false};
     std::mutex signal_mutex_;
     std::atomic<bool> signalled_{false};

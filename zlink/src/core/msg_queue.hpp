@@ -126,6 +126,7 @@ public:
         return __builtin_expect(slot_ != nullptr, 0) ? slot_->check_read() : queue_.check_read();
     }
     bool read(msg_t &m) { return __builtin_expect(slot_ != nullptr, 0) ? slot_->read(m) : queue_.read(m); }
+    bool conflating() const { return slot_ != nullptr; }
     // Valid right after check_read() returned true.
     const msg_t &front() { return __builtin_expect(slot_ != nullptr, 0) ? slot_->front() : queue_.front(); }
 

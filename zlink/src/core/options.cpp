@@ -256,7 +256,7 @@ int options_t::set_filter(int option, const void *val, size_t len) {
     case ZMQ_IPC_FILTER_UID: return add_to_filter(val, len, ipc_uid_filters);
     case ZMQ_IPC_FILTER_GID: return add_to_filter(val, len, ipc_gid_filters);
     case ZMQ_IPC_FILTER_PID: return add_to_filter(val, len, ipc_pid_filters);
-    default: return fail();
+    default: return security_options::handles(option) ? security.set(option, val, len) : fail();
     }
 }
 
@@ -273,13 +273,13 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_MAXMSGSIZE: return put_exact(val, len, maxmsgsize);
     case ZMQ_AFFINITY: return put_exact(val, len, affinity);
     case ZMQ_INVERT_MATCHING: return put_exact(val, len, int{invert_matching});
-    case ZMQ_MECHANISM: return put_exact(val, len, int{ZMQ_NULL});
     case ZMQ_THREAD_SAFE: return put_exact(val, len, 0);  // no thread-safe types
     case ZMQ_ROUTING_ID: return put_bytes(val, len, routing_id, false);
     case ZMQ_LAST_ENDPOINT: return put_bytes(val, len, last_endpoint, true);
     case ZMQ_BINDTODEVICE: return put_bytes(val, len, bound_device, true);
     case ZMQ_SOCKS_PROXY: return put_bytes(val, len, std::string(), true);
-    default: return fail();  // includes the write-only filters, as libzmq
+    default:  // security options; the write-only filters fail, as libzmq
+        return security_options::handles(option) ? security.get(option, val, len) : fail();
     }
 }
 

@@ -26,6 +26,8 @@
 
 struct sockaddr;
 
+#include "core/security_options.hpp"
+
 namespace zlink {
 
 // One ZMQ_TCP_ACCEPT_FILTER entry: a numeric address and a prefix length.
@@ -86,11 +88,13 @@ struct options_t {
     bool recv_routing_id = false;  // ROUTER/STREAM: one pipe per connection, attached after handshake
     bool raw_socket = false;       // STREAM: no ZMTP, bytes only
     bool raw_notify = true;        // STREAM_NOTIFY: empty frame on (dis)connect
+    bool probe_router = false;     // PROBE_ROUTER (DEALER/REQ/ROUTER): empty message to each new peer
     // Resolved per endpoint from the context knobs (bytes).
     int in_batch = 8192;
     int out_batch = 8192;
     int max_transfer = 0;
     std::string last_endpoint;
+    security_options security;  // ZMQ_MECHANISM, PLAIN, CURVE, ZAP options
 
     // Generic options; returns 0, or -1 with errno (EINVAL for an unknown
     // option or a bad value, ENOTSUP for one zlink cannot honour).

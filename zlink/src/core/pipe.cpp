@@ -1,5 +1,7 @@
 #include "core/pipe.hpp"
 
+#include <algorithm>
+
 #include "core/executor.hpp"
 
 namespace zlink {
@@ -10,10 +12,14 @@ namespace {
 constexpr int max_wm_delta = 1024;
 }  // namespace
 
+// The reader reports every lwm reads (see read()), so lwm is an interval: it
+// must stay well below the HWM. (It was hwm - 1024 for HWMs above 2048: a
+// reader that had drained 9999 of 11024 never reported, and the writer saw
+// only 1025 free slots - libzmq's test_hwm_pubsub test_reset_hwm.)
 int pipe_t::compute_lwm(int hwm) {
     if (hwm <= 0)
         return 0;
-    return hwm > 2 * max_wm_delta ? hwm - max_wm_delta : (hwm + 1) / 2;
+    return std::min(max_wm_delta, (hwm + 1) / 2);
 }
 
 pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab,
@@ -58,6 +64,24 @@ void pipe_t::send_to_peer(command_kind kind, uint64_t value) {
 }
 void pipe_t::send_to_self(command_kind kind) { exec_->post(command{kind, this}); }
 
+void pipe_t::set_hwms_after_bind(int hwm_out, int hwm_in) {
+    apply_hwms(hwm_out, hwm_in);
+    // What we read the peer writes, and the reverse.
+    const uint64_t peer_out = static_cast<uint32_t>(hwm_in), peer_in = static_cast<uint32_t>(hwm_out);
+    send_to_peer(command_kind::pipe_hwms, peer_out << 32 | peer_in);
+}
+
+void pipe_t::apply_hwms(int hwm_out, int hwm_in) {
+    hwm_ = out_->conflating() ? 0 : hwm_out;
+    lwm_ = in_->conflating() ? 0 : compute_lwm(hwm_in);
+    // A writer stopped at the old limit may go on now.
+    if (!out_active_ && state_ == st_active && !full()) {
+        out_active_ = true;
+        if (sink_)
+            sink_->write_activated(this);
+    }
+}
+
 void pipe_t::send_activate_read() { send_to_peer(command_kind::activate_read); }
 void pipe_t::send_activate_write() { send_to_peer(command_kind::activate_write, msgs_read_); }
 void pipe_t::send_term() { send_to_peer(command_kind::pipe_term); }
@@ -69,6 +93,8 @@ void pipe_t::process(const command &c) {
     case command_kind::activate_write: return process_activate_write(c.value);
     case command_kind::pipe_term: return process_term();
     case command_kind::pipe_term_ack: return process_term_ack();
+    case command_kind::pipe_hwms:
+        return apply_hwms(static_cast<int>(c.value >> 32), static_cast<int>(c.value & 0xffffffffu));
     case command_kind::pipe_drained:
         if (state_ == st_draining)
             finish_passive();

@@ -88,12 +88,18 @@ public:
     pipe_t *peer() const { return peer_; }
     // Runs a pipe command (core/command.hpp) on this end's thread.
     void process(const command &c);
+    // Inproc connect before bind: the pair was made with the connecter's HWMs
+    // only; once the binder is known both ends take the sums (as libzmq's
+    // set_hwms). Call on the binder's end before it is attached; the other
+    // end learns its share by a command. A conflated direction stays unlimited.
+    void set_hwms_after_bind(int hwm_out, int hwm_in);
 
     // Data the socket layer attaches to an end.
     std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer
     std::string peer_routing_id;  // Identity the peer announced (READY / inproc)
     int peer_socket_type = -1;    // from the handshake; -1 unknown
     bool locally_initiated = false;  // this side connected (vs accepted)
+    bool probed = false;          // PROBE_ROUTER: the session already sent the empty message
     void *user = nullptr;         // free slot for the owning socket type
 
 private:
@@ -102,6 +108,7 @@ private:
     enum state_t { st_active, st_term_sent, st_draining, st_done };
 
     void send_to_peer(command_kind kind, uint64_t value = 0);
+    void apply_hwms(int hwm_out, int hwm_in);
     void send_to_self(command_kind kind);
     void send_activate_read();
     void send_activate_write();

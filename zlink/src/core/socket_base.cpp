@@ -187,7 +187,7 @@ int socket_base_t::bind(const char *text) {
     std::string resolved;
     if (tr->bind(*this, ep, text, resolved) != 0)
         return -1;
-    options.last_endpoint = resolved;
+    options.last_endpoint.swap(resolved);  // no allocation: the bind is done
     return 0;
 }
 
@@ -225,12 +225,14 @@ int socket_base_t::disconnect(const char *text) {
     return tr->disconnect(*this, ep, text);
 }
 
+// Owned before anything else can throw (bad_alloc): from then on close()
+// stops the object, so a half-registered endpoint never blocks reaping.
 void socket_base_t::add_endpoint(const std::string &text, std::shared_ptr<io_object> obj) {
-    endpoints_.emplace(text, obj);
     if (!owned_.count(obj.get())) {
         owned_.emplace(obj.get(), obj);
         obj->request_start();
     }
+    endpoints_.emplace(text, obj);
 }
 
 void socket_base_t::add_endpoint_pipe(const std::string &text, pipe_t *pipe) {
@@ -352,9 +354,16 @@ int socket_base_t::monitor(const char *addr, int events) {
     socket_base_t *m = ctx_->create_socket(ZMQ_PAIR);
     if (!m)
         return -1;
-    int zero = 0;
-    m->setsockopt(ZMQ_LINGER, &zero, sizeof zero);
-    if (m->bind(addr) != 0) {
+    int rc;
+    try {
+        int zero = 0;
+        m->setsockopt(ZMQ_LINGER, &zero, sizeof zero);
+        rc = m->bind(addr);
+    } catch (...) {
+        m->close();  // a half-made monitor must not keep the context alive
+        throw;
+    }
+    if (rc != 0) {
         int e = errno;
         m->close();
         errno = e;

@@ -39,7 +39,6 @@ protected:
 private:
     fair_queue<pipe_t> fq_;
     load_balance<pipe_t> lb_;
-    bool probe_router_ = false;
 };
 
 }  // namespace zlink

@@ -14,7 +14,7 @@ router_t::router_t(ctx_t *ctx, int type) : socket_base_t(ctx, type) {
 router_t::~router_t() { prefetched_.close(); }
 
 void router_t::xattach_pipe(pipe_t *pipe, bool) {
-    if (probe_router_) send_probe(pipe);
+    if (options.probe_router && !pipe->probed) send_probe(pipe);
     if (!identify(pipe)) anonymous_.insert(pipe);
 }
 
@@ -154,7 +154,7 @@ int router_t::xsetsockopt(int option, const void *val, size_t len) {
     switch (option) {
     case ZMQ_ROUTER_MANDATORY: return parse_flag_option(val, len, mandatory_);
     case ZMQ_ROUTER_HANDOVER: return parse_flag_option(val, len, handover_);
-    case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, probe_router_);
+    case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, options.probe_router);
     default: return fail(EINVAL);
     }
 }

@@ -63,7 +63,6 @@ private:
     bool more_out_ = false;          // inside an outgoing multipart message
     bool mandatory_ = false;
     bool handover_ = false;
-    bool probe_router_ = false;
 };
 
 }  // namespace zlink

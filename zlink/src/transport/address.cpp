@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include <sys/un.h>
+
 namespace zlink {
 
 int split_host_port(const std::string &addr, std::string &host, std::string &port) {
@@ -62,6 +64,20 @@ int tcp_bind_endpoint(const std::string &addr, bool ipv6, asio::ip::tcp::endpoin
             }
     errno = ENODEV;  // libzmq's answer for an unknown interface/host on bind
     return -1;
+}
+
+int check_ipc_address(const std::string &addr) {
+    if (addr == "@") {
+        errno = EINVAL;
+        return -1;
+    }
+    // libzmq's rule: the text (with the '@' of an abstract name) must leave
+    // room for a terminating NUL in sun_path.
+    if (addr.size() >= sizeof(sockaddr_un::sun_path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
 }
 
 asio::local::stream_protocol::endpoint ipc_endpoint(const std::string &addr) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <system_error>
 #include <utility>
 
 namespace zlink {
@@ -16,14 +18,23 @@ connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std
       ivl_(opts.reconnect_ivl),
       retry_timer_(ioc) {}
 
+// An attempt that throws (Asio creating its resolver's descriptors at the fd
+// limit, an allocation failing) counts as a failed attempt: reported and
+// retried after the reconnect interval instead of being lost.
 void connecter_t::attempt() {
     if (cancelled_)
         return;
-    family_.resolve(ioc_, address_, opts_,
-                    [self = shared_from_this()](const asio::error_code &ec,
-                                                const stream_family::endpoint_type &ep) {
-                        self->on_resolved(ec, ep);
-                    });
+    try {
+        family_.resolve(ioc_, address_, opts_,
+                        [self = shared_from_this()](const asio::error_code &ec,
+                                                    const stream_family::endpoint_type &ep) {
+                            self->on_resolved(ec, ep);
+                        });
+    } catch (const std::system_error &e) {
+        host_->connect_failed(e.code());
+    } catch (const std::bad_alloc &) {
+        host_->connect_failed(asio::error::no_memory);
+    }
 }
 
 void connecter_t::on_resolved(const asio::error_code &ec, const stream_family::endpoint_type &ep) {

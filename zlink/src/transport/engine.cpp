@@ -1,5 +1,9 @@
 #include "transport/engine.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <asio/write.hpp>
 #include <cstring>
@@ -7,6 +11,7 @@
 
 #include "wire/command.hpp"
 #include "wire/error.hpp"
+#include "wire/mechanism.hpp"
 #include "zmq.h"
 
 namespace zlink {
@@ -26,6 +31,15 @@ size_t batch_bytes(int configured) { return static_cast<size_t>(std::max(configu
 
 std::span<const uint8_t> bytes_of(const msg_t &m) {
     return {static_cast<const uint8_t *>(m.data()), m.size()};
+}
+
+int monitor_event(wire::failure_event e) {
+    switch (e) {
+    case wire::failure_event::auth: return ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    case wire::failure_event::no_detail: return ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL;
+    case wire::failure_event::protocol: break;
+    }
+    return ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
 }
 }  // namespace
 
@@ -161,11 +175,33 @@ void engine_t::zap_answer(const wire::zap_reply &reply) {
         advance_handshake();
 }
 
+void engine_t::zap_failed(wire::wire_error error) {
+    auto self = shared_from_this();
+    if (stopped_ || !hs_ || ready_)
+        return;
+    const auto f = wire::classify_failure(error, {});
+    fail(wire::to_string(error), monitor_event(f.event), static_cast<int>(f.value));
+}
+
+std::string engine_t::peer_address() const {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getpeername(const_cast<socket_type &>(sock_).native_handle(),
+                      reinterpret_cast<sockaddr *>(&ss), &len) != 0)
+        return {};
+    char text[INET6_ADDRSTRLEN] = {};
+    if (ss.ss_family == AF_INET)
+        ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(&ss)->sin_addr, text, sizeof text);
+    else if (ss.ss_family == AF_INET6)
+        ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6 *>(&ss)->sin6_addr, text, sizeof text);
+    return text;
+}
+
 void engine_t::handshake_failed() {
-    const int value = hs_->error() == wire::wire_error::mechanism_mismatch
-                          ? ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH
-                          : 0;
-    engine_end why{false, ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL, value, false,
+    // The event and value libzmq 4.3.5 reports for this failure (AUTH with the ZAP
+    // status code, NO_DETAIL with EFAULT without a ZAP handler, else PROTOCOL).
+    const auto f = wire::classify_failure(hs_->error(), hs_->error_detail());
+    engine_end why{false, monitor_event(f.event), static_cast<int>(f.value), false,
                    wire::to_string(hs_->error())};
     if (hs_->outgoing().empty())
         return stop(why);
@@ -300,11 +336,34 @@ bool engine_t::decode_frames() {
 }
 
 void engine_t::frame_complete() {
+    if (tf_)
+        return open_frame();
     const auto &h = dec_.header();
     in_msg_ready_ = true;
     in_cmd_ = h.command();
     if (h.more())
         in_msg_.set_flags(msg_t::more);
+}
+
+// With a frame transform every received frame is a protected one (CURVE: a
+// MESSAGE command); a frame in clear is refused, never delivered. The
+// plaintext's flags say whether it is a message part or a command.
+void engine_t::open_frame() {
+    std::uint8_t flags = 0;
+    opened_.clear();
+    const auto e = tf_->open(bytes_of(in_msg_), flags, opened_);
+    if (e != wire::wire_error::none) {
+        const auto f = wire::classify_failure(e, {});
+        return fail(wire::to_string(e), ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL, static_cast<int>(f.value));
+    }
+    msg_t m;
+    if (m.init_buffer(opened_.data(), opened_.size()) != 0)
+        return fail("out of memory", 0);
+    if (flags & wire::frame_flag::more)
+        m.set_flags(msg_t::more);
+    in_msg_.move(m);
+    in_msg_ready_ = true;
+    in_cmd_ = (flags & wire::frame_flag::command) != 0;
 }
 
 // Hands the decoded frame to the host (commands are handled here first).
@@ -351,10 +410,7 @@ bool engine_t::handle_command() {
     }
     case wire::command_kind::ping: on_ping(cv.data); break;
     case wire::command_kind::error: fail("peer sent ERROR", ZMQ_EVENT_DISCONNECTED); return false;
-    default:
-        if (tf_ && cv.name == "MESSAGE")
-            return open_message(body);
-        break;  // PONG and unknown commands: nothing to do
+    default: break;  // PONG and unknown commands: nothing to do
     }
     in_msg_.close();
     in_msg_.init();
@@ -374,25 +430,6 @@ void engine_t::on_ping(std::span<const uint8_t> data) {
         arm_heartbeat();
     }
     pump_out();
-}
-
-// A frame transform's MESSAGE command: its plaintext becomes the frame.
-bool engine_t::open_message(std::span<const uint8_t> body) {
-    bool more = false;
-    opened_.clear();
-    if (tf_->open(body, more, opened_) != wire::wire_error::none) {
-        fail("MESSAGE did not open", ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
-        return false;
-    }
-    msg_t m;
-    if (m.init_buffer(opened_.data(), opened_.size()) != 0) {
-        fail("out of memory", 0);
-        return false;
-    }
-    if (more)
-        m.set_flags(msg_t::more);
-    in_msg_.move(m);
-    return true;
 }
 
 // --------------------------------------------------------------------- output
@@ -472,13 +509,37 @@ bool engine_t::fill_raw_batch() {
 }
 
 void engine_t::add_heartbeats() {
+    // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
+    const int ttl_ds = std::min(opts_.heartbeat_ttl / 100, 65535);
+    if (tf_)
+        return add_sealed_heartbeats(static_cast<uint16_t>(ttl_ds));
     if (pong_due_ && enc_.add_pong({reinterpret_cast<const uint8_t *>(pong_ctx_.data()),
                                     pong_ctx_.size()}))
         pong_due_ = false;
-    // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
-    const int ttl_ds = std::min(opts_.heartbeat_ttl / 100, 65535);
     if (ping_due_ && enc_.add_ping(static_cast<uint16_t>(ttl_ds), {}))
         ping_due_ = false;
+}
+
+// Transform path: PING/PONG go inside protected frames with the command bit, as
+// libzmq sends them over CURVE.
+void engine_t::add_sealed_heartbeats(uint16_t ttl_ds) {
+    if (pong_due_) {
+        std::vector<uint8_t> pong{4, 'P', 'O', 'N', 'G'};
+        pong.insert(pong.end(), pong_ctx_.begin(), pong_ctx_.end());
+        pong_due_ = !seal_command(pong);
+    }
+    if (ping_due_) {
+        const std::vector<uint8_t> ping{4, 'P', 'I', 'N', 'G', static_cast<uint8_t>(ttl_ds >> 8),
+                                        static_cast<uint8_t>(ttl_ds & 0xff)};
+        ping_due_ = !seal_command(ping);
+    }
+}
+
+bool engine_t::seal_command(std::span<const uint8_t> body) {
+    if (tf_->seal(wire::frame_flag::command, body, sealed_) == wire::wire_error::none)
+        return true;
+    fail("seal failed", 0);
+    return false;
 }
 
 // false: does not fit this batch (m untouched).  On success m is consumed:
@@ -506,10 +567,23 @@ bool engine_t::add_frame(msg_t &m) {
 }
 
 // Transform path: the sealed frame is appended to this batch's byte run.
+// A SUB/XSUB's subscription message (\x01/\x00 + topic) goes as a sealed
+// SUBSCRIBE/CANCEL command to a ZMTP 3.1 peer, as libzmq sends it.
 bool engine_t::add_sealed(msg_t &m) {
     if (!sealed_.empty() && sealed_.size() + m.size() > batch_bytes(opts_.out_batch))
         return false;
-    if (tf_->seal(m.has_more(), bytes_of(m), sealed_) != wire::wire_error::none)
+    auto body = bytes_of(m);
+    const bool sub_side = opts_.type == ZMQ_SUB || opts_.type == ZMQ_XSUB;
+    if (sub_side && !out_more_ && !m.has_more() && !body.empty() && body[0] <= 1 &&
+        peer_version_.has_subscribe_commands()) {
+        const std::string_view name = body[0] == 1 ? "\x09SUBSCRIBE" : "\x06CANCEL";
+        std::vector<uint8_t> cmd(name.begin(), name.end());
+        cmd.insert(cmd.end(), body.begin() + 1, body.end());
+        seal_command(cmd);
+        return true;  // m is consumed by the caller either way
+    }
+    const uint8_t flags = m.has_more() ? wire::frame_flag::more : 0;
+    if (tf_->seal(flags, body, sealed_) != wire::wire_error::none)
         fail("seal failed", 0);  // m is still consumed by the caller
     return true;
 }

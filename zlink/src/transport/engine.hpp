@@ -29,10 +29,10 @@
 //     engine_host::zap_request() once and waits; the host answers with
 //     zap_answer() (now or later), and the handshake goes on.
 //   - Frame transforms (CURVE's MESSAGE): after the handshake, when
-//     handshake::transform() is non-null, every outgoing message frame goes
-//     through seal() (into one contiguous batch, written as such) and every
-//     incoming MESSAGE command through open().  PING/PONG stay plain
-//     commands (the frame_transform interface has no command flag yet).
+//     handshake::transform() is non-null, every outgoing frame (messages,
+//     PING/PONG, SUBSCRIBE/CANCEL, with the command flag) goes through seal()
+//     into one contiguous batch, and every incoming frame through open(); an
+//     opened command is handled like one received in clear.
 //   - Metadata on received messages: engine_ready() passes the peer's
 //     properties (peer_info::metadata) to the host.
 #pragma once
@@ -116,6 +116,11 @@ public:
     void restart_output();
     // The ZAP handler's answer to zap_request().
     void zap_answer(const wire::zap_reply &reply);
+    // The ZAP exchange itself failed (a reply that breaks RFC 27, or the handler
+    // went away): the handshake fails with libzmq's ZMQ_PROTOCOL_ERROR_ZAP_* value.
+    void zap_failed(wire::wire_error error);
+    // The peer's IP address as libzmq puts it in ZAP requests ("" for ipc).
+    std::string peer_address() const;
     // Sends what is queued, pulls until pull_frame() has nothing, then closes;
     // ends with engine_stopped(requested).
     void close_after_flush();
@@ -141,7 +146,7 @@ private:
     bool deliver_frame();
     bool handle_command();
     void on_ping(std::span<const std::uint8_t> data);
-    bool open_message(std::span<const std::uint8_t> body);
+    void open_frame();
     // output
     void pump_out();
     void write_handshake();
@@ -150,6 +155,8 @@ private:
     bool add_frame(msg_t &m);
     bool add_sealed(msg_t &m);
     void add_heartbeats();
+    void add_sealed_heartbeats(uint16_t ttl_ds);
+    bool seal_command(std::span<const uint8_t> body);
     void write_batch();
     void on_written(const asio::error_code &ec, size_t n);
     void release_in_flight();

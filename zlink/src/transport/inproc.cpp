@@ -64,6 +64,8 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
         // Bound in between: attach there instead.
         socket_base_t *late = binder.socket;
         fwd->set_target(&late->commands());
+        pp.b->set_hwms_after_bind(sum_hwm(o.rcvhwm, binder.opts.sndhwm),
+                                  sum_hwm(o.sndhwm, binder.opts.rcvhwm));
         send_routing_id(pp.b, binder.opts.routing_id);
         pp.b->peer_routing_id = o.routing_id;
         pp.b->peer_socket_type = o.type;
@@ -78,17 +80,28 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
 int inproc_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::string &text,
                            std::string &resolved) const {
     ctx_t *ctx = s.ctx();
+    resolved = text;  // before registering: nothing may fail once the name is taken
     if (ctx->register_inproc(ep.address, &s, s.opts()) != 0)
         return -1;
+    std::vector<ctx_t::pending_connect> pending;
+    try {
+        pending = ctx->take_pending(ep.address);
+    } catch (...) {
+        ctx->unregister_inproc(ep.address, &s);  // a failed bind binds nothing
+        throw;
+    }
     // Adopt connects that happened before this bind.
-    for (auto &p : ctx->take_pending(ep.address)) {
+    for (auto &p : pending) {
         p.fwd->set_target(&s.commands());
+        // Made with the connecter's HWMs only: now the sums, as a connect
+        // after the bind gets (libzmq's test_hwm, test_sockopt_hwm).
+        const options_t &co = p.connecter_opts, &bo = s.opts();
+        p.bind_end->set_hwms_after_bind(sum_hwm(co.rcvhwm, bo.sndhwm), sum_hwm(co.sndhwm, bo.rcvhwm));
         p.bind_end->peer_routing_id = p.connecter_opts.routing_id;
         p.bind_end->peer_socket_type = p.connecter_opts.type;
         send_routing_id(p.bind_end, s.opts().routing_id);
         s.attach_pipe(p.bind_end, false);
     }
-    resolved = text;
     return 0;
 }
 

@@ -20,6 +20,8 @@ public:
     int bind_endpoint(const std::string &address, const options_t &, endpoint_type &out,
                       bound_files &files) const override {
         std::string path = address;
+        if (path != "*" && check_ipc_address(path) != 0)
+            return -1;  // before Asio, which throws for a path sockaddr_un cannot hold
         if (path == "*") {
             // Wildcard ipc: a fresh private directory holds the socket file.
             char tmpl[] = "/tmp/zlink-ipc-XXXXXX";
@@ -47,13 +49,17 @@ public:
     }
 
     void remove_files(const bound_files &files) const override {
-        if (!files.socket_path.empty())
+        // A socket closed and bound again at once on the same path: the new
+        // listener's file may already be there; leave it alone.
+        if (!files.socket_path.empty() && files.socket_file_is_ours())
             ::unlink(files.socket_path.c_str());
         if (!files.directory.empty())
             ::rmdir(files.directory.c_str());
     }
 
-    int check_connect_address(const std::string &) const override { return 0; }
+    int check_connect_address(const std::string &address) const override {
+        return check_ipc_address(address);  // ENAMETOOLONG at zmq_connect, as libzmq
+    }
 
     void resolve(asio::io_context &, const std::string &address, const options_t &,
                  resolve_handler done) const override {

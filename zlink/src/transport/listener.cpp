@@ -40,6 +40,7 @@ int listener_t::open(std::string &resolved) {
         errno = e;
         return -1;
     }
+    files_.remember_socket_file();
     resolved = family_.bound_text(acceptor_, files_);
     owner()->event(ZMQ_EVENT_LISTENING, static_cast<int>(acceptor_.native_handle()), resolved);
     return 0;

@@ -99,6 +99,7 @@ void session_t::stop() {
 }
 
 void session_t::drop_engine() {
+    close_zap();
     if (engine_) {
         engine_->terminate();
         engine_.reset();
@@ -194,12 +195,27 @@ void session_t::attach_new_pipe() {
     id.set_flags(msg_t::routing_id);
     pipe_->write(id);
     pipe_->flush();
+    if (opts_.probe_router)
+        queue_probe(*pp.a);
     send_to_owner(command{command_kind::attach_pipe, pp.a, nullptr, nullptr, connect_side_ ? 1u : 0u});
+}
+
+// ZMQ_PROBE_ROUTER: the empty message goes out first on this connection at
+// once, as in libzmq, instead of when the socket attaches the pipe (a
+// connecting ROUTER does that only inside its next zmq_* call). The socket's
+// end is marked so the socket type does not probe again.
+void session_t::queue_probe(pipe_t &socket_end) {
+    if (out_pending_valid_)
+        return;  // not a fresh start: let the socket probe
+    out_pending_.init();
+    out_pending_valid_ = true;
+    socket_end.probed = true;
 }
 
 void session_t::engine_stopped(const engine_end &why) {
     auto self = hold();
     const bool was_ready = engine_ready_;
+    close_zap();
     engine_.reset();  // the engine object lives on until its handler returns
     engine_ready_ = false;
     if (!why.requested)
@@ -303,12 +319,44 @@ void session_t::return_frame(msg_t &frame) {
     out_midmsg_ = midmsg_before_pull_;
 }
 
-void session_t::zap_request(const wire::zap_request &) {
-    // No ZAP handler yet: libzmq's stand-in answer when none is bound.
-    wire::zap_reply reply;
-    reply.status_code = "200";
+// ZAP (RFC 27): the request goes to whatever socket is bound at
+// inproc://zeromq.zap.01 in this context, with our ZAP domain, the peer's address
+// and our own routing id, as libzmq sends them. Without a handler the mechanism
+// decides (handler_missing).
+void session_t::zap_request(const wire::zap_request &request) {
+    auto self = hold();
+    close_zap();
+    if (!engine_)
+        return;
+    zap_ = zap_client::connect(*owner()->ctx(), thread(), *this);
+    if (!zap_) {
+        wire::zap_reply missing;
+        missing.handler_missing = true;
+        return engine_->zap_answer(missing);
+    }
+    const auto &id = opts_.routing_id;
+    zap_->send(wire::zap_request_frames(request, opts_.security.zap_domain, engine_->peer_address(),
+                                        {reinterpret_cast<const uint8_t *>(id.data()), id.size()}));
+}
+
+void session_t::zap_replied(const wire::zap_reply &reply) {
+    auto self = hold();
+    close_zap();
     if (engine_)
         engine_->zap_answer(reply);
+}
+
+void session_t::zap_failed(wire::wire_error error) {
+    auto self = hold();
+    close_zap();
+    if (engine_)
+        engine_->zap_failed(error);
+}
+
+void session_t::close_zap() {
+    if (zap_)
+        zap_->close();  // frees itself once its pipe is done
+    zap_ = nullptr;
 }
 
 // ---------------------------------------------------------------- pipe events

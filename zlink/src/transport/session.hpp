@@ -1,6 +1,7 @@
 // session_t: one tcp/ipc endpoint of a socket on an IO thread: frames <->
-// pipes.  It owns the pipe to the socket, linger, monitor events, and (later)
-// the ZAP exchange; the bytes are its engine's business (transport/engine.hpp).
+// pipes.  It owns the pipe to the socket, linger, monitor events, and the ZAP
+// exchange (transport/zap_client.hpp); the bytes are its engine's business
+// (transport/engine.hpp).
 //
 // Connect side: made by zmq_connect; owns a connecter and outlives its
 // engines - a reconnect is a new engine on the same session (and, for
@@ -29,13 +30,15 @@
 #include "transport/connecter.hpp"
 #include "transport/engine.hpp"
 #include "transport/stream_family.hpp"
+#include "transport/zap_client.hpp"
 
 namespace zlink {
 
 class session_t final : public io_object,
                         public pipe_events,
                         public engine_host,
-                        public connecter_host {
+                        public connecter_host,
+                        public zap_listener {
 public:
     using socket_type = asio::generic::stream_protocol::socket;
 
@@ -64,6 +67,9 @@ public:
     bool pull_frame(msg_t &frame) override;
     void return_frame(msg_t &frame) override;
     void zap_request(const wire::zap_request &request) override;
+    // zap_listener
+    void zap_replied(const wire::zap_reply &reply) override;
+    void zap_failed(wire::wire_error error) override;
     void engine_stopped(const engine_end &why) override;
     // connecter_host
     void connected(socket_type sock) override;
@@ -81,7 +87,9 @@ private:
     void reconnect();
     void drop_engine();
     void drop_out_pending();
+    void queue_probe(pipe_t &socket_end);
     void maybe_finish();
+    void close_zap();
 
     options_t opts_;
     const bool connect_side_;
@@ -92,6 +100,7 @@ private:
     std::optional<socket_type> adopted_;       // bind side, until start()
     std::shared_ptr<engine_t> engine_;         // the current connection
     bool engine_ready_ = false;                // its handshake is done
+    zap_client *zap_ = nullptr;                // the current ZAP exchange, if any
     std::string peer_id_;
     int peer_type_ = -1;
 

@@ -7,6 +7,7 @@
 //   connect side  address check at zmq_connect, asynchronous resolution.
 //   connections   kernel options for each new connection (socket_tuning).
 #pragma once
+#include <sys/stat.h>
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/io_context.hpp>
 #include <asio/basic_socket_acceptor.hpp>
@@ -30,6 +31,22 @@ public:
         std::string text;
         std::string socket_path;
         std::string directory;
+        // The socket file this listener made (ipc), so closing removes only that
+        // one and never a file a new bind on the same path has put there since.
+        dev_t socket_dev = 0;
+        ino_t socket_ino = 0;
+        void remember_socket_file() {
+            struct stat st {};
+            if (!socket_path.empty() && ::stat(socket_path.c_str(), &st) == 0) {
+                socket_dev = st.st_dev;
+                socket_ino = st.st_ino;
+            }
+        }
+        bool socket_file_is_ours() const {
+            struct stat st {};
+            return socket_ino != 0 && ::stat(socket_path.c_str(), &st) == 0 &&
+                   st.st_dev == socket_dev && st.st_ino == socket_ino;
+        }
     };
 
     virtual ~stream_family() = default;

@@ -37,12 +37,8 @@ int stream_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::st
         return -1;
     auto l = std::make_shared<listener_t>(t, &s, endpoint_options(s), family_, ep.address);
     l->endpoint = text;
-    if (l->open(resolved) != 0) {
-        const int e = errno;
-        s.owned_count.fetch_sub(1);  // never started: not owned after all
-        errno = e;
-        return -1;
-    }
+    if (l->open(resolved) != 0)
+        return -1;  // never started: ~io_object gives the ownership count back
     l->endpoint = resolved;
     s.add_endpoint(text, l);
     s.add_endpoint(resolved, l);
@@ -71,8 +67,12 @@ int stream_transport::connect(socket_base_t &s, const endpoint_t &ep,
     auto session =
         session_t::connecting(t, &s, endpoint_options(s), family_, ep.address, session_end);
     session->endpoint = text;
-    if (socket_end)
+    if (socket_end) {
         s.attach_pipe(socket_end, true);
+        // zmq_disconnect ends the socket's side too, so what this endpoint
+        // queued for the application is discarded (libzmq: terminate(false)).
+        s.add_endpoint_pipe(text, socket_end);
+    }
     s.add_endpoint(text, session);
     return 0;
 }

@@ -35,6 +35,25 @@ enum class wire_error : std::uint8_t {
     unexpected_command,     // a command other than READY/ERROR during the handshake
     unexpected_message,     // a message frame before the handshake completed
     handshake_too_large,    // a handshake command exceeds the handshake size limit
+    // PLAIN and CURVE handshakes (RFC 24, RFC 26), CURVE MESSAGE
+    malformed_hello,        // HELLO of the wrong size, version or layout
+    malformed_welcome,      // WELCOME of the wrong size
+    malformed_initiate,     // INITIATE shorter than its fixed part
+    malformed_ready,        // CURVE READY shorter than nonce plus box
+    malformed_message,      // MESSAGE shorter than nonce plus box plus flags
+    cryptographic,          // a box did not open (wrong key, tampered or replayed cookie)
+    key_exchange,           // the vouch names another short-term key than the HELLO's
+    invalid_sequence,       // a nonce not above the last one (replay or reorder)
+    nonce_exhausted,        // 2^64-1 nonces used on one connection
+    // ZAP (RFC 27)
+    no_zap_handler,         // nothing bound at inproc://zeromq.zap.01 and one is required
+    auth_failed,            // ZAP (or, seen by a client, the server's ERROR) said 300/400/500
+    zap_malformed_reply,    // reply is not 7 frames with MORE on all but the last
+    zap_unspecified,        // reply's delimiter frame is not empty
+    zap_bad_version,        // reply version is not "1.0"
+    zap_bad_request_id,     // reply request id is not the one we sent
+    zap_invalid_status_code,// status code other than 200, 300, 400, 500
+    zap_invalid_metadata,   // reply metadata does not parse
     // Encoding
     buffer_too_small,       // caller's output span cannot hold the encoding
 };

@@ -12,13 +12,14 @@
 //     makes no progress while a request is pending.
 //   - Frame transforms: after done(), a mechanism that protects traffic (CURVE's
 //     MESSAGE command) returns a frame_transform from transform(); the engine then
-//     passes every outgoing frame through seal() and every incoming MESSAGE
-//     command through open(). NULL and PLAIN return nullptr: frames go as they are
-//     (and large bodies keep their zero-copy path).
+//     passes every outgoing frame (messages and commands) through seal() and the
+//     body of every incoming frame through open(). NULL and PLAIN return nullptr:
+//     frames go as they are (and large bodies keep their zero-copy path).
 // The engine never asks which mechanism it holds except for logs and monitor
 // events (mechanism()).
 #pragma once
 
+#include "wire/command.hpp"
 #include "wire/error.hpp"
 #include "wire/greeting.hpp"
 #include "wire/socket_type.hpp"
@@ -32,6 +33,24 @@
 
 namespace zlink::wire {
 
+// What every mechanism needs to know about our side of the connection.
+struct handshake_options {
+    socket_type self = socket_type::pair;          // must speak ZMTP (not STREAM)
+    std::span<const std::uint8_t> routing_id = {}; // ZMQ_ROUTING_ID (copied)
+    std::span<const property_view> extra = {};     // e.g. "X-..." metadata (copied)
+    // Largest handshake command accepted from the peer; above it: handshake_too_large.
+    std::size_t max_handshake_command = 64 * 1024;
+    // Minor version we announce. zlink always speaks 3.1; interop tests set 0 to
+    // play a ZMTP 3.0 peer (then send subscriptions in the message form).
+    std::uint8_t announce_minor = our_minor;
+};
+
+// What a server-side mechanism needs to know about ZAP (RFC 27).
+struct zap_policy {
+    bool domain_set = false;     // ZMQ_ZAP_DOMAIN is not empty
+    bool enforce_domain = false; // ZMQ_ZAP_ENFORCE_DOMAIN
+};
+
 // What the mechanism asks the ZAP handler (RFC 27 request frames it fills in;
 // the session adds version, request id, domain, address and identity).
 struct zap_request {
@@ -39,27 +58,37 @@ struct zap_request {
     std::vector<std::vector<std::uint8_t>> credentials; // PLAIN: user, password; CURVE: client key
 };
 
-// What the ZAP handler answered (or the session's stand-in when no handler
-// exists and ZMQ_ZAP_ENFORCE_DOMAIN is off).
+// What the ZAP handler answered. When nothing is bound at inproc://zeromq.zap.01
+// the session answers with handler_missing set and nothing else; the mechanism
+// decides what that means (PLAIN fails; NULL and CURVE go on unless
+// ZMQ_ZAP_ENFORCE_DOMAIN is set), as libzmq 4.3.5 does.
 struct zap_reply {
+    bool handler_missing = false;
     std::string status_code;             // "200" accepts; "300", "400", "500" refuse
     std::string status_text;
     std::string user_id;
     std::vector<std::uint8_t> metadata;  // ZMTP property encoding, may be empty
 };
 
-// Protects message frames after the handshake. Implementations own their keys
-// and nonces; both calls are on the engine's thread, in wire order.
+// Protects frames after the handshake. Implementations own their keys and
+// nonces; both calls are on the engine's thread, in wire order.
+//
+// `flags` are frame_flag bits: frame_flag::more and frame_flag::command. Every
+// frame the engine would have sent in clear goes through seal(), commands too
+// (PING, PONG, SUBSCRIBE, CANCEL travel inside CURVE MESSAGE commands, as
+// libzmq sends them); the transform carries both bits to the peer.
 class frame_transform {
 public:
     virtual ~frame_transform() = default;
-    // Appends the complete wire encoding (flags, size, command body) of one
-    // protected frame carrying `body` with `more` to `out`.
-    virtual wire_error seal(bool more, std::span<const std::uint8_t> body,
+    // Appends the complete wire encoding (frame header and body) of one
+    // protected frame carrying `body` with `flags` to `out`.
+    virtual wire_error seal(std::uint8_t flags, std::span<const std::uint8_t> body,
                             std::vector<std::uint8_t>& out) = 0;
-    // Opens one received command body (name included). On success `body`
-    // holds the plaintext and `more` its MORE flag.
-    virtual wire_error open(std::span<const std::uint8_t> command_body, bool& more,
+    // Opens the body of one received frame (for CURVE a MESSAGE command, name
+    // included; anything else is refused). On success `body` holds the
+    // plaintext and `flags` its frame_flag::more / frame_flag::command bits: a
+    // command is then handled exactly as a command frame received in clear.
+    virtual wire_error open(std::span<const std::uint8_t> frame_body, std::uint8_t& flags,
                             std::vector<std::uint8_t>& body) = 0;
 };
 

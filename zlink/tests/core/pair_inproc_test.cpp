@@ -196,7 +196,7 @@ TEST(Api, UnknownOptionIsEinval) {
 
 TEST(Api, HasAndVersionTellTheTruth) {
     EXPECT_EQ(zmq_has("ipc"), 1);
-    EXPECT_EQ(zmq_has("curve"), 0);
+    // zmq_has("curve") depends on the build: tests/security/security_api_test.cpp.
     EXPECT_EQ(zmq_has("pgm"), 0);
     int ma, mi, pa;
     zmq_version(&ma, &mi, &pa);

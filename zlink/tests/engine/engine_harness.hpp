@@ -106,15 +106,15 @@ public:
     void engine_stopped(const zlink::engine_end &why) override { ended = why; }
 };
 
-// The test transform: MESSAGE command = name, flags octet (1 = MORE), body
-// XOR 0x5a.  Stands in for CURVE's box without any cryptography.
+// The test transform: MESSAGE command = name, flags octet (frame_flag bits:
+// 1 = MORE, 4 = COMMAND), body XOR 0x5a.  Stands in for CURVE's box without any
+// cryptography.
 class xor_transform final : public zlink::wire::frame_transform {
 public:
     int sealed = 0, opened = 0;
-    zlink::wire::wire_error seal(bool more, std::span<const std::uint8_t> body,
+    zlink::wire::wire_error seal(std::uint8_t flags, std::span<const std::uint8_t> body,
                                  std::vector<std::uint8_t> &out) override {
-        std::vector<std::uint8_t> cmd = {7, 'M', 'E', 'S', 'S', 'A', 'G', 'E',
-                                         static_cast<std::uint8_t>(more ? 1 : 0)};
+        std::vector<std::uint8_t> cmd = {7, 'M', 'E', 'S', 'S', 'A', 'G', 'E', flags};
         for (auto b : body)
             cmd.push_back(b ^ 0x5a);
         std::uint8_t hdr[zlink::wire::max_header_size];
@@ -124,11 +124,11 @@ public:
         ++sealed;
         return zlink::wire::wire_error::none;
     }
-    zlink::wire::wire_error open(std::span<const std::uint8_t> command_body, bool &more,
+    zlink::wire::wire_error open(std::span<const std::uint8_t> command_body, std::uint8_t &flags,
                                  std::vector<std::uint8_t> &body) override {
-        if (command_body.size() < 9 || command_body[0] != 7 || command_body[8] > 1)
+        if (command_body.size() < 9 || command_body[0] != 7 || (command_body[8] & ~0x05) != 0)
             return zlink::wire::wire_error::malformed_command;
-        more = command_body[8] == 1;
+        flags = command_body[8];
         for (auto b : command_body.subspan(9))
             body.push_back(b ^ 0x5a);
         ++opened;

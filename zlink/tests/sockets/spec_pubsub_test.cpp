@@ -109,6 +109,29 @@ TEST_P(PubSub, SlowSubscriberMakesPubDropNotBlock) {
     EXPECT_LT(received, count) << "nothing was dropped: HWM not enforced";
 }
 
+// RFC 29, PUB: "SHALL silently drop the message if the queue for a subscriber
+// is full." - and only then: once the subscriber has read a burst that nearly
+// filled its queue, the room is back (libzmq's test_hwm_pubsub test_reset_hwm:
+// HWM 11024, 9999 messages read, then 1100 more all arrive). An XPUB shows
+// when the subscription is in, so no probe messages shift the counts.
+TEST_P(PubSub, QueueRoomReturnsAfterTheSubscriberReads) {
+    constexpr int hwm = 11024;
+    const int capacity = transport() == "inproc" ? 2 * hwm : hwm;  // inproc: SNDHWM + RCVHWM
+    pub = socket(ZMQ_XPUB);
+    sub = socket(ZMQ_SUB);
+    set_int(pub, ZMQ_SNDHWM, hwm);
+    set_int(sub, ZMQ_RCVHWM, hwm);
+    connect(sub, bind(pub));
+    set_str(sub, ZMQ_SUBSCRIBE, "");
+    ASSERT_EQ(recv(pub), "\x01");
+    for (int burst : {capacity - 1025, 1100}) {
+        for (int i = 0; i < burst; ++i) ASSERT_EQ(send(pub, "", ZMQ_DONTWAIT), 0);
+        int received = 0;
+        while (received < burst && recv(sub) == "") ++received;
+        ASSERT_EQ(received, burst) << "burst of " << burst << " partly dropped";
+    }
+}
+
 // RFC 29, SUB: "SHALL receive incoming messages from its publishers using a
 // fair-queuing strategy."
 TEST_P(PubSub, SubFairQueuesPublishers) {

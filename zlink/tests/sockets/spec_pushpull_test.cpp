@@ -162,6 +162,65 @@ TEST_P(PushPull, ClosedPullLeavesRoundRobin) {
     EXPECT_EQ(streak, 10);
 }
 
+// RFC 30, PULL: "SHALL create this queue when initiating an outgoing
+// connection to a peer [...] If this peer disconnects, the PULL socket SHALL
+// destroy its queue and SHALL discard any messages it contains." The same
+// when the PULL itself disconnects (libzmq's test_spec_pushpull
+// multipart_atomic_drop relies on it): nothing queued from that endpoint is
+// delivered afterwards.
+TEST_P(PushPull, DisconnectDiscardsTheQueue) {
+    void *push = socket(ZMQ_PUSH);
+    void *pull = socket(ZMQ_PULL);
+    const std::string ep = bind(push);
+    connect(pull, ep);
+    for (int i = 0; i < 3; ++i) send(push, "queued");
+    zmq_pollitem_t item{pull, 0, ZMQ_POLLIN, 0};
+    ASSERT_EQ(zmq_poll(&item, 1, recv_timeout_ms), 1);  // in the PULL's queue
+    ASSERT_EQ(zmq_disconnect(pull, ep.c_str()), 0);
+    EXPECT_EQ(recv(pull, ZMQ_DONTWAIT), "<error: " + std::string(zmq_strerror(EAGAIN)) + ">");
+    EXPECT_TRUE(nothing_arrives(pull));
+}
+
 SPEC_ALL_TRANSPORTS(PushPull);
+
+// Inproc queues hold SNDHWM + RCVHWM messages (0 on either side: unlimited),
+// also when the connect came first and the bound side's HWM was not known
+// yet (libzmq's test_hwm and test_sockopt_hwm count exactly this).
+class InprocHwm : public ::testing::Test {
+protected:
+    void SetUp() override { ctx_ = zmq_ctx_new(); }
+    void TearDown() override { zmq_ctx_term(ctx_); }
+    // PUSH sends with ZMQ_DONTWAIT until refused (at most 10000); the PULL
+    // then reads them all. `push_binds`: which side binds (after the connect).
+    int queued(int sndhwm, int rcvhwm, bool push_binds) {
+        void *push = zmq_socket(ctx_, ZMQ_PUSH);
+        void *pull = zmq_socket(ctx_, ZMQ_PULL);
+        const std::string ep = "inproc://hwm-" + unique_name();
+        zmq_setsockopt(push, ZMQ_SNDHWM, &sndhwm, sizeof sndhwm);
+        zmq_setsockopt(pull, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
+        void *connecter = push_binds ? pull : push, *binder = push_binds ? push : pull;
+        EXPECT_EQ(zmq_connect(connecter, ep.c_str()), 0);
+        EXPECT_EQ(zmq_bind(binder, ep.c_str()), 0);
+        int sent = 0;
+        while (sent < 10000 && zmq_send(push, nullptr, 0, ZMQ_DONTWAIT) == 0) ++sent;
+        int got = 0;
+        while (zmq_recv(pull, nullptr, 0, ZMQ_DONTWAIT) == 0) ++got;
+        EXPECT_EQ(got, sent) << "queued but not delivered";
+        for (void *s : {push, pull}) {
+            int zero = 0;
+            zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+            zmq_close(s);
+        }
+        return sent;
+    }
+    void *ctx_ = nullptr;
+};
+
+TEST_F(InprocHwm, ConnectFirstQueueIsTheSum) {
+    EXPECT_EQ(queued(1, 1, false), 2);      // PUSH connects first
+    EXPECT_EQ(queued(2, 2, true), 4);       // PULL connects first
+    EXPECT_EQ(queued(1, 0, false), 10000);  // RCVHWM 0: unlimited
+    EXPECT_EQ(queued(0, 1, true), 10000);   // SNDHWM 0: unlimited
+}
 
 }  // namespace

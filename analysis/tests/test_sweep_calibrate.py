@@ -1,0 +1,56 @@
+"""Calibration from a fake probe: the counts scale so the reference's windows last the
+target with headroom, a too-short first window is probed again, scaling is capped, and
+a failed probe falls back to the declared counts with the reason."""
+from __future__ import annotations
+
+import pytest
+
+from testbed.sweep import calibrate
+from testbed.sweep.execute import Counts
+
+
+def probe_at(msgs_per_sec: float, rtt_half_us: float, calls: list):
+    def probe(counts: Counts) -> dict:
+        calls.append(counts)
+        return {"status": "ok", "wall_seconds": 0.1, "result": {
+            "throughput": {"receiver_seconds": counts.count / msgs_per_sec},
+            "latency": {"mean": rtt_half_us}}}
+    return probe
+
+
+def test_counts_scale_to_the_target_window_with_headroom():
+    calls = []
+    cal = calibrate.calibrate("g", "ref", Counts(100_000, 2000), 0.5, probe_at(1e6, 20.0, calls))
+    assert cal.status == "calibrated" and len(calls) == 1  # 0.1 s and 0.08 s: long enough to scale from
+    assert cal.count / 1e6 == pytest.approx(0.5 * calibrate.HEADROOM, rel=1e-3)
+    assert cal.lat_count * 2 * 20.0 / 1e6 == pytest.approx(0.5 * calibrate.HEADROOM, rel=1e-2)
+    assert cal.counts() == Counts(cal.count, cal.lat_count, calibrated=True)
+
+
+def test_a_too_short_first_window_is_probed_again_and_scaling_is_capped():
+    calls = []
+    cal = calibrate.calibrate("g", "ref", Counts(100, 10), 0.5, probe_at(1e6, 20.0, calls))
+    assert len(calls) == 2
+    assert calls[1].count == 100 * calibrate.MAX_SCALE  # the first step is capped at 100x
+    assert cal.count / 1e6 == pytest.approx(0.6, rel=1e-3)
+    assert len(cal.probes) == 2 and cal.probes[0]["thr_window_s"] == pytest.approx(1e-4)
+
+
+def test_a_failed_probe_keeps_the_declared_counts_and_says_why():
+    def probe(counts):
+        return {"status": "failed", "failure": "killed by signal SIGSEGV", "wall_seconds": 0.2,
+                "result": None}
+    cal = calibrate.calibrate("g", "ref", Counts(5000, 300), 0.5, probe)
+    assert (cal.count, cal.lat_count, cal.status) == (5000, 300, "probe-failed")
+    assert "SIGSEGV" in cal.reason and not cal.counts().calibrated
+
+
+def test_calibrations_survive_a_torn_line(tmp_path):
+    cal = calibrate.calibrate("g1", "ref", Counts(100_000, 1000), 0.5, probe_at(1e6, 20.0, []))
+    calibrate.append(tmp_path, cal)
+    with open(tmp_path / calibrate.FILE_NAME, "a") as f:
+        f.write('{"group": "g2", "lib')  # a kill in the middle of a write
+    again = calibrate.calibrate("g3", "ref", Counts(100_000, 1000), 0.5, probe_at(2e6, 20.0, []))
+    calibrate.append(tmp_path, again)
+    loaded = calibrate.load(tmp_path)
+    assert set(loaded) == {"g1", "g3"} and loaded["g1"] == cal and loaded["g3"].count == again.count

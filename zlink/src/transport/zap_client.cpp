@@ -1,0 +1,97 @@
+#include "transport/zap_client.hpp"
+
+#include "core/ctx.hpp"
+#include "core/socket_base.hpp"
+#include "zmq.h"
+
+namespace zlink {
+
+namespace {
+
+void send_routing_id(pipe_t *p, const std::string &id) {
+    msg_t m;
+    m.init_buffer(id.data(), id.size());
+    m.set_flags(msg_t::routing_id);
+    p->write(m);
+    p->flush();
+}
+
+}  // namespace
+
+zap_client *zap_client::connect(ctx_t &ctx, executor *session_thread, zap_listener &listener) {
+    ctx_t::inproc_binder handler;
+    if (!ctx.find_inproc(std::string(wire::zap_inproc_name), nullptr, handler))
+        return nullptr;
+    socket_base_t *peer = handler.socket;
+    // Unlimited both ways (libzmq: the ZAP pipe has no HWM).
+    auto pp = pipe_t::create_pair(session_thread, &peer->commands(), 0, 0);
+    auto *client = new zap_client(pp.a, listener);
+    pp.a->set_sink(client);
+    pp.b->peer_socket_type = ZMQ_DEALER;  // what the handler sees asking: a plain requester
+    send_routing_id(pp.a, std::string());
+    send_routing_id(pp.b, handler.opts.routing_id);
+    peer->commands().post(command{command_kind::attach_pipe, pp.b, peer, nullptr, 0});
+    return client;
+}
+
+void zap_client::send(const std::vector<wire::zap_frame> &frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        msg_t m;
+        m.init_buffer(frames[i].data(), frames[i].size());
+        if (i + 1 < frames.size())
+            m.set_flags(msg_t::more);
+        pipe_->write(m);  // unlimited HWM: never refused
+    }
+    pipe_->flush();
+    // A pipe reports read_activated only after a read found it empty: try once now.
+    read_activated(pipe_);
+}
+
+void zap_client::read_activated(pipe_t *) {
+    msg_t m;
+    while (!answered_ && pipe_ && pipe_->read(m)) {
+        const auto *p = static_cast<const std::uint8_t *>(m.data());
+        reply_.emplace_back(p, p + m.size());
+        more_.push_back(m.has_more());
+        const bool last = !m.has_more();
+        m.close();
+        if (last)
+            reply_complete();
+    }
+}
+
+void zap_client::reply_complete() {
+    answered_ = true;
+    std::vector<wire::zap_frame_view> views;
+    for (std::size_t i = 0; i < reply_.size(); ++i)
+        views.push_back({reply_[i], more_[i]});
+    wire::zap_reply reply;
+    const auto e = wire::parse_zap_reply(views, reply);
+    if (!listener_)
+        return;
+    if (e == wire::wire_error::none)
+        listener_->zap_replied(reply);
+    else
+        listener_->zap_failed(e);
+}
+
+void zap_client::close() {
+    listener_ = nullptr;
+    if (!pipe_) {
+        delete this;  // the pipe is already gone
+        return;
+    }
+    pipe_->terminate();  // also acknowledges a handler that closed first; pipe_terminated() frees us
+}
+
+void zap_client::pipe_terminated(pipe_t *) {
+    pipe_ = nullptr;
+    if (!listener_) {
+        delete this;
+        return;
+    }
+    if (!answered_)
+        listener_->zap_failed(wire::wire_error::zap_unspecified);  // the handler went away
+}
+
+}  // namespace zlink
