@@ -89,3 +89,6 @@ def test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer(tmp_pa
     for var in ("CMAKE_CXX_FLAGS", "CMAKE_EXE_LINKER_FLAGS", "CMAKE_SHARED_LINKER_FLAGS"):
         assert any(f.startswith(f"-D{var}=") and "-fsanitize=thread" in f for f in flags), var
     assert not any("-fsanitize=address" in f for f in flags)
+    assert test_cmd.TSAN_SUPPRESSIONS.is_file()
+    options = test_cmd.TSAN_ENV["TSAN_OPTIONS"]
+    assert f"suppressions={test_cmd.TSAN_SUPPRESSIONS}" in options and "halt_on_error=1" in options

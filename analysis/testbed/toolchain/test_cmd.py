@@ -97,9 +97,11 @@ def tsan_flags(libzmq_prefix: Path | None) -> list[str]:
 # halt_on_error: a race fails the test that hit it. allocator_may_return_null: the
 # hostile 2^62-byte frame must see a failed allocation, as under glibc. The interop
 # cases run the uninstrumented libzmq in their peer process; TSan cannot see its
-# atomics, so reports whose stack is inside libzmq.so are suppressed (zlink's side of
-# those cases is still checked).
-TSAN_ENV = {"TSAN_OPTIONS": "halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1"}
+# atomics, so zlink/tests/tsan.supp exempts reports from inside libzmq.so only
+# (zlink's side of those cases is still checked).
+TSAN_SUPPRESSIONS = zlink_build.source_dir() / "tests" / "tsan.supp"
+TSAN_ENV = {"TSAN_OPTIONS": "halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1:"
+                            f"suppressions={TSAN_SUPPRESSIONS}"}
 
 
 _FUZZ_NAME = re.compile(r"(?:[A-Za-z0-9]+_)?fuzz_[A-Za-z0-9_]+")
