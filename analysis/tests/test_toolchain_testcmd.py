@@ -79,3 +79,16 @@ def test_libzmq_suite_gets_the_regex_libraries_and_update_flag(fake_suites, monk
                                update_expectations=True)) == 0
     assert seen == [test_cmd.libzmq_suite.Options(("zlink",), "test_pair", True, 1)]
     assert test_cmd.main(_args(suite_repeat=0)) == 2
+
+
+def test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer(tmp_path):
+    assert test_cmd._selected(_args(only=["tsan"])) == {"tsan"}
+    flags = test_cmd.tsan_flags(tmp_path)
+    assert "-DCMAKE_BUILD_TYPE=Debug" in flags and "-DZLINK_BUILD_TESTS=ON" in flags
+    assert f"-DZLINK_INTEROP_LIBZMQ_PREFIX={tmp_path}" in flags
+    for var in ("CMAKE_CXX_FLAGS", "CMAKE_EXE_LINKER_FLAGS", "CMAKE_SHARED_LINKER_FLAGS"):
+        assert any(f.startswith(f"-D{var}=") and "-fsanitize=thread" in f for f in flags), var
+    assert not any("-fsanitize=address" in f for f in flags)
+    assert test_cmd.TSAN_SUPPRESSIONS.is_file()
+    options = test_cmd.TSAN_ENV["TSAN_OPTIONS"]
+    assert f"suppressions={test_cmd.TSAN_SUPPRESSIONS}" in options and "halt_on_error=1" in options
