@@ -14,7 +14,7 @@ from pathlib import Path
 from testbed.toolchain import libraries, libzmq_suite, system, zlink_build
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import SuiteResult, run_ctest, run_fuzzer, run_pytest
+from testbed.toolchain.suites import SuiteResult, exact_regex, run_ctest, run_fuzzer, run_pytest, tests_of
 
 SUITES = ("zlink", "libzmq-suite", "sanitize", "tsan", "fuzz", "pytest")
 DEFAULT_SUITES = ("zlink", "libzmq-suite", "pytest")
@@ -28,6 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "zlink's ctest under ASan/UBSan; tsan = zlink's ctest under ThreadSanitizer; "
                              "fuzz = its libFuzzer targets; "
                              "pytest = analysis/tests")
+    parser.add_argument("--tsan-scope", choices=("all", "threads"), default="all",
+                        help="tsan suite: all = every zlink test; threads = only the test programs "
+                             f"that drive zlink's threads hardest ({', '.join(TSAN_THREAD_TARGETS[:-1])}): "
+                             "builds a fraction of the tree, which CI's time budget needs")
     parser.add_argument("-k", dest="expr", metavar="EXPR", help="pytest -k expression")
     parser.add_argument("-R", "--ctest-regex", metavar="REGEX",
                         help="only tests matching REGEX: ctest -R for zlink's tests, and the libzmq suite's "
@@ -74,17 +78,29 @@ def _interop_prefix() -> Path | None:
 
 
 def _zlink_ctest(kind: str, label: str, flags: list[str], regex: str | None, progress: Progress,
-                 env: dict | None = None) -> SuiteResult:
+                 env: dict | None = None, targets: tuple[str, ...] = ()) -> SuiteResult:
+    """Build zlink's tests (only `targets` when given, and then run only their tests)."""
+    pick = (lambda available: [t for t in targets if t in available]) if targets else None
     try:
-        build_dir = zlink_build.configure_and_build(kind, flags, progress)
+        build_dir = zlink_build.configure_and_build(kind, flags, progress, pick=pick)
     except CommandFailed as exc:
         progress.say(str(exc))
         return SuiteResult(label, failed=1, notes=[f"zlink {kind} build failed"])
     progress.step(f"{label}")
+    if targets:
+        names = [n for n in tests_of(build_dir, targets) if regex is None or re.search(regex, n)]
+        if not names:
+            return SuiteResult(label, failed=1, notes=[f"no test of {', '.join(targets)} matched"])
+        regex = exact_regex(names)
     return run_ctest(label, build_dir, regex, env)
 
 
 # ThreadSanitizer build of zlink's ctest (the "tsan" suite). -O1 -g as for ASan.
+# --tsan-scope threads: the programs whose tests cross threads most (mailboxes, pipes,
+# IO threads, engines, kill/restart, every socket type's spec); the last entry is a
+# helper process the fault tests start, not a test program.
+TSAN_THREAD_TARGETS = ("zlink_core_tests", "zlink_engine_tests", "zlink_socket_spec_tests",
+                       "zlink_fault_tests", "zlink_fault_peer")
 TSAN = "-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
 
 
@@ -177,8 +193,9 @@ def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progre
                                     zlink_build.sanitize_flags(prefix),
                                     args.ctest_regex, progress, env))
     if "tsan" in selected:
-        results.append(_zlink_ctest("tsan", "zlink ctest (tsan)", tsan_flags(prefix), args.ctest_regex,
-                                    progress, TSAN_ENV))
+        scope = TSAN_THREAD_TARGETS if args.tsan_scope == "threads" else ()
+        results.append(_zlink_ctest("tsan", f"zlink ctest (tsan, {args.tsan_scope})", tsan_flags(prefix),
+                                    args.ctest_regex, progress, TSAN_ENV, targets=scope))
     if "fuzz" in selected:
         results.append(_fuzz(args.fuzz_seconds or DEFAULT_FUZZ_SECONDS, progress))
     return results
