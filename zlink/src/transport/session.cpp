@@ -58,6 +58,8 @@ void session_t::start() {
 }
 
 void session_t::start_engine(socket_type sock) {
+    peer_fd_ = sock.native_handle();
+    peer_address_ = peer_address(peer_fd_);
     std::unique_ptr<wire::handshake> hs;
     if (!opts_.raw_socket)
         hs = make_handshake(opts_, !connect_side_);
@@ -67,6 +69,8 @@ void session_t::start_engine(socket_type sock) {
 }
 
 void session_t::stop() {
+    if (requested_linger_ != keep_linger)
+        opts_.linger = requested_linger_;  // the socket's ZMQ_LINGER at close
     if (!pipe_) {
         drop_engine();
         return maybe_finish();
@@ -165,6 +169,7 @@ void session_t::engine_ready(const peer_info &peer) {
         connecter_->reset_backoff();
     peer_id_ = peer.routing_id;
     peer_type_ = peer.socket_type;
+    metadata_.reset(make_connection_metadata(peer.metadata, peer_address_, peer_fd_));
     if (!opts_.raw_socket)
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
     if (!pipe_)
@@ -218,6 +223,7 @@ void session_t::engine_stopped(const engine_end &why) {
     close_zap();
     engine_.reset();  // the engine object lives on until its handler returns
     engine_ready_ = false;
+    metadata_.reset(nullptr);  // messages already received keep theirs
     if (!why.requested)
         return after_disconnect(why, was_ready);
     // Linger flushed everything, or STREAM's empty message closed the connection.
@@ -284,6 +290,7 @@ bool session_t::push_frame(msg_t &frame) {
         frame.init();
         return true;
     }
+    metadata_.attach(frame);
     return pipe_->write(frame);
 }
 

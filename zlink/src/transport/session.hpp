@@ -28,6 +28,7 @@
 #include "core/options.hpp"
 #include "core/pipe.hpp"
 #include "transport/connecter.hpp"
+#include "transport/connection_metadata.hpp"
 #include "transport/engine.hpp"
 #include "transport/stream_family.hpp"
 #include "transport/zap_client.hpp"
@@ -103,6 +104,10 @@ private:
     zap_client *zap_ = nullptr;                // the current ZAP exchange, if any
     std::string peer_id_;
     int peer_type_ = -1;
+    // What zmq_msg_gets reads on received messages (connection_metadata.hpp).
+    std::string peer_address_;
+    int peer_fd_ = -1;
+    metadata_feed metadata_;
 
     // Output across connections (see the header comment).
     msg_t out_pending_;               // given back by the engine; sent first
