@@ -154,6 +154,48 @@ def test_a_two_host_run_across_the_veth_pair_unshaped_and_rate_shaped(tmp_path):
     assert m["hosts"]["receiver"]["namespace"] not in namespaces()
 
 
+def test_a_link_needing_netem_fails_only_its_cells_where_the_qdisc_is_absent(tmp_path):
+    """A link with delay and loss: where the kernel has no netem (our 2-core hosts) its
+    cells fail, each named with the link and tc's answer, and the unshaped cells still
+    run; where netem exists the same cells run shaped."""
+    from test_sweep_support import (
+        assert_failure_named,
+        env_for,
+        make_prebuilt,
+        only_run_dir,
+        read_results,
+        run_testbed,
+        write_experiment,
+    )
+    netem = links.detect_netem()
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    text = (write_experiment(tmp_path).read_text()
+            .replace('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR"]')
+            .replace("sizes = [64, 1024]", "sizes = [1024]")
+            .replace("counts = { 64 = 1000 }", "counts = { 1024 = 300 }\nlat_counts = { 1024 = 20 }")
+            .replace("repetitions = 2", "repetitions = 1")
+            .replace("[profiles.quick]\nrepetitions = 1\n", "")
+            .replace("io_threads = [1]", 'io_threads = [1]\nprocess_model = ["two-host"]\n'
+                     'link = ["direct", "wan"]')
+            + '\n[hosts]\ndriver = "netns"\n\n[links.wan]\ndelay_ms = 2\nloss_pct = 0.1\n')
+    proc = run_testbed(["run", str(write_experiment(tmp_path, text)), "--out", str(tmp_path / "out")],
+                       env_for(listing), timeout=300)
+    recs = read_results(only_run_dir(tmp_path / "out"))
+    assert len(recs) == 2 * 2 * 2  # links x libraries x the base experiment's two configs
+    assert all(r["status"] == "ok" for r in recs if r["link"] == "direct"), proc.stderr
+    wan = [r for r in recs if r["link"] == "wan"]
+    if netem.available:
+        assert proc.returncode == 0 and all(r["status"] == "ok" for r in wan), proc.stderr
+        return
+    assert proc.returncode == 1, proc.stderr
+    for r in wan:
+        assert r["status"] == "failed" and r["result"] is None
+        assert netem.detail in r["failure"]
+        assert_failure_named(proc.stderr, r, "link 'wan' needs delay/loss, i.e. the netem qdisc")
+    m = json.loads((only_run_dir(tmp_path / "out") / "manifest.json").read_text())
+    assert m["hosts"]["receiver"]["namespace"] not in namespaces()
+
+
 @pytest.mark.slow
 def test_the_shipped_two_host_experiment_runs_with_the_real_benches(tmp_path):
     """CI's check of the real thing: libzmq and zlink (built by ./testbed test before

@@ -11,6 +11,7 @@ from collections import Counter
 
 from test_sweep_support import (
     ANALYSIS,
+    assert_failure_named,
     env_for,
     make_prebuilt,
     only_run_dir,
@@ -335,7 +336,7 @@ def test_a_placement_the_host_cannot_give_fails_its_cells_only(tmp_path):
         assert r["status"] == "failed" and r["result"] is None
         assert r["failure"].startswith("placement: placement 'split' needs 2 CPU")
         assert "offers 1: [0]" in r["failure"]
-    assert "placement 'split' needs 2 CPU" in proc.stderr
+        assert_failure_named(proc.stderr, r, "placement 'split' needs 2 CPU")
 
 
 def test_bad_shard_and_bad_resume_dir_are_one_line_errors(tmp_path):

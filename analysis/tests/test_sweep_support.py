@@ -130,3 +130,22 @@ def only_run_dir(out: Path) -> Path:
     dirs = [p.parent for p in out.glob("*/*/manifest.json")]
     assert len(dirs) == 1, dirs
     return dirs[0]
+
+
+def cell_label(rec: dict) -> str:
+    """The label the runner gives a cell in its progress and error lines (plan.Cell.label),
+    rebuilt from a result record."""
+    where = f"{rec['placement']} {rec['process_model']}"
+    if rec.get("link", "direct") != "direct":
+        where += f" link={rec['link']}"
+    return (f"{rec['library']} {rec['pattern']} {rec['transport']} {rec['msg_size']}B io{rec['io_threads']} "
+            f"{rec['config']} {where}")
+
+
+def assert_failure_named(stderr: str, rec: dict, bad_input: str) -> None:
+    """A failed cell is reported on stderr as `failed: <cell>: <cause>`, and its cause
+    names the bad input: someone reading the run's output alone knows which cell and why."""
+    assert bad_input in rec["failure"], rec["failure"]
+    first_line = rec["failure"].splitlines()[0]
+    line = f"failed: {cell_label(rec)} rep{rec['repetition']}: {first_line}"
+    assert line in stderr, f"{line!r} not in the run's stderr:\n{stderr[-3000:]}"

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from test_sweep_support import (
+    assert_failure_named,
     env_for,
     make_prebuilt,
     only_run_dir,
@@ -78,6 +79,7 @@ def test_a_dead_role_fails_its_cell_with_the_cause_and_the_sweep_goes_on(tmp_pat
         assert "receiver: killed by signal SIGABRT" in dead["failure"]
         assert "sender:" in dead["failure"]  # the sender's side of it is named too
         assert "crashing after connect" in dead["roles"]["receiver"]["stderr_tail"]
+        assert_failure_named(proc.stderr, dead, "receiver: killed by signal SIGABRT")
         assert dead["wall_seconds"] < 4  # the peer was not left to hang until the cell timeout
         hung = by[("zlink", 1024, cfg)]
         assert hung["status"] == "timeout" and "sender: cell timeout" in hung["failure"]
@@ -164,3 +166,4 @@ def test_an_unreachable_host_fails_the_two_host_cells_with_the_cause(tmp_path):
         assert r["status"] == "failed" and r["result"] is None
         assert r["failure"].startswith("two-host: ssh unreachable is unreachable")
         assert "No route" in r["failure"]
+        assert_failure_named(proc.stderr, r, "ssh unreachable is unreachable")
