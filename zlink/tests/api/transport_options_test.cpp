@@ -327,4 +327,39 @@ TEST_F(TransportOptions, LingerIsReadAtCloseNotAtConnect) {
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
+// libzmq writes ZMQ_EVENTS as an int and zeroes the rest of a larger buffer:
+// applications that read it into an int64 see only the POLLIN/POLLOUT bits.
+TEST_F(TransportOptions, EventsIntoAWiderBufferReadsOnlyTheFlags) {
+    void *s = socket(ZMQ_PAIR);
+    std::int64_t events = -1;
+    size_t len = sizeof events;
+    ASSERT_EQ(zmq_getsockopt(s, ZMQ_EVENTS, &events, &len), 0);
+    EXPECT_EQ(len, sizeof(int));
+    EXPECT_EQ(events & ~std::int64_t{ZMQ_POLLIN | ZMQ_POLLOUT}, 0);
+    zmq_close(s);
+}
+
+// A wildcard bind is known by its resolved endpoint only, as in libzmq.
+TEST_F(TransportOptions, WildcardBindIsUnboundByItsResolvedEndpoint) {
+    void *s = socket(ZMQ_PAIR);
+    ASSERT_EQ(zmq_bind(s, "tcp://127.0.0.1:*"), 0);
+    EXPECT_EQ(zmq_unbind(s, "tcp://127.0.0.1:*"), -1);
+    EXPECT_EQ(zmq_errno(), ENOENT);
+    EXPECT_EQ(zmq_unbind(s, last_endpoint(s).c_str()), 0);
+    zmq_close(s);
+}
+
+// Closing a socket reports its listener's CLOSED before MONITOR_STOPPED (zlink
+// stopped the monitor first, so CLOSED never arrived).
+TEST_F(TransportOptions, MonitorSeesTheClosingEventsBeforeItStops) {
+    void *s = socket(ZMQ_PAIR);
+    void *monitor = monitor_of(s, "inproc://closing-events",
+                               ZMQ_EVENT_CLOSED | ZMQ_EVENT_MONITOR_STOPPED);
+    ASSERT_EQ(zmq_bind(s, "tcp://127.0.0.1:*"), 0);
+    zmq_close(s);
+    EXPECT_NE(wait_event(monitor, ZMQ_EVENT_CLOSED, 3000), -1);
+    EXPECT_NE(wait_event(monitor, ZMQ_EVENT_MONITOR_STOPPED, 3000), -1);
+    zmq_close(monitor);
+}
+
 }  // namespace
