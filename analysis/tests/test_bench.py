@@ -241,7 +241,7 @@ def test_ceiling_reports_every_probe(lib, capsys, model):
         assert (row["latency"] is None) == (transport == "inproc")
         if transport != "inproc":  # the best of the write sizes x ways of waiting tried is the ceiling
             tried = {(t["write_size"], t["io"]): t["bytes_per_sec"] for t in thr["tried"]}
-            waits = ("blocking", "poll", "coalesce")
+            waits = ("blocking", "poll", "coalesce", "handoff")
             assert set(tried) == {(w, io) for w in (65536, 262144, 1048576) for io in waits}
             assert thr["bytes_per_sec"] == pytest.approx(max(tried.values()))
             assert tried[(thr["write_size"], thr["io"])] == max(tried.values())
@@ -249,6 +249,20 @@ def test_ceiling_reports_every_probe(lib, capsys, model):
     sides = {t["role"]: t["cpus"] for t in result["threads"] if t["role"] in ("sender", "receiver")}
     assert sides == {"sender": pins[1], "receiver": pins[3]}
     assert result["host"]["cpus"] >= 1
+
+
+@pytest.mark.parametrize("model", ["one-process", "two-process"])
+def test_ceiling_handoff_counts_exactly_the_streamed_bytes(lib, capsys, model):
+    # handoff alone, so its own count and clock are what the row reports.
+    code = cli.main(["ceiling", "--sizes", "65536", "--transports", "tcp,ipc", "--bytes", "4194304",
+                     "--write-sizes", "65536", "--io-waits", "handoff", "--mode", "thr", "--json",
+                     "--process-model", model])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert validate.ceiling_problems(result) == []
+    for row in result["rows"]:
+        thr = row["throughput"]
+        assert thr["io"] == "handoff" and thr["bytes"] == 4194304 and thr["seconds"] > 0
 
 
 def test_ceiling_table_and_bad_arguments(lib, capsys):

@@ -21,7 +21,7 @@ namespace {
                  "  --bytes N            bytes per throughput row, >= 1 MiB (default 268435456)\n"
                  "  --lat-count N        round trips per latency row (default 2000)\n"
                  "  --write-sizes N,...  write sizes to try, the best counts (default 65536,262144,1048576)\n"
-                 "  --io-waits W,...     ways of waiting to try: blocking, poll, coalesce (default all)\n"
+                 "  --io-waits W,...     ways of waiting to try: blocking, poll, coalesce, handoff (default all)\n"
                  "  --mode M             thr|lat|both (default both)\n"
                  "  --sndbuf N --rcvbuf N  SO_SNDBUF/SO_RCVBUF like the cells' --sndbuf/--rcvbuf (default OS)\n"
                  "  --timeout-ms N       per-operation timeout (default 10000)\n"
@@ -81,7 +81,7 @@ void parse_flag(ProbeOptions& a, std::string_view f, std::string_view v, bool& m
         a.io_waits.clear();
         for (const auto& w : list(f, v)) {
             IoWait io{};
-            if (!io_wait_from_string(w, io)) usage("--io-waits: '" + w + "' is not blocking, poll or coalesce");
+            if (!io_wait_from_string(w, io)) usage("--io-waits: '" + w + "' is not blocking, poll, coalesce or handoff");
             a.io_waits.push_back(io);
         }
     } else if (f == "--lat-count") a.lat_samples = number(f, v, 1, 10'000'000);

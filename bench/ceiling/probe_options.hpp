@@ -21,7 +21,7 @@ struct ProbeOptions {
     // one is the ceiling, since no single size is the fastest on every host.
     std::vector<std::size_t> write_sizes{65536, 262144, 1048576};
     // Ways of waiting tried per write size (stream_io.hpp).
-    std::vector<IoWait> io_waits{IoWait::blocking, IoWait::poll, IoWait::coalesce};
+    std::vector<IoWait> io_waits{IoWait::blocking, IoWait::poll, IoWait::coalesce, IoWait::handoff};
     int timeout_ms = 10000;
     int sndbuf = -1, rcvbuf = -1;        // SO_SNDBUF/SO_RCVBUF as ZMQ_SNDBUF/RCVBUF would set them
     Mode mode = Mode::both;

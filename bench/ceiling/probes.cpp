@@ -6,6 +6,7 @@
 
 #include "../common/clock.hpp"
 #include "../common/process.hpp"
+#include "handoff.hpp"
 #include "stream_io.hpp"
 
 namespace bench {
@@ -39,7 +40,16 @@ void read_full(RawSocket& s, void* data, std::size_t n, const char* during) {
     }
 }
 
+BandwidthResult receive_handed_over(RawSocket& sock, const Header& h) {
+    const HandoffResult r = receive_with_handoff(sock, h.warm, h.count, static_cast<std::size_t>(h.write));
+    const char ack = 'k';
+    sock.write_all(&ack, 1);
+    return BandwidthResult{r.counted_bytes, seconds_between(r.start, r.end), static_cast<std::size_t>(h.write),
+                           IoWait::handoff};
+}
+
 BandwidthResult receive_stream(RawSocket& sock, const Header& h, int timeout_ms) {
+    if (static_cast<IoWait>(h.io) == IoWait::handoff) return receive_handed_over(sock, h);
     StreamIo s(sock, static_cast<IoWait>(h.io), timeout_ms);
     std::vector<char> buf(static_cast<std::size_t>(h.write));
     const std::uint64_t total = h.warm + h.count;

@@ -13,7 +13,7 @@
 namespace bench {
 
 namespace {
-constexpr const char* kNames[] = {"blocking", "poll", "coalesce"};
+constexpr const char* kNames[] = {"blocking", "poll", "coalesce", "handoff"};
 }
 
 const char* to_string(IoWait w) { return kNames[static_cast<unsigned>(w)]; }
@@ -39,7 +39,7 @@ void StreamIo::wait_for(short events) {
 }
 
 std::size_t StreamIo::read_some(void* data, std::size_t n) {
-    if (wait_ == IoWait::blocking) return s_.read_some(data, n);
+    if (wait_ == IoWait::blocking || wait_ == IoWait::handoff) return s_.read_some(data, n);
     if (wait_ == IoWait::coalesce) {
         const std::size_t r = s_.read_some(data, n);
         if (r > 0 && r < n / 2) ::usleep(kCoalesceMicros);

@@ -10,6 +10,9 @@
 //             updates per byte. A library that does work between reads gets this for
 //             free (at 256 KiB over tcp with split pins under load it lifted a plain
 //             probe from ~700 to ~1000 MB/s, the range zlink reached).
+//   handoff   blocking writes; the receiver reads on one thread and hands each chunk
+//             to a second thread on the same CPU, as a library's IO thread hands
+//             messages to the application (handoff.hpp).
 // Spinning on EAGAIN (less than half of blocking) and SO_RCVLOWAT (no gain over
 // poll) were tried and are not offered.
 #pragma once
@@ -21,8 +24,8 @@
 
 namespace bench {
 
-enum class IoWait : unsigned { blocking = 0, poll = 1, coalesce = 2 };
-inline constexpr unsigned kIoWaits = 3;
+enum class IoWait : unsigned { blocking = 0, poll = 1, coalesce = 2, handoff = 3 };
+inline constexpr unsigned kIoWaits = 4;
 inline constexpr int kCoalesceMicros = 200;
 
 const char* to_string(IoWait w);

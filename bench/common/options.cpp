@@ -29,6 +29,8 @@ void print_usage(std::FILE* out, const PatternTraits& t) {
         "  --lat-warmup N     uncounted round trips first (default lat-count/10, 10..1000)\n"
         "  --mode M           thr|lat|both (default both)\n"
         "  --io-threads N     ZMQ_IO_THREADS, 1..64 (default $BENCH_IO_THREADS or 1)\n"
+        "  --security S       null|curve: the ZMTP mechanism, tcp/ipc only (default $BENCH_SECURITY\n"
+        "                     or null); curve uses fixed bench keys, bound sockets are servers\n"
         "  --hwm N            ZMQ_SNDHWM and ZMQ_RCVHWM, 0 = unlimited (default 0)\n"
         "  --sndbuf N         ZMQ_SNDBUF bytes (default -1 = OS default)\n"
         "  --rcvbuf N         ZMQ_RCVBUF bytes (default -1 = OS default)\n"
@@ -103,6 +105,10 @@ const char* to_string(ProcessModel p) {
     return "?";
 }
 
+const char* to_string(Security s) {
+    return s == Security::curve ? "curve" : "null";
+}
+
 const char* to_string(Mode m) {
     switch (m) {
         case Mode::thr: return "thr";
@@ -130,6 +136,7 @@ namespace {
 struct Given {
     bool transport = false, size = false, count = false, warmup = false;
     bool lat_count = false, lat_warmup = false, io = false, process_model = false;
+    bool security = false;
 };
 
 template <typename E>
@@ -202,6 +209,9 @@ bool parse_flag(Options& o, Given& g, const PatternTraits& t, std::string_view f
         g.lat_warmup = true;
     } else if (flag == "--mode") {
         o.mode = choose<Mode>(t, flag, val, {{"thr", Mode::thr}, {"lat", Mode::lat}, {"both", Mode::both}});
+    } else if (flag == "--security") {
+        o.security = choose<Security>(t, flag, val, {{"null", Security::null}, {"curve", Security::curve}});
+        g.security = true;
     } else if (flag == "--io-threads") {
         o.io_threads = static_cast<int>(parse_uint(t, flag, val, 1, 64));
         g.io = true;
@@ -274,11 +284,25 @@ void finish_roles(Options& o, const Given& g, const PatternTraits& t) {
     }
 }
 
+// --security, else $BENCH_SECURITY (so a sweep can make it an env axis). CURVE is a
+// stream mechanism: inproc has none in libzmq and STREAM's peer is raw TCP.
+void finish_security(Options& o, const Given& g, const PatternTraits& t) {
+    if (!g.security) {
+        if (const char* env = std::getenv("BENCH_SECURITY"); env && *env)
+            o.security = choose<Security>(t, "BENCH_SECURITY (environment)", env,
+                                          {{"null", Security::null}, {"curve", Security::curve}});
+    }
+    if (o.security == Security::null) return;
+    if (o.transport == Transport::inproc) usage_error(t, "--security curve needs tcp or ipc, not inproc");
+    if (t.tcp_only) usage_error(t, std::string("--security curve: ") + t.name + " talks to a raw TCP peer");
+}
+
 void finish_counts(Options& o, const Given& g, const PatternTraits& t) {
     if (!g.io) {
         if (const char* env = std::getenv("BENCH_IO_THREADS"); env && *env)
             o.io_threads = static_cast<int>(parse_uint(t, "BENCH_IO_THREADS (environment)", env, 1, 64));
     }
+    finish_security(o, g, t);
     if (!g.count) o.count = default_count(o.size);
     if (!g.warmup) o.warmup = std::max<std::uint64_t>(1, std::min<std::uint64_t>(o.count / 20, 10'000));
     if (!g.lat_count) o.lat_count = default_lat_count(o.size);

@@ -16,11 +16,15 @@ enum class Mode { thr, lat, both };
 // is one side of a two-process (or two-host) run.
 enum class Role { both, receiver, sender };
 enum class ProcessModel { one_process, two_process, two_host };
+// The connection's ZMTP security mechanism: NULL, or CURVE with fixed bench keys
+// (the bound sockets are CURVE servers, the connecting ones clients).
+enum class Security { null, curve };
 
 const char* to_string(Transport t);
 const char* to_string(Mode m);
 const char* to_string(Role r);
 const char* to_string(ProcessModel p);
+const char* to_string(Security s);
 
 // What the pattern accepts; the parser enforces it so every binary rejects the
 // same things the same way.
@@ -45,6 +49,7 @@ struct Options {
     std::uint64_t count = 0, warmup = 0;
     std::uint64_t lat_count = 0, lat_warmup = 0;
     int io_threads = 1;
+    Security security = Security::null;
     int hwm = 0;
     int timeout_ms = 10000;
     int linger = 0;

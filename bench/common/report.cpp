@@ -173,6 +173,7 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
     w.begin_object("settings")
         .value("hwm", o.hwm)
         .value("io_threads", o.io_threads)
+        .value("security", to_string(o.security))
         .value("linger", o.linger)
         .value("sndbuf", o.sndbuf)
         .value("rcvbuf", o.rcvbuf)

@@ -44,7 +44,36 @@ const char* socket_type_name(int type) {
     return "unknown socket type";
 }
 
+namespace {
+
+// The mechanism of this process's sockets. Every socket of a bench process is made
+// from the one Options, so make_socket records it for bind_endpoint/connect_to.
+Security g_security = Security::null;
+
+// Fixed CURVE keys (libzmq's published test pairs, Z85): a benchmark needs both
+// processes of a two-process run to agree without exchanging anything.
+constexpr const char* kServerPublic = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+constexpr const char* kServerSecret = "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh6";
+constexpr const char* kClientPublic = "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID";
+constexpr const char* kClientSecret = "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs";
+
+void secure_as_server(void* s) {
+    if (g_security != Security::curve) return;
+    set_int_option(s, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER");
+    set_bytes_option(s, ZMQ_CURVE_SECRETKEY, kServerSecret, "ZMQ_CURVE_SECRETKEY");
+}
+
+void secure_as_client(void* s) {
+    if (g_security != Security::curve) return;
+    set_bytes_option(s, ZMQ_CURVE_SERVERKEY, kServerPublic, "ZMQ_CURVE_SERVERKEY");
+    set_bytes_option(s, ZMQ_CURVE_PUBLICKEY, kClientPublic, "ZMQ_CURVE_PUBLICKEY");
+    set_bytes_option(s, ZMQ_CURVE_SECRETKEY, kClientSecret, "ZMQ_CURVE_SECRETKEY");
+}
+
+}  // namespace
+
 void* make_socket(void* ctx, int type, const Options& o) {
+    g_security = o.security;
     void* s = zmq_socket(ctx, type);
     if (!s) exit_zmq_error((std::string("zmq_socket(") + socket_type_name(type) + ")").c_str());
     set_int_option(s, ZMQ_LINGER, o.linger, "ZMQ_LINGER");
@@ -74,6 +103,7 @@ std::string second_endpoint(const std::string& first, Transport t) {
 
 std::string bind_endpoint(void* s, const std::string& endpoint) {
     if (endpoint.rfind("ipc://", 0) == 0) register_cleanup_path(endpoint.substr(6));
+    secure_as_server(s);
     if (zmq_bind(s, endpoint.c_str()) != 0) exit_zmq_error(("zmq_bind " + endpoint).c_str());
     if (endpoint.rfind("tcp://", 0) != 0) return endpoint;
     char buf[256];
@@ -83,6 +113,7 @@ std::string bind_endpoint(void* s, const std::string& endpoint) {
 }
 
 void connect_to(void* s, const std::string& endpoint) {
+    secure_as_client(s);
     if (zmq_connect(s, endpoint.c_str()) != 0) exit_zmq_error(("zmq_connect " + endpoint).c_str());
 }
 

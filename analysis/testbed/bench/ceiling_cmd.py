@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lat-count", type=int, help="round trips per latency row (default 2000)")
     parser.add_argument("--write-sizes",
                         help="write sizes to try per row, the best counts (default 65536,262144,1048576)")
-    parser.add_argument("--io-waits", help="ways of waiting to try per row: blocking, poll (default both)")
+    parser.add_argument("--io-waits",
+                        help="ways of waiting per row: blocking, poll, coalesce, handoff (default all)")
     parser.add_argument("--mode", choices=("thr", "lat", "both"), help="what to measure (default both)")
     parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process",
                         help="two threads of one process (default), or a receiver and a sender process per "

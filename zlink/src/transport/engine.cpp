@@ -221,6 +221,7 @@ void engine_t::handshake_done() {
     auto id = hs_->peer_routing_id();
     peer.routing_id.assign(reinterpret_cast<const char *>(id.data()), id.size());
     peer.metadata = hs_->peer_metadata();
+    peer.user_id = hs_->user_id();
     host_->engine_ready(peer);
     if (stopped_)
         return;

@@ -58,6 +58,7 @@ struct peer_info {
     std::string routing_id;                   // the peer's Identity, possibly empty
     int socket_type = -1;                     // ZMQ_* value, -1 for raw (STREAM)
     std::span<const std::uint8_t> metadata;   // READY properties, ZMTP encoding
+    std::string_view user_id;                 // ZAP's User-Id (empty without ZAP)
 };
 
 // Why a connection ended (engine_host::engine_stopped).

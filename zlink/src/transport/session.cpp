@@ -6,6 +6,7 @@
 #include "core/io_thread.hpp"
 #include "core/socket_base.hpp"
 #include "transport/handshake_factory.hpp"
+#include "wire/command.hpp"
 #include "zmq.h"
 
 namespace zlink {
@@ -60,6 +61,7 @@ void session_t::start() {
 void session_t::start_engine(socket_type sock) {
     peer_fd_ = sock.native_handle();
     peer_address_ = peer_address(peer_fd_);
+    zap_metadata_.clear();
     std::unique_ptr<wire::handshake> hs;
     if (!opts_.raw_socket)
         hs = make_handshake(opts_, !connect_side_);
@@ -169,7 +171,7 @@ void session_t::engine_ready(const peer_info &peer) {
         connecter_->reset_backoff();
     peer_id_ = peer.routing_id;
     peer_type_ = peer.socket_type;
-    metadata_.reset(make_connection_metadata(peer.metadata, peer_address_, peer_fd_));
+    build_metadata(peer);
     if (!opts_.raw_socket)
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
     if (!pipe_)
@@ -182,6 +184,22 @@ void session_t::engine_ready(const peer_info &peer) {
         pipe_->write(hello);
         pipe_->flush();
     }
+}
+
+// What zmq_msg_gets reads on every message of this connection, as libzmq
+// composes it: Peer-Address first, then the ZAP handler's properties and User-Id,
+// then the peer's READY properties (Socket-Type, Identity, X-*); a name already
+// present keeps its first value.
+void session_t::build_metadata(const peer_info &peer) {
+    metadata_t::dict zap_props;
+    wire::metadata_reader r(zap_metadata_);
+    wire::property_view p;
+    while (r.next(p))
+        zap_props.emplace(std::string(p.name),
+                          std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
+    if (!peer.user_id.empty())
+        zap_props.emplace("User-Id", std::string(peer.user_id));
+    metadata_.reset(make_connection_metadata(peer.metadata, peer_address_, peer_fd_, zap_props));
 }
 
 void session_t::attach_new_pipe() {
@@ -349,6 +367,7 @@ void session_t::zap_request(const wire::zap_request &request) {
 void session_t::zap_replied(const wire::zap_reply &reply) {
     auto self = hold();
     close_zap();
+    zap_metadata_ = reply.metadata;
     if (engine_)
         engine_->zap_answer(reply);
 }

@@ -91,6 +91,7 @@ private:
     void queue_probe(pipe_t &socket_end);
     void maybe_finish();
     void close_zap();
+    void build_metadata(const peer_info &peer);
 
     options_t opts_;
     const bool connect_side_;
@@ -102,6 +103,7 @@ private:
     std::shared_ptr<engine_t> engine_;         // the current connection
     bool engine_ready_ = false;                // its handshake is done
     zap_client *zap_ = nullptr;                // the current ZAP exchange, if any
+    std::vector<uint8_t> zap_metadata_;        // the handler's metadata for this connection
     std::string peer_id_;
     int peer_type_ = -1;
     // What zmq_msg_gets reads on received messages (connection_metadata.hpp).
