@@ -26,8 +26,9 @@ void io_object::request_start() {
     thread_->post(command{command_kind::io_start, nullptr, nullptr, shared_from_this()});
 }
 
-void io_object::request_stop() {
-    thread_->post(command{command_kind::io_stop, nullptr, nullptr, shared_from_this()});
+void io_object::request_stop(int linger) {
+    const auto encoded = static_cast<std::uint64_t>(linger - keep_linger);  // keep_linger -> 0
+    thread_->post(command{command_kind::io_stop, nullptr, nullptr, shared_from_this(), encoded});
 }
 
 void io_object::process(const command &c) {
@@ -36,6 +37,7 @@ void io_object::process(const command &c) {
             start();
     } else if (c.kind == command_kind::io_stop && !stopping_) {
         stopping_ = true;
+        requested_linger_ = static_cast<int>(c.value) + keep_linger;
         stop();
     }
 }

@@ -111,6 +111,8 @@ int socket_base_t::getsockopt(int option, void *val, size_t *len) {
                 return -1;
             v = (xhas_in() ? ZMQ_POLLIN : 0) | (xhas_out() ? ZMQ_POLLOUT : 0);
         }
+        // As libzmq: the rest of a larger buffer is zeroed (an int64 reads 0/1).
+        std::memset(val, 0, *len);
         *static_cast<int *>(val) = v;
         *len = sizeof(int);
         return 0;
@@ -247,7 +249,7 @@ int socket_base_t::stop_endpoint(const std::string &text) {
         return -1;
     }
     for (auto it = objects.first; it != objects.second; ++it)
-        it->second->request_stop();
+        it->second->request_stop(options.linger);
     for (auto it = pipes.first; it != pipes.second; ++it)
         it->second->terminate();
     endpoint_pipes_.erase(pipes.first, pipes.second);
@@ -286,7 +288,7 @@ void socket_base_t::hiccuped(pipe_t *pipe) {
 void socket_base_t::own(std::shared_ptr<io_object> obj) {
     owned_.emplace(obj.get(), obj);
     if (closing_)
-        obj->request_stop();
+        obj->request_stop(options.linger);
 }
 
 void socket_base_t::owned_gone(io_object *obj) {
@@ -309,11 +311,10 @@ void socket_base_t::process(const command &c) {
     }
 }
 
+// The monitor stays until the socket is reaped (reap_step), so the events of
+// closing (a listener's CLOSED, DISCONNECTED) still reach it before
+// MONITOR_STOPPED, as in libzmq.
 int socket_base_t::close() {
-    {
-        std::lock_guard<std::mutex> lock(monitor_mutex_);
-        stop_monitor_locked();
-    }
     closing_ = true;
     // Pipes first: a session must learn that the socket is gone (and drain
     // what it left, within ZMQ_LINGER) before it is asked to stop.  Both
@@ -322,14 +323,18 @@ int socket_base_t::close() {
     for (pipe_t *p : ps)
         p->terminate();
     for (auto &o : owned_)
-        o.second->request_stop();
+        o.second->request_stop(options.linger);
     ctx_->close_socket(this);
     return 0;
 }
 
 bool socket_base_t::reap_step() {
     mailbox_.process();
-    return pipes_.empty() && owned_count.load(std::memory_order_relaxed) == 0;
+    if (!pipes_.empty() || owned_count.load(std::memory_order_relaxed) != 0)
+        return false;
+    std::lock_guard<std::mutex> lock(monitor_mutex_);
+    stop_monitor_locked();  // the last event of this socket
+    return true;
 }
 
 }  // namespace zlink
