@@ -1,5 +1,6 @@
 #include "core/io_object.hpp"
 
+#include <cstdint>
 #include <utility>
 
 #include "core/io_thread.hpp"
@@ -26,8 +27,9 @@ void io_object::request_start() {
     thread_->post(command{command_kind::io_start, nullptr, nullptr, shared_from_this()});
 }
 
-void io_object::request_stop() {
-    thread_->post(command{command_kind::io_stop, nullptr, nullptr, shared_from_this()});
+void io_object::request_stop(int linger) {
+    thread_->post(command{command_kind::io_stop, nullptr, nullptr, shared_from_this(),
+                          static_cast<std::uint64_t>(static_cast<std::int64_t>(linger))});
 }
 
 void io_object::process(const command &c) {
@@ -36,6 +38,7 @@ void io_object::process(const command &c) {
             start();
     } else if (c.kind == command_kind::io_stop && !stopping_) {
         stopping_ = true;
+        stop_linger_ = static_cast<int>(static_cast<std::int64_t>(c.value));
         stop();
     }
 }

@@ -24,7 +24,10 @@ public:
     virtual void stop() = 0;
     // From the socket's thread: send io_start / io_stop to the IO thread.
     void request_start();
-    void request_stop();
+    // `linger` is the socket's ZMQ_LINGER now, not when this object was made:
+    // libzmq reads it at close time (zmq_setsockopt(LINGER) right before
+    // zmq_close is the usual way to drop unsent messages).
+    void request_stop(int linger);
     // Runs io_start / io_stop on the IO thread.
     void process(const command &c);
     io_thread *thread() const { return thread_; }
@@ -39,6 +42,7 @@ protected:
     // Sends a command to the owning socket (attach_pipe, hiccup, own).
     void send_to_owner(command c);
     bool stopping_ = false;
+    int stop_linger_ = -1;  // the LINGER that came with io_stop (ms, -1 = forever)
 
 private:
     io_thread *thread_;

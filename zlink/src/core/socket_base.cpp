@@ -247,7 +247,7 @@ int socket_base_t::stop_endpoint(const std::string &text) {
         return -1;
     }
     for (auto it = objects.first; it != objects.second; ++it)
-        it->second->request_stop();
+        it->second->request_stop(options.linger);
     for (auto it = pipes.first; it != pipes.second; ++it)
         it->second->terminate();
     endpoint_pipes_.erase(pipes.first, pipes.second);
@@ -286,7 +286,7 @@ void socket_base_t::hiccuped(pipe_t *pipe) {
 void socket_base_t::own(std::shared_ptr<io_object> obj) {
     owned_.emplace(obj.get(), obj);
     if (closing_)
-        obj->request_stop();
+        obj->request_stop(options.linger);
 }
 
 void socket_base_t::owned_gone(io_object *obj) {
@@ -322,7 +322,7 @@ int socket_base_t::close() {
     for (pipe_t *p : ps)
         p->terminate();
     for (auto &o : owned_)
-        o.second->request_stop();
+        o.second->request_stop(options.linger);
     ctx_->close_socket(this);
     return 0;
 }
