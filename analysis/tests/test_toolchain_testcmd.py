@@ -79,3 +79,69 @@ def test_libzmq_suite_gets_the_regex_libraries_and_update_flag(fake_suites, monk
                                update_expectations=True)) == 0
     assert seen == [test_cmd.libzmq_suite.Options(("zlink",), "test_pair", True, 1)]
     assert test_cmd.main(_args(suite_repeat=0)) == 2
+
+
+def test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer(tmp_path):
+    assert test_cmd._selected(_args(only=["tsan"])) == {"tsan"}
+    flags = test_cmd.tsan_flags(tmp_path)
+    assert "-DCMAKE_BUILD_TYPE=Debug" in flags and "-DZLINK_BUILD_TESTS=ON" in flags
+    assert f"-DZLINK_INTEROP_LIBZMQ_PREFIX={tmp_path}" in flags
+    for var in ("CMAKE_CXX_FLAGS", "CMAKE_EXE_LINKER_FLAGS", "CMAKE_SHARED_LINKER_FLAGS"):
+        assert any(f.startswith(f"-D{var}=") and "-fsanitize=thread" in f for f in flags), var
+    assert not any("-fsanitize=address" in f for f in flags)
+    assert test_cmd.TSAN_SUPPRESSIONS.is_file()
+    options = test_cmd.TSAN_ENV["TSAN_OPTIONS"]
+    assert f"suppressions={test_cmd.TSAN_SUPPRESSIONS}" in options and "halt_on_error=1" in options
+
+
+def test_tsan_threads_scope_builds_and_runs_only_its_programs(monkeypatch, tmp_path):
+    built, ran = {}, {}
+
+    def build(kind, flags, progress, pick=None):
+        built["targets"] = pick(["zlink_core_tests", "zlink_api_tests", "zlink_fault_peer",
+                                 "zlink_engine_tests", "zlink_fault_tests", "zlink_socket_spec_tests"])
+        return tmp_path
+
+    monkeypatch.setattr(test_cmd.zlink_build, "configure_and_build", build)
+    monkeypatch.setattr(test_cmd, "tests_of", lambda d, targets: ["Ypipe.Order", "Engine.Pair", "X.y+z"])
+    monkeypatch.setattr(test_cmd, "run_ctest", lambda label, d, regex, env: ran.setdefault("regex", regex))
+    test_cmd._zlink_ctest("tsan", "t", [], None, test_cmd.Progress(), targets=test_cmd.TSAN_THREAD_TARGETS)
+    assert "zlink_api_tests" not in built["targets"] and "zlink_core_tests" in built["targets"]
+    assert ran["regex"] == r"^(Ypipe\.Order|Engine\.Pair|X\.y\+z)$"
+    ran.clear()
+    threads = test_cmd.TSAN_THREAD_TARGETS
+    test_cmd._zlink_ctest("tsan", "t", [], "Engine", test_cmd.Progress(), targets=threads)
+    assert ran["regex"] == r"^(Engine\.Pair)$"
+    # A filter that leaves nothing is a failure, never an empty pass.
+    result = test_cmd._zlink_ctest("tsan", "t", [], "Nothing", test_cmd.Progress(),
+                                   targets=test_cmd.TSAN_THREAD_TARGETS)
+    assert result.failed == 1
+
+
+def test_tests_of_reads_ctests_listing(monkeypatch, tmp_path):
+    import json
+    import subprocess
+
+    from testbed.toolchain import suites
+
+    listing = {"tests": [{"name": "A.b", "command": ["/x/tests/core/zlink_core_tests", "--gtest_filter=A.b"]},
+                         {"name": "C.d", "command": ["/x/tests/api/zlink_api_tests"]},
+                         {"name": "zlink_core_tests_NOT_BUILT", "command": ["zlink_core_tests_NOT_BUILT"]}]}
+    monkeypatch.setattr(subprocess, "run",
+                        lambda *a, **k: subprocess.CompletedProcess(a, 0, json.dumps(listing), ""))
+    assert suites.tests_of(tmp_path, ("zlink_core_tests",)) == ["A.b"]
+
+
+def test_a_build_tree_of_another_checkout_is_rebuilt_not_reused(monkeypatch, tmp_path):
+    from testbed.toolchain import zlink_build
+
+    tree = tmp_path / "tsan"
+    tree.mkdir()
+    (tree / "stale.o").write_text("")
+    (tree / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={tmp_path / 'elsewhere'}\n")
+    zlink_build._forget_other_source(tree)
+    assert not tree.exists()
+    tree.mkdir()
+    (tree / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={zlink_build.source_dir()}\n")
+    zlink_build._forget_other_source(tree)
+    assert (tree / "CMakeCache.txt").exists()

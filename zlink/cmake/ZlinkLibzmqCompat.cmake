@@ -22,6 +22,20 @@ if(ZLINK_LIBZMQ_COMPAT)
     target_sources(zlink_libzmq PRIVATE $<TARGET_OBJECTS:zlink_wire>)
   endif()
   target_link_libraries(zlink_libzmq PUBLIC Threads::Threads)
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    # Refuse to link with an undefined symbol: a drop-in must load with RTLD_NOW
+    # (Python's default) as well as lazily (what the perf tools exercise).
+    target_link_options(zlink_libzmq PRIVATE "LINKER:-z,defs")
+  endif()
+  if(ZLINK_CURVE)
+    # The same crypto link as libzlink.so (CMakeLists.txt): without it the
+    # CURVE objects leave crypto_* undefined, which only a lazy-binding program
+    # survives (pyzmq's import, RTLD_NOW, failed on crypto_box_keypair).
+    target_link_libraries(zlink_libzmq PRIVATE ${ZLINK_SODIUM_LIBRARY})
+    if(ZLINK_SODIUM_LIBRARY MATCHES "\\.a$")
+      target_link_options(zlink_libzmq PRIVATE "LINKER:--exclude-libs,libsodium.a")
+    endif()
+  endif()
   set_target_properties(zlink_libzmq PROPERTIES
     OUTPUT_NAME zmq VERSION ${ZLINK_LIBZMQ_ABI_VERSION} SOVERSION 5)
   install(TARGETS zlink_libzmq

@@ -80,7 +80,22 @@ def seeds():
     rt["small"] = bytes([16, 1]) + b"\x85hello\x00"
     rt["mixed"] = bytes([8, 7]) + b"\x82ab\x7f" + b"z" * 127 * 5 + b"\x01q"
     rt["many"] = bytes([255, 0]) + b"\x81a" * 40 + b"\x00"
-    return {"decoder": dec, "handshake": hs, "roundtrip": rt}
+    return {"decoder": dec, "decoder_splits": split_seeds(dec), "handshake": hs, "roundtrip": rt}
+
+
+# decoder_splits plans: [capacity-1, in-place threshold, k, k read sizes-1].
+SPLIT_PLANS = {"odd_reads": bytes([0x3F, 16, 3, 6, 0, 199]), "whole": bytes([0xFF, 255, 0])}
+
+
+def split_seeds(dec):
+    """The decoder's streams (its 2 control octets dropped) under each read plan,
+    plus a body larger than the buffer so the in-place read path is taken."""
+    out = {}
+    for plan, head in SPLIT_PLANS.items():
+        for name, data in dec.items():
+            out[f"{name}_{plan}"] = head + data[2:]
+    out["in_place_body"] = bytes([31, 8, 2, 9, 40]) + frame(b"L" * 1000, more=True) + frame(b"s")
+    return out
 
 
 def main() -> int:

@@ -67,7 +67,7 @@ def build(library, progress: Progress) -> Path:
     uv = _uv()
     if uv is None:
         raise FileNotFoundError("uv is not on PATH (./testbed installs it); cannot build pyzmq")
-    key = keys.build_key(kind="pyzmq-on-library", library=library.name, pyzmq=PYZMQ_VERSION,
+    key = keys.build_key(kind="pyzmq-on-library", pyzmq_recipe=2, library=library.name, pyzmq=PYZMQ_VERSION,
                          library_id=library.info.get("build_id") or str(library.prefix),
                          python=sys.version, tools=keys.toolchain_id())
 
@@ -81,8 +81,10 @@ def build(library, progress: Progress) -> Path:
                      log=log, title="pyzmq: build requirements")
         env = {"ZMQ_PREFIX": str(library.prefix),
                "PKG_CONFIG_PATH": str(library.prefix / "lib" / "pkgconfig")}
-        progress.run([uv, "pip", "install", "--quiet", "--python", python, "--no-build-isolation",
-                      "--no-binary", "pyzmq", f"pyzmq=={PYZMQ_VERSION}"], cwd=work, log=log, env=env,
+        # --no-cache: uv would otherwise reuse a pyzmq wheel it built against another prefix.
+        progress.run([uv, "pip", "install", "--quiet", "--no-cache", "--python", python,
+                      "--no-build-isolation", "--no-binary", "pyzmq", f"pyzmq=={PYZMQ_VERSION}"],
+                     cwd=work, log=log, env=env,
                      title=f"pyzmq: build against {library.name}")
         (work / "done").write_text(key + "\n")
 

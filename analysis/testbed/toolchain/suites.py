@@ -2,6 +2,7 @@
 from the runner's own summary line, so `./testbed test` can add them up."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -72,6 +73,24 @@ def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = 
         result.failed = 1
         result.notes.append(f"ctest exited {code}")
     return result
+
+
+def tests_of(build_dir: Path, executables: tuple[str, ...]) -> list[str]:
+    """The ctest names whose command runs one of `executables` (by file name), from
+    ctest's own JSON listing: how a suite runs the tests of the targets it built only."""
+    out = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"], check=True,
+                         capture_output=True, text=True).stdout
+    names = []
+    for test in json.loads(out).get("tests", []):
+        command = test.get("command") or []
+        if command and Path(command[0]).name in executables:
+            names.append(test["name"])
+    return names
+
+
+def exact_regex(names: list[str]) -> str:
+    """A ctest -R pattern that matches exactly these names."""
+    return "^(" + "|".join(re.escape(name) for name in names) + ")$"
 
 
 _PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")

@@ -14,9 +14,9 @@ from pathlib import Path
 from testbed.toolchain import libraries, libzmq_suite, system, zlink_build
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import SuiteResult, run_ctest, run_fuzzer, run_pytest
+from testbed.toolchain.suites import SuiteResult, exact_regex, run_ctest, run_fuzzer, run_pytest, tests_of
 
-SUITES = ("zlink", "libzmq-suite", "sanitize", "fuzz", "pytest")
+SUITES = ("zlink", "libzmq-suite", "sanitize", "tsan", "fuzz", "pytest")
 DEFAULT_SUITES = ("zlink", "libzmq-suite", "pytest")
 DEFAULT_FUZZ_SECONDS = 30
 
@@ -25,8 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", action="append", choices=SUITES,
                         help="run only this suite (repeatable). zlink = zlink's ctest; libzmq-suite = "
                              "libzmq 4.3.5's own tests and perf tools against each library; sanitize = "
-                             "zlink's ctest under ASan/UBSan; fuzz = its libFuzzer targets; "
+                             "zlink's ctest under ASan/UBSan; tsan = zlink's ctest under ThreadSanitizer; "
+                             "fuzz = its libFuzzer targets; "
                              "pytest = analysis/tests")
+    parser.add_argument("--tsan-scope", choices=("all", "threads"), default="all",
+                        help="tsan suite: all = every zlink test; threads = only the test programs "
+                             f"that drive zlink's threads hardest ({', '.join(TSAN_THREAD_TARGETS[:-1])}): "
+                             "builds a fraction of the tree, which CI's time budget needs")
     parser.add_argument("-k", dest="expr", metavar="EXPR", help="pytest -k expression")
     parser.add_argument("-R", "--ctest-regex", metavar="REGEX",
                         help="only tests matching REGEX: ctest -R for zlink's tests, and the libzmq suite's "
@@ -73,14 +78,46 @@ def _interop_prefix() -> Path | None:
 
 
 def _zlink_ctest(kind: str, label: str, flags: list[str], regex: str | None, progress: Progress,
-                 env: dict | None = None) -> SuiteResult:
+                 env: dict | None = None, targets: tuple[str, ...] = ()) -> SuiteResult:
+    """Build zlink's tests (only `targets` when given, and then run only their tests)."""
+    pick = (lambda available: [t for t in targets if t in available]) if targets else None
     try:
-        build_dir = zlink_build.configure_and_build(kind, flags, progress)
+        build_dir = zlink_build.configure_and_build(kind, flags, progress, pick=pick)
     except CommandFailed as exc:
         progress.say(str(exc))
         return SuiteResult(label, failed=1, notes=[f"zlink {kind} build failed"])
     progress.step(f"{label}")
+    if targets:
+        names = [n for n in tests_of(build_dir, targets) if regex is None or re.search(regex, n)]
+        if not names:
+            return SuiteResult(label, failed=1, notes=[f"no test of {', '.join(targets)} matched"])
+        regex = exact_regex(names)
     return run_ctest(label, build_dir, regex, env)
+
+
+# ThreadSanitizer build of zlink's ctest (the "tsan" suite). -O1 -g as for ASan.
+# --tsan-scope threads: the programs whose tests cross threads most (mailboxes, pipes,
+# IO threads, engines, kill/restart, every socket type's spec); the last entry is a
+# helper process the fault tests start, not a test program.
+TSAN_THREAD_TARGETS = ("zlink_core_tests", "zlink_engine_tests", "zlink_socket_spec_tests",
+                       "zlink_fault_tests", "zlink_fault_peer")
+TSAN = "-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
+
+
+def tsan_flags(libzmq_prefix: Path | None) -> list[str]:
+    flags = [f for f in zlink_build.test_flags(libzmq_prefix) if not f.startswith("-DCMAKE_BUILD_TYPE=")]
+    return ["-DCMAKE_BUILD_TYPE=Debug", *flags, f"-DCMAKE_C_FLAGS={TSAN}", f"-DCMAKE_CXX_FLAGS={TSAN}",
+            f"-DCMAKE_EXE_LINKER_FLAGS={TSAN}", f"-DCMAKE_SHARED_LINKER_FLAGS={TSAN}"]
+
+
+# halt_on_error: a race fails the test that hit it. allocator_may_return_null: the
+# hostile 2^62-byte frame must see a failed allocation, as under glibc. The interop
+# cases run the uninstrumented libzmq in their peer process; TSan cannot see its
+# atomics, so zlink/tests/tsan.supp exempts reports from inside libzmq.so only
+# (zlink's side of those cases is still checked).
+TSAN_SUPPRESSIONS = zlink_build.source_dir() / "tests" / "tsan.supp"
+TSAN_ENV = {"TSAN_OPTIONS": "halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1:"
+                            f"suppressions={TSAN_SUPPRESSIONS}"}
 
 
 _FUZZ_NAME = re.compile(r"(?:[A-Za-z0-9]+_)?fuzz_[A-Za-z0-9_]+")
@@ -155,6 +192,10 @@ def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progre
         results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)",
                                     zlink_build.sanitize_flags(prefix),
                                     args.ctest_regex, progress, env))
+    if "tsan" in selected:
+        scope = TSAN_THREAD_TARGETS if args.tsan_scope == "threads" else ()
+        results.append(_zlink_ctest("tsan", f"zlink ctest (tsan, {args.tsan_scope})", tsan_flags(prefix),
+                                    args.ctest_regex, progress, TSAN_ENV, targets=scope))
     if "fuzz" in selected:
         results.append(_fuzz(args.fuzz_seconds or DEFAULT_FUZZ_SECONDS, progress))
     return results
@@ -186,7 +227,7 @@ def main(args: argparse.Namespace) -> int:
         system.ensure(progress)
     progress.step("builds")
     results = [_builds(progress, selected)]
-    if selected & {"zlink", "sanitize", "fuzz"}:
+    if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
         results += _zlink_suites(args, selected, progress)
     if "libzmq-suite" in selected:
         progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")

@@ -14,6 +14,7 @@ own CMake decides how it builds; the toolchain only passes these cache variables
 """
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -108,6 +109,7 @@ def configure_and_build(kind: str, flags: list[str], progress: Progress, env: di
     """An incremental (not keyed) zlink build in build/zlink/<kind>/, for tests: the
     build tool itself decides what is stale, so re-running is cheap."""
     build_dir = ZLINK_TREES / kind
+    _forget_other_source(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     log = ZLINK_TREES / f"{kind}.log"
     log.unlink(missing_ok=True)
@@ -117,6 +119,21 @@ def configure_and_build(kind: str, flags: list[str], progress: Progress, env: di
     targets = pick(cmake.ninja_targets(build_dir)) if pick else None
     cmake.build(build_dir, progress, title=f"zlink ({kind})", log=log, targets=targets or None)
     return build_dir
+
+
+def _forget_other_source(build_dir: Path) -> None:
+    """These trees are not keyed: two checkouts sharing one TESTBED_BUILD_DIR (git
+    worktrees) would each find the other's CMake cache, which CMake refuses. A tree
+    configured for another source is removed and rebuilt, never reused."""
+    cache = build_dir / "CMakeCache.txt"
+    if not cache.is_file():
+        return
+    for line in cache.read_text(errors="replace").splitlines():
+        if line.startswith("CMAKE_HOME_DIRECTORY:"):
+            configured = Path(line.split("=", 1)[1])
+            if configured.resolve() != source_dir().resolve():
+                shutil.rmtree(build_dir)
+            return
 
 
 def test_flags(libzmq_prefix: Path | None) -> list[str]:

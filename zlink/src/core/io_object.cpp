@@ -1,6 +1,5 @@
 #include "core/io_object.hpp"
 
-#include <cstdint>
 #include <utility>
 
 #include "core/io_thread.hpp"
@@ -28,8 +27,8 @@ void io_object::request_start() {
 }
 
 void io_object::request_stop(int linger) {
-    thread_->post(command{command_kind::io_stop, nullptr, nullptr, shared_from_this(),
-                          static_cast<std::uint64_t>(static_cast<std::int64_t>(linger))});
+    const auto encoded = static_cast<std::uint64_t>(linger - keep_linger);  // keep_linger -> 0
+    thread_->post(command{command_kind::io_stop, nullptr, nullptr, shared_from_this(), encoded});
 }
 
 void io_object::process(const command &c) {
@@ -38,7 +37,7 @@ void io_object::process(const command &c) {
             start();
     } else if (c.kind == command_kind::io_stop && !stopping_) {
         stopping_ = true;
-        stop_linger_ = static_cast<int>(static_cast<std::int64_t>(c.value));
+        requested_linger_ = static_cast<int>(c.value) + keep_linger;
         stop();
     }
 }

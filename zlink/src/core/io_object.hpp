@@ -24,10 +24,10 @@ public:
     virtual void stop() = 0;
     // From the socket's thread: send io_start / io_stop to the IO thread.
     void request_start();
-    // `linger` is the socket's ZMQ_LINGER now, not when this object was made:
-    // libzmq reads it at close time (zmq_setsockopt(LINGER) right before
-    // zmq_close is the usual way to drop unsent messages).
-    void request_stop(int linger);
+    // close() passes the socket's ZMQ_LINGER as it is at close (libzmq reads
+    // it then, not at connect time); keep_linger: the endpoint's own snapshot.
+    static constexpr int keep_linger = -2;
+    void request_stop(int linger = keep_linger);
     // Runs io_start / io_stop on the IO thread.
     void process(const command &c);
     io_thread *thread() const { return thread_; }
@@ -42,7 +42,7 @@ protected:
     // Sends a command to the owning socket (attach_pipe, hiccup, own).
     void send_to_owner(command c);
     bool stopping_ = false;
-    int stop_linger_ = -1;  // the LINGER that came with io_stop (ms, -1 = forever)
+    int requested_linger_ = keep_linger;  // from the io_stop command
 
 private:
     io_thread *thread_;

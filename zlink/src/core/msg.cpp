@@ -26,6 +26,12 @@ void msg_t::set_metadata(metadata_t *m) noexcept {
     meta_ = m;
 }
 
+void msg_t::adopt_metadata(metadata_t *m) noexcept {
+    if (meta_)
+        meta_->release();
+    meta_ = m;
+}
+
 int msg_t::init() noexcept {
     meta_ = nullptr;
     kind_ = k_inline;

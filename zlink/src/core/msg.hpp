@@ -95,6 +95,8 @@ public:
     // Connection metadata: set takes one reference on m (may be null); the
     // message drops it when closed, copies share it, moves carry it.
     void set_metadata(metadata_t *m) noexcept;
+    // As set_metadata, but the caller hands over a reference it already holds.
+    void adopt_metadata(metadata_t *m) noexcept;
     const metadata_t *metadata() const noexcept { return meta_; }
     // A metadata property, or nullptr (no metadata, or no such property).
     const char *property(std::string_view name) const { return meta_ ? meta_->get(name) : nullptr; }

@@ -111,6 +111,8 @@ int socket_base_t::getsockopt(int option, void *val, size_t *len) {
                 return -1;
             v = (xhas_in() ? ZMQ_POLLIN : 0) | (xhas_out() ? ZMQ_POLLOUT : 0);
         }
+        // As libzmq: the rest of a larger buffer is zeroed (an int64 reads 0/1).
+        std::memset(val, 0, *len);
         *static_cast<int *>(val) = v;
         *len = sizeof(int);
         return 0;
@@ -309,11 +311,10 @@ void socket_base_t::process(const command &c) {
     }
 }
 
+// The monitor stays until the socket is reaped (reap_step), so the events of
+// closing (a listener's CLOSED, DISCONNECTED) still reach it before
+// MONITOR_STOPPED, as in libzmq.
 int socket_base_t::close() {
-    {
-        std::lock_guard<std::mutex> lock(monitor_mutex_);
-        stop_monitor_locked();
-    }
     closing_ = true;
     // Pipes first: a session must learn that the socket is gone (and drain
     // what it left, within ZMQ_LINGER) before it is asked to stop.  Both
@@ -329,7 +330,11 @@ int socket_base_t::close() {
 
 bool socket_base_t::reap_step() {
     mailbox_.process();
-    return pipes_.empty() && owned_count.load(std::memory_order_relaxed) == 0;
+    if (!pipes_.empty() || owned_count.load(std::memory_order_relaxed) != 0)
+        return false;
+    std::lock_guard<std::mutex> lock(monitor_mutex_);
+    stop_monitor_locked();  // the last event of this socket
+    return true;
 }
 
 }  // namespace zlink

@@ -16,7 +16,8 @@ connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std
       opts_(opts),
       host_(&host),
       ivl_(opts.reconnect_ivl),
-      retry_timer_(ioc) {}
+      retry_timer_(ioc),
+      connect_timer_(ioc) {}
 
 // An attempt that throws (Asio creating its resolver's descriptors at the fd
 // limit, an allocation failing) counts as a failed attempt: reported and
@@ -43,19 +44,44 @@ void connecter_t::on_resolved(const asio::error_code &ec, const stream_family::e
     if (ec)
         return host_->connect_failed(ec);
     sock_.emplace(ioc_);
+    asio::error_code open_ec;
+    sock_->open(ep.protocol(), open_ec);  // opened here so options precede the SYN
+    if (open_ec) {
+        sock_.reset();
+        return host_->connect_failed(open_ec);  // EMFILE: retried later
+    }
+    family_.prepare_connect(sock_->native_handle(), opts_);
+    start_connect_timer();
     sock_->async_connect(ep, [self = shared_from_this()](const asio::error_code &ec2) {
         self->on_connected(ec2);
+    });
+}
+
+// ZMQ_CONNECT_TIMEOUT: a connect still pending after that many ms is closed
+// and counts as a failed attempt (ETIMEDOUT), retried after RECONNECT_IVL.
+void connecter_t::start_connect_timer() {
+    if (opts_.connect_timeout <= 0)
+        return;
+    connect_timed_out_ = false;
+    connect_timer_.expires_after(std::chrono::milliseconds(opts_.connect_timeout));
+    connect_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
+        if (ec || self->cancelled_ || !self->sock_)
+            return;
+        self->connect_timed_out_ = true;
+        asio::error_code ignore;
+        self->sock_->close(ignore);  // on_connected sees operation_aborted
     });
 }
 
 void connecter_t::on_connected(const asio::error_code &ec) {
     if (cancelled_)
         return;
+    connect_timer_.cancel();
     if (ec) {
         asio::error_code ignore;
         sock_->close(ignore);
         sock_.reset();
-        return host_->connect_failed(ec);
+        return host_->connect_failed(connect_timed_out_ ? asio::error::timed_out : ec);
     }
     connecter_host::socket_type sock = std::move(*sock_);
     sock_.reset();
@@ -83,6 +109,7 @@ void connecter_t::attempt_later() {
 void connecter_t::cancel() {
     cancelled_ = true;
     retry_timer_.cancel();
+    connect_timer_.cancel();
     if (sock_) {
         asio::error_code ignore;
         sock_->close(ignore);

@@ -7,8 +7,8 @@
 // goes away; completions after that do nothing (they hold the connecter, not
 // the host).
 //
-// Hook for the api piece: ZMQ_CONNECT_TIMEOUT belongs in attempt() (a timer
-// beside async_connect that closes the socket and reports a failure).
+// ZMQ_CONNECT_TIMEOUT: a timer beside async_connect closes a connect that
+// takes longer and reports it as a failure (ETIMEDOUT).
 #pragma once
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/steady_timer.hpp>
@@ -45,6 +45,7 @@ public:
 private:
     void on_resolved(const asio::error_code &ec, const stream_family::endpoint_type &ep);
     void on_connected(const asio::error_code &ec);
+    void start_connect_timer();
 
     asio::io_context &ioc_;
     const stream_family &family_;
@@ -55,6 +56,8 @@ private:
     bool cancelled_ = false;
     std::optional<connecter_host::socket_type> sock_;
     asio::steady_timer retry_timer_;
+    asio::steady_timer connect_timer_;
+    bool connect_timed_out_ = false;
 };
 
 }  // namespace zlink

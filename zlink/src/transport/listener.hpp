@@ -2,13 +2,16 @@
 // connection becomes a bind-side session on the least loaded IO thread; the
 // socket owns it (an `own` command) from then on.
 //
-// Hooks for the api piece: ZMQ_TCP_ACCEPT_FILTER is checked in on_accept()
-// before a session is made; "unbind closes the accepted connections" needs
-// the listener to remember its sessions and stop them in stop().
+// As libzmq: ZMQ_TCP_ACCEPT_FILTER / ZMQ_IPC_FILTER_* are checked in
+// on_accept() before a session is made (accept_filter.hpp); zmq_unbind also
+// closes the connections this listener accepted (it remembers their
+// sessions); ZMQ_USE_FD makes open() adopt the application's listening
+// socket instead of binding one (nothing is unlinked for ipc then).
 #pragma once
 #include <asio/generic/stream_protocol.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/io_object.hpp"
 #include "core/options.hpp"
@@ -27,6 +30,8 @@ public:
     void stop() override;
 
 private:
+    int adopt_fd(std::string &resolved);
+    void forget_finished_sessions();
     void accept_next();
     void on_accept(io_thread *target, asio::generic::stream_protocol::socket sock);
 
@@ -35,6 +40,8 @@ private:
     std::string address_;
     stream_family::acceptor_type acceptor_;
     stream_family::bound_files files_;
+    std::vector<std::weak_ptr<io_object>> sessions_;  // accepted here, stopped at unbind
+    size_t prune_at_ = 16;
 };
 
 }  // namespace zlink

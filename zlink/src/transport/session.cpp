@@ -41,7 +41,6 @@ std::shared_ptr<session_t> session_t::accepted(io_thread *thread, socket_base_t 
 }
 
 session_t::~session_t() {
-    drop_metadata();
     if (engine_)
         engine_->terminate();
     out_pending_.close();
@@ -60,6 +59,8 @@ void session_t::start() {
 }
 
 void session_t::start_engine(socket_type sock) {
+    peer_fd_ = sock.native_handle();
+    peer_address_ = peer_address(peer_fd_);
     zap_metadata_.clear();
     std::unique_ptr<wire::handshake> hs;
     if (!opts_.raw_socket)
@@ -70,6 +71,8 @@ void session_t::start_engine(socket_type sock) {
 }
 
 void session_t::stop() {
+    if (requested_linger_ != keep_linger)
+        opts_.linger = requested_linger_;  // the socket's ZMQ_LINGER at close
     if (!pipe_) {
         drop_engine();
         return maybe_finish();
@@ -80,14 +83,14 @@ void session_t::stop() {
         return;
     }
     // The socket closed first (pipe draining): deliver what it left, within LINGER.
-    if (stop_linger_ == 0) {
+    if (opts_.linger == 0) {
         pipe_->terminate();
         drop_engine();
         return;
     }
-    if (stop_linger_ > 0) {
+    if (opts_.linger > 0) {
         auto self = hold();
-        linger_timer_.expires_after(std::chrono::milliseconds(stop_linger_));
+        linger_timer_.expires_after(std::chrono::milliseconds(opts_.linger));
         linger_timer_.async_wait([self](const asio::error_code &ec) {
             if (ec)
                 return;
@@ -179,8 +182,7 @@ void session_t::engine_ready(const peer_info &peer) {
         connecter_->reset_backoff();
     peer_id_ = peer.routing_id;
     peer_type_ = peer.socket_type;
-    if (!opts_.raw_socket)
-        build_metadata(peer);
+    build_metadata(peer);
     if (!opts_.raw_socket)
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
     if (!pipe_)
@@ -200,29 +202,15 @@ void session_t::engine_ready(const peer_info &peer) {
 // then the peer's READY properties (Socket-Type, Identity, X-*); a name already
 // present keeps its first value.
 void session_t::build_metadata(const peer_info &peer) {
-    drop_metadata();
-    metadata_t::dict props;
-    const std::string address = engine_ ? engine_->peer_address() : std::string();
-    if (!address.empty())
-        props.emplace("Peer-Address", address);
-    auto add_all = [&props](std::span<const uint8_t> encoded) {
-        wire::metadata_reader r(encoded);
-        wire::property_view p;
-        while (r.next(p))
-            props.emplace(std::string(p.name),
+    metadata_t::dict zap_props;
+    wire::metadata_reader r(zap_metadata_);
+    wire::property_view p;
+    while (r.next(p))
+        zap_props.emplace(std::string(p.name),
                           std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
-    };
-    add_all(zap_metadata_);
     if (!peer.user_id.empty())
-        props.emplace("User-Id", std::string(peer.user_id));
-    add_all(peer.metadata);
-    metadata_ = new metadata_t(std::move(props));
-}
-
-void session_t::drop_metadata() {
-    if (metadata_)
-        metadata_->release();
-    metadata_ = nullptr;
+        zap_props.emplace("User-Id", std::string(peer.user_id));
+    metadata_.reset(make_connection_metadata(peer.metadata, peer_address_, peer_fd_, zap_props));
 }
 
 void session_t::attach_new_pipe() {
@@ -264,6 +252,7 @@ void session_t::engine_stopped(const engine_end &why) {
     close_zap();
     engine_.reset();  // the engine object lives on until its handler returns
     engine_ready_ = false;
+    metadata_.reset(nullptr);  // messages already received keep theirs
     if (!why.requested)
         return after_disconnect(why, was_ready);
     // Linger flushed everything, or STREAM's empty message closed the connection.
@@ -336,8 +325,7 @@ bool session_t::push_frame(msg_t &frame) {
         frame.init();
         return true;
     }
-    if (metadata_)
-        frame.set_metadata(metadata_);
+    metadata_.attach(frame);
     return pipe_->write(frame);
 }
 

@@ -28,6 +28,7 @@
 #include "core/options.hpp"
 #include "core/pipe.hpp"
 #include "transport/connecter.hpp"
+#include "transport/connection_metadata.hpp"
 #include "transport/engine.hpp"
 #include "transport/stream_family.hpp"
 #include "transport/zap_client.hpp"
@@ -93,7 +94,6 @@ private:
     void maybe_finish();
     void close_zap();
     void build_metadata(const peer_info &peer);
-    void drop_metadata();
 
     options_t opts_;
     const bool connect_side_;
@@ -106,9 +106,12 @@ private:
     bool engine_ready_ = false;                // its handshake is done
     zap_client *zap_ = nullptr;                // the current ZAP exchange, if any
     std::vector<uint8_t> zap_metadata_;        // the handler's metadata for this connection
-    metadata_t *metadata_ = nullptr;           // zmq_msg_gets properties of this connection
     std::string peer_id_;
     int peer_type_ = -1;
+    // What zmq_msg_gets reads on received messages (connection_metadata.hpp).
+    std::string peer_address_;
+    int peer_fd_ = -1;
+    metadata_feed metadata_;
 
     // Output across connections (see the header comment).
     msg_t out_pending_;               // given back by the engine; sent first

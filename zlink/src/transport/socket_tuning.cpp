@@ -11,6 +11,14 @@ namespace {
 void set_int(int fd, int level, int name, int value) {
     ::setsockopt(fd, level, name, &value, sizeof value);
 }
+
+// Both levels, whichever family the socket is: the other one just fails.
+void set_type_of_service(int fd, int tos) {
+    if (tos == 0)
+        return;
+    set_int(fd, IPPROTO_IP, IP_TOS, tos);
+    set_int(fd, IPPROTO_IPV6, IPV6_TCLASS, tos);
+}
 }  // namespace
 
 void apply_buffer_sizes(int fd, const options_t &opts) {
@@ -20,8 +28,18 @@ void apply_buffer_sizes(int fd, const options_t &opts) {
         set_int(fd, SOL_SOCKET, SO_RCVBUF, opts.rcvbuf);
 }
 
+void prepare_tcp_socket(int fd, const options_t &opts) {
+    if (!opts.bound_device.empty())
+        ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, opts.bound_device.data(),
+                     static_cast<socklen_t>(opts.bound_device.size()));
+    set_type_of_service(fd, opts.tos);
+}
+
 void apply_tcp_options(int fd, const options_t &opts) {
     set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
+    set_type_of_service(fd, opts.tos);
+    if (opts.tcp_maxrt > 0)
+        set_int(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, opts.tcp_maxrt);
     if (opts.tcp_keepalive == 0) {
         set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 0);
         return;

@@ -72,6 +72,8 @@ public:
 
     // Kernel options for a new connection (before its engine starts).
     virtual void tune(int fd, const options_t &opts) const = 0;
+    // Kernel options for a connecting socket, after open and before connect.
+    virtual void prepare_connect(int, const options_t &) const {}
 };
 
 const stream_family &tcp_family();

@@ -40,7 +40,10 @@ int stream_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::st
     if (l->open(resolved) != 0)
         return -1;  // never started: ~io_object gives the ownership count back
     l->endpoint = resolved;
-    s.add_endpoint(text, l);
+    // As libzmq: a wildcard text ("tcp://*:*", "ipc://*") names no endpoint
+    // of its own; zmq_unbind takes the resolved one (ZMQ_LAST_ENDPOINT).
+    if (text.find('*') == std::string::npos)
+        s.add_endpoint(text, l);
     s.add_endpoint(resolved, l);
     return 0;
 }

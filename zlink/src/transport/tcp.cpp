@@ -33,6 +33,7 @@ public:
                           const options_t &opts) const override {
         asio::error_code ignore;
         acceptor.set_option(asio::socket_base::reuse_address(true), ignore);
+        prepare_tcp_socket(acceptor.native_handle(), opts);
         if (opts.ipv6 && ep.protocol().family() == AF_INET6) {
             int zero = 0;  // dual stack: accept IPv4 too
             ::setsockopt(acceptor.native_handle(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
@@ -81,6 +82,10 @@ public:
     void tune(int fd, const options_t &opts) const override {
         apply_tcp_options(fd, opts);
         apply_buffer_sizes(fd, opts);
+    }
+
+    void prepare_connect(int fd, const options_t &opts) const override {
+        prepare_tcp_socket(fd, opts);
     }
 };
 

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Per-message costs of one bench pattern for several library builds, side by side.
+
+Written for docs/profiling/2026-11-23-engine.md (issue 10). Three instruments:
+
+  counts     perf stat, native, whole process pinned to one core (taskset -c 0):
+             syscalls (raw_syscalls:sys_enter), context switches, task-clock.
+             Per message = (run with 2N - run with N) / N, so start-up, handshake
+             and shutdown cancel. Median over --reps, libraries interleaved.
+  callgrind  instructions (Ir) and malloc calls per message, same N/2N difference.
+             Deterministic; valgrind serialises threads, so batches look deeper
+             than natively (both libraries alike).
+  thr        throughput (msgs/s, receiver-timed), pinned, interleaved A B A B,
+             --reps runs each: median, min, max and the ratio of medians.
+
+Libraries are given as NAME=BENCH_DIR[:LIBDIR]; LIBDIR goes first on
+LD_LIBRARY_PATH (the bench binaries use RUNPATH, so this swaps the library
+build under one bench binary).
+
+  python3 engine_measure.py counts --lib libzmq=B1 --lib zlink=B2:P/lib \\
+      --cells tcp:64,tcp:262144 --reps 5 --out results.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+LARGE = 16384
+
+
+def parse_lib(text: str) -> tuple[str, Path, str | None]:
+    name, _, rest = text.partition("=")
+    bench, _, libdir = rest.partition(":")
+    if not name or not bench:
+        raise SystemExit(f"--lib {text!r}: expected NAME=BENCH_DIR[:LIBDIR]")
+    return name, Path(bench), libdir or None
+
+
+def parse_cells(text: str) -> list[tuple[str, int]]:
+    cells = []
+    for item in text.split(","):
+        transport, _, size = item.partition(":")
+        if transport not in ("tcp", "ipc", "inproc") or not size.isdigit():
+            raise SystemExit(f"--cells: bad cell {item!r} (want tcp|ipc|inproc:BYTES)")
+        cells.append((transport, int(size)))
+    return cells
+
+
+def count_for(size: int, args: argparse.Namespace) -> int:
+    return args.count_large if size >= LARGE else args.count_small
+
+
+def bench_argv(bench: Path, pattern: str, transport: str, size: int, count: int) -> list[str]:
+    return [str(bench / f"bench_{pattern}"), "--transport", transport, "--size", str(size),
+            "--count", str(count), "--warmup", "50", "--mode", "thr"]
+
+
+def env_for(libdir: str | None) -> dict:
+    env = dict(os.environ)
+    if libdir:
+        env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    return env
+
+
+def run_bench(argv: list[str], env: dict, prefix: list[str] = ()) -> dict:
+    out = subprocess.run([*prefix, *argv], env=env, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {out.returncode}: {out.stderr[-400:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------- perf counts
+
+PERF_EVENTS = "raw_syscalls:sys_enter,context-switches,task-clock"
+
+
+def perf_counts(argv: list[str], env: dict) -> dict[str, float]:
+    with tempfile.NamedTemporaryFile("r", suffix=".perf") as f:
+        cmd = ["perf", "stat", "-x,", "-o", f.name, "-e", PERF_EVENTS, "taskset", "-c", "0", *argv]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        if out.returncode != 0:
+            raise RuntimeError(f"perf stat failed: {out.stderr[-400:]}")
+        values = {}
+        for line in f.read().splitlines():
+            parts = line.split(",")
+            if len(parts) > 3 and parts[0] and not line.startswith("#"):
+                try:
+                    values[parts[2]] = float(parts[0])
+                except ValueError:
+                    pass
+    return {"syscalls": values.get("raw_syscalls:sys_enter", float("nan")),
+            "context_switches": values.get("context-switches", float("nan")),
+            "task_clock_ms": values.get("task-clock", float("nan"))}
+
+
+def measure_counts(libs, cells, args) -> list[dict]:
+    rows = []
+    for transport, size in cells:
+        n = count_for(size, args)
+        samples = {name: [] for name, _, _ in libs}
+        for rep in range(args.reps):
+            order = libs if rep % 2 == 0 else list(reversed(libs))
+            for name, bench, libdir in order:
+                env = env_for(libdir)
+                one = perf_counts(bench_argv(bench, args.pattern, transport, size, n), env)
+                two = perf_counts(bench_argv(bench, args.pattern, transport, size, 2 * n), env)
+                samples[name].append({k: (two[k] - one[k]) / n for k in one})
+        for name, reps in samples.items():
+            row = {"instrument": "counts", "library": name, "pattern": args.pattern,
+                   "transport": transport, "size": size, "count": n, "reps": len(reps)}
+            for key in reps[0]:
+                values = [r[key] for r in reps]
+                row[key] = statistics.median(values)
+                row[key + "_min"], row[key + "_max"] = min(values), max(values)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------- callgrind
+
+CFN = re.compile(r"^cfn=\((\d+)\)(?: (.*))?$")
+FN_NAME = re.compile(r"^c?fn=\((\d+)\) (.*)$")
+
+
+def callgrind_totals(path: Path) -> tuple[int, int]:
+    """(total Ir, calls to malloc) from one callgrind.out file."""
+    names: dict[str, str] = {}
+    total = 0
+    mallocs = 0
+    callee = None
+    with path.open(errors="replace") as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                total = int(line.split()[1])
+            m = FN_NAME.match(line)
+            if m:
+                names[m.group(1)] = m.group(2)
+            c = CFN.match(line)
+            if c:
+                callee = c.group(2) or names.get(c.group(1), "")
+                continue
+            if line.startswith("calls=") and callee is not None:
+                if callee == "malloc":
+                    mallocs += int(line[6:].split()[0])
+                callee = None
+    return total, mallocs
+
+
+def callgrind_run(argv: list[str], env: dict, out: Path) -> tuple[int, int]:
+    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+    if res.returncode != 0:
+        raise RuntimeError(f"callgrind failed: {res.stderr[-400:]}")
+    return callgrind_totals(out)
+
+
+def measure_callgrind(libs, cells, args) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for transport, size in cells:
+            n = count_for(size, args) // args.callgrind_divisor
+            for name, bench, libdir in libs:
+                env = env_for(libdir)
+                ir1, m1 = callgrind_run(bench_argv(bench, args.pattern, transport, size, n), env,
+                                        Path(tmp) / "one.out")
+                ir2, m2 = callgrind_run(bench_argv(bench, args.pattern, transport, size, 2 * n), env,
+                                        Path(tmp) / "two.out")
+                row = {"instrument": "callgrind", "library": name, "pattern": args.pattern,
+                       "transport": transport, "size": size, "count": n,
+                       "instructions": (ir2 - ir1) / n, "mallocs": (m2 - m1) / n}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------- throughput
+
+def measure_thr(libs, cells, args) -> list[dict]:
+    rows = []
+    for transport, size in cells:
+        n = count_for(size, args)
+        samples = {name: [] for name, _, _ in libs}
+        for rep in range(args.reps):
+            order = libs if rep % 2 == 0 else list(reversed(libs))
+            for name, bench, libdir in order:
+                result = run_bench(bench_argv(bench, args.pattern, transport, size, n), env_for(libdir),
+                                   ["taskset", "-c", "0"])
+                samples[name].append(result["throughput"]["msgs_per_sec"])
+        for name, values in samples.items():
+            row = {"instrument": "thr", "library": name, "pattern": args.pattern, "transport": transport,
+                   "size": size, "count": n, "reps": len(values), "msgs_per_sec": statistics.median(values),
+                   "min": min(values), "max": max(values), "all": values}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("instrument", choices=("counts", "callgrind", "thr"))
+    parser.add_argument("--lib", action="append", required=True, help="NAME=BENCH_DIR[:LIBDIR]")
+    parser.add_argument("--pattern", default="pair")
+    parser.add_argument("--cells", default="tcp:64,tcp:1024,tcp:65536,tcp:262144,ipc:64,ipc:1024,ipc:65536,"
+                        "ipc:262144")
+    parser.add_argument("--count-small", type=int, default=200000)
+    parser.add_argument("--count-large", type=int, default=4000)
+    parser.add_argument("--callgrind-divisor", type=int, default=10, help="callgrind runs count/this")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--out", type=Path, help="append JSON lines here too")
+    args = parser.parse_args()
+    libs = [parse_lib(t) for t in args.lib]
+    cells = parse_cells(args.cells)
+    rows = {"counts": measure_counts, "callgrind": measure_callgrind, "thr": measure_thr}[args.instrument](
+        libs, cells, args)
+    if args.out:
+        with args.out.open("a") as f:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
