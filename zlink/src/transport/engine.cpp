@@ -12,6 +12,7 @@
 #include "wire/command.hpp"
 #include "wire/error.hpp"
 #include "wire/mechanism.hpp"
+#include "wire/zap.hpp"
 #include "zmq.h"
 
 namespace zlink {
@@ -96,7 +97,7 @@ void engine_t::stop(engine_end why) {
 }
 
 void engine_t::fail(const char *reason, int event, int value) {
-    stop(engine_end{ready_, event, value, false, reason});
+    stop(engine_end{ready_, event, value, false, reason, held_});
 }
 
 void engine_t::close_after_flush() {
@@ -203,12 +204,23 @@ void engine_t::handshake_failed() {
     const auto f = wire::classify_failure(hs_->error(), hs_->error_detail());
     engine_end why{false, monitor_event(f.event), static_cast<int>(f.value), false,
                    wire::to_string(hs_->error())};
+    if (wire::zap_holds_connection(hs_->error(), hs_->error_detail()))
+        return hold_refused(why.event, why.value);
     if (hs_->outgoing().empty())
         return stop(why);
     // RFC 37: send our ERROR command before closing.
     failing_ = why;
     failing_set_ = true;
     pump_out();
+}
+
+// A ZAP 300 (temporary failure): as libzmq 4.3.5 does, send nothing more and keep
+// the connection open until the handshake timer (HANDSHAKE_IVL) or the peer ends
+// it. Closing at once would make the peer reconnect and ask again in a loop.
+void engine_t::hold_refused(int event, int value) {
+    held_ = true;
+    host_->handshake_refused(event, value);
+    start_read();  // to notice the hang-up; whatever the peer sends is dropped
 }
 
 void engine_t::handshake_done() {
@@ -265,6 +277,10 @@ void engine_t::on_read(const asio::error_code &ec, size_t n) {
     if (ec)
         return fail(ec == asio::error::eof ? "peer closed the connection" : "read failed", 0);
     last_recv_ = steady::now();
+    if (held_) {
+        in_begin_ = in_end_ = 0;
+        return start_read();
+    }
     if (body_in_place_) {
         body_in_place_ = false;
         if (dec_.body_filled(n) == wire::frame_decoder::step::frame)

@@ -71,6 +71,9 @@ struct engine_end {
     int value = 0;
     bool requested = false;  // the host asked for it (close_after_flush)
     const char *reason = "";  // for logs and tests
+    // The handshake's failure was reported already through handshake_refused()
+    // (a connection held open after a ZAP 300): no HANDSHAKE_FAILED_* again.
+    bool failure_reported = false;
 };
 
 // The engine's view of its session.  All calls on the engine's IO thread.
@@ -93,6 +96,9 @@ public:
     virtual void return_frame(msg_t &frame) = 0;
     // The handshake asks the ZAP handler; answer with engine_t::zap_answer().
     virtual void zap_request(const wire::zap_request &request) = 0;
+    // The handshake failed but the connection stays open (see
+    // engine_t::hold_refused): report the monitor event now.
+    virtual void handshake_refused(int event, int value) = 0;
     // The connection is over.  Called once; after it the engine never calls
     // the host again, and the host may drop the engine.
     virtual void engine_stopped(const engine_end &why) = 0;
@@ -136,6 +142,7 @@ private:
     void arm_handshake_timer();
     void advance_handshake();
     void handshake_failed();
+    void hold_refused(int event, int value);
     void handshake_done();
     // input
     void start_read();
@@ -177,6 +184,7 @@ private:
     bool in_handshake_ = false;  // inside advance_handshake (zap_answer re-entry)
     engine_end failing_;    // handshake failed: stop once our ERROR is written
     bool failing_set_ = false;
+    bool held_ = false;     // refused quietly: open, mute, until timeout or hang-up
 
     wire::frame_decoder dec_;
     wire::frame_encoder enc_;

@@ -151,14 +151,25 @@ std::shared_ptr<session_t> session_t::hold() {
 void session_t::reconnect() {
     if (stopping_ && !pipe_)
         return maybe_finish();
-    if (opts_.reconnect_ivl < 0) {
-        // Reconnection disabled: this endpoint is done.
-        if (pipe_ && pipe_->is_active())
-            pipe_->terminate();
-        stopping_ = true;
-        return maybe_finish();
-    }
+    if (opts_.reconnect_ivl < 0)
+        return give_up();  // reconnection disabled
     connecter_->attempt_later();
+}
+
+// This endpoint is done: no more connections, the socket loses its pipe.
+void session_t::give_up() {
+    if (pipe_ && pipe_->is_active())
+        pipe_->terminate();
+    stopping_ = true;
+    maybe_finish();
+}
+
+// libzmq 4.3.5 does not reconnect after a handshake that failed on a protocol
+// or authentication error (session_base_t::engine_error, protocol_error): the
+// peer would refuse again, and a ZAP handler would be asked in a loop.
+static bool refused_for_good(const engine_end &why, bool was_ready) {
+    return !was_ready && (why.event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+                          why.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
 }
 
 // ------------------------------------------------------------- engine events
@@ -250,11 +261,15 @@ void session_t::engine_stopped(const engine_end &why) {
     maybe_finish();
 }
 
+void session_t::handshake_refused(int event, int value) {
+    owner()->event(event, value, endpoint);
+}
+
 void session_t::after_disconnect(const engine_end &why, bool was_ready) {
     // As libzmq 4.3.5 reports it: a connection that dies before the handshake
     // completes gets a HANDSHAKE_FAILED_* event (NO_DETAIL for a plain
     // hang-up), and every accepted/connected connection ends with DISCONNECTED.
-    if (!was_ready)
+    if (!was_ready && !why.failure_reported)
         owner()->event(why.event != 0 ? why.event : ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL,
                        why.value, endpoint);
     owner()->event(ZMQ_EVENT_DISCONNECTED, 0, endpoint);
@@ -276,6 +291,8 @@ void session_t::after_disconnect(const engine_end &why, bool was_ready) {
     }
     if (!connect_side_ || stopping_)
         return maybe_finish();
+    if (refused_for_good(why, was_ready))
+        return give_up();
     reconnect();
 }
 

@@ -68,6 +68,7 @@ public:
     bool pull_frame(msg_t &frame) override;
     void return_frame(msg_t &frame) override;
     void zap_request(const wire::zap_request &request) override;
+    void handshake_refused(int event, int value) override;
     // zap_listener
     void zap_replied(const wire::zap_reply &reply) override;
     void zap_failed(wire::wire_error error) override;
@@ -86,6 +87,7 @@ private:
     void after_disconnect(const engine_end &why, bool was_ready);
     void keep_message_boundaries();
     void reconnect();
+    void give_up();
     void drop_engine();
     void drop_out_pending();
     void queue_probe(pipe_t &socket_end);

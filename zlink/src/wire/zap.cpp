@@ -66,4 +66,9 @@ wire_error parse_zap_reply(std::span<const zap_frame_view> frames, zap_reply& ou
     return wire_error::none;
 }
 
+bool zap_holds_connection(wire_error error, std::string_view detail) noexcept
+{
+    return error == wire_error::auth_failed && detail == "300";
+}
+
 } // namespace zlink::wire

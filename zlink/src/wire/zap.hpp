@@ -48,4 +48,9 @@ struct zap_frame_view {
 // zap_invalid_metadata.
 wire_error parse_zap_reply(std::span<const zap_frame_view> frames, zap_reply& out);
 
+// True for a handshake refused by a ZAP 300 (temporary failure): no ERROR is
+// sent (RFC 27, CurveZMQ) and, as in libzmq 4.3.5, the connection is not closed
+// either; the handshake timer or the peer ends it.
+bool zap_holds_connection(wire_error error, std::string_view detail) noexcept;
+
 } // namespace zlink::wire

@@ -55,6 +55,7 @@ public:
     int pulls = 0;
     int returns = 0;
     int zap_requests = 0;
+    std::optional<std::pair<int, int>> refused;  // handshake_refused(event, value)
     bool answer_zap_at_once = false;
 
     ~recording_host() override {
@@ -103,6 +104,7 @@ public:
         r.status_code = "200";
         engine->zap_answer(r);
     }
+    void handshake_refused(int event, int value) override { refused = {event, value}; }
     void engine_stopped(const zlink::engine_end &why) override { ended = why; }
 };
 

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <cstring>
@@ -44,7 +46,9 @@ void send_all(void* s, const frames& f)
 }
 
 // Answers ZAP requests: "200" with metadata Hello=World and User-Id "anonymous"
-// for PLAIN admin/password and NULL, "400" otherwise. Records the last request.
+// for PLAIN admin/password and NULL, "400" otherwise; "300" (temporary failure)
+// for the domain LATER and "400" for the domain WRONG. Records the last request
+// and counts them.
 class zap_handler {
 public:
     explicit zap_handler(void* ctx) : rep_(zmq_socket(ctx, ZMQ_REP))
@@ -62,6 +66,7 @@ public:
         zmq_setsockopt(rep_, ZMQ_LINGER, &zero, sizeof zero);
         zmq_close(rep_);
     }
+    int requests() const { return requests_.load(); }
     frames last_request() const
     {
         std::lock_guard<std::mutex> g(mu_);
@@ -79,10 +84,15 @@ private:
                 std::lock_guard<std::mutex> g(mu_);
                 last_ = req;
             }
+            ++requests_;
             const bool ok = req.size() >= 6 &&
                             (req[5] == "NULL" || (req.size() == 8 && req[6] == "admin" && req[7] == "password"));
             const std::string meta("\x05" "Hello" "\0\0\0\x05" "World", 15);
-            if (ok)
+            if (req.size() >= 3 && req[2] == "LATER")
+                send_all(rep_, {req[0], req[1], "300", "Later", "", ""});
+            else if (req.size() >= 3 && req[2] == "WRONG")
+                send_all(rep_, {req[0], req[1], "400", "Bad domain", "", ""});
+            else if (ok)
                 send_all(rep_, {req[0], req[1], "200", "OK", "anonymous", meta});
             else
                 send_all(rep_, {req[0], req[1], "400", "No", "", ""});
@@ -91,6 +101,7 @@ private:
 
     void* rep_;
     std::atomic<bool> stop_{false};
+    std::atomic<int> requests_{0};
     std::thread thread_;
     mutable std::mutex mu_;
     frames last_;
@@ -121,9 +132,13 @@ protected:
         zmq_setsockopt(s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
         return s;
     }
-    void* monitor(void* s, const char* name)
+    static constexpr int handshake_events = ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+                                            ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                            ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+    void* monitor(void* s, const char* name, int events = ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                                                          ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
     {
-        zmq_socket_monitor(s, name, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+        zmq_socket_monitor(s, name, events);
         void* m = socket(ZMQ_PAIR);
         zmq_connect(m, name);
         return m;
@@ -229,6 +244,77 @@ TEST_F(ZapApi, PlainGoodPasswordSetsUserId)
     ASSERT_EQ(zmq_msg_recv(&msg, server, 0), 2);
     EXPECT_STREQ(zmq_msg_gets(&msg, "User-Id"), "anonymous");
     zmq_msg_close(&msg);
+}
+
+// What test_security_zap counts: a client refused with ERROR 400 gives up on
+// the endpoint as libzmq 4.3.5 does (a protocol error ends a connecting
+// session), so one refusal, one ZAP request, no reconnect loop.
+TEST_F(ZapApi, ClientRefusedWith400DoesNotReconnect)
+{
+    zmq_setsockopt(server, ZMQ_ZAP_DOMAIN, "WRONG", 5);
+    const int ivl = 10;
+    zmq_setsockopt(client, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
+    client_mon = monitor(client, "inproc://mon-client", handshake_events);
+    connect_pair();
+    EXPECT_EQ(next_event(client_mon), std::make_pair(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, 400u));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const int short_wait = 100;
+    zmq_setsockopt(client_mon, ZMQ_RCVTIMEO, &short_wait, sizeof short_wait);
+    EXPECT_EQ(next_event(client_mon), std::make_pair(0, 0u)) << "no second attempt";
+    EXPECT_EQ(handler->requests(), 1);
+}
+
+// ZAP 300 (temporary failure): the server reports AUTH 300 but, as libzmq 4.3.5,
+// sends no ERROR and does not hang up, so the client sees no failure and does
+// not reconnect and ask again (test_security_zap's *_temporary_failure_* cases).
+TEST_F(ZapApi, Temporary300IsReportedOnTheServerOnlyAndAskedOnce)
+{
+    zmq_setsockopt(server, ZMQ_ZAP_DOMAIN, "LATER", 5);
+    server_mon = monitor(server, "inproc://mon-server", handshake_events);
+    client_mon = monitor(client, "inproc://mon-client", handshake_events);
+    connect_pair();
+    EXPECT_EQ(next_event(server_mon), std::make_pair(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, 300u));
+    const int short_wait = 300;
+    zmq_setsockopt(client_mon, ZMQ_RCVTIMEO, &short_wait, sizeof short_wait);
+    zmq_setsockopt(server_mon, ZMQ_RCVTIMEO, &short_wait, sizeof short_wait);
+    EXPECT_EQ(next_event(client_mon), std::make_pair(0, 0u)) << "no ERROR, no hang-up";
+    EXPECT_EQ(next_event(server_mon), std::make_pair(0, 0u));
+    EXPECT_EQ(handler->requests(), 1);
+}
+
+// zmq_ctx_term on another thread; false if it has not returned within `limit`
+// (the thread is then left behind: the test has failed anyway).
+bool term_within(void* ctx, std::chrono::milliseconds limit)
+{
+    auto done = std::make_shared<std::promise<void>>();
+    auto finished = done->get_future();
+    std::thread([ctx, done] {
+        zmq_ctx_term(ctx);
+        done->set_value();
+    }).detach();
+    return finished.wait_for(limit) == std::future_status::ready;
+}
+
+// LINGER is read when the socket closes, not when it connected: the usual
+// "set LINGER 0, then close" (libzmq's close_zero_linger) must drop a message
+// still queued for a peer that never completes a handshake.
+TEST(ZapApiLinger, LingerSetJustBeforeCloseDropsQueuedMessages)
+{
+    void* ctx = zmq_ctx_new();
+    void* probe = zmq_socket(ctx, ZMQ_DEALER);
+    ASSERT_EQ(zmq_bind(probe, "tcp://127.0.0.1:*"), 0);
+    char endpoint[256];
+    std::size_t len = sizeof endpoint;
+    zmq_getsockopt(probe, ZMQ_LAST_ENDPOINT, endpoint, &len);
+    int zero = 0;
+    zmq_setsockopt(probe, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_close(probe);  // the port is free again: the client keeps retrying
+    void* client = zmq_socket(ctx, ZMQ_DEALER);  // LINGER: forever (default)
+    ASSERT_EQ(zmq_connect(client, endpoint), 0);
+    ASSERT_EQ(zmq_send(client, "queued", 6, ZMQ_DONTWAIT), 6);
+    zmq_setsockopt(client, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_close(client);
+    EXPECT_TRUE(term_within(ctx, std::chrono::seconds(5))) << "zmq_ctx_term still waits";
 }
 
 #ifdef ZLINK_HAVE_CURVE
