@@ -27,7 +27,11 @@ RELEASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_LIBDIR=lib", "-D
                  "-DZLINK_BUILD_FUZZERS=OFF", "-DZLINK_LIBZMQ_COMPAT=ON"]
 CURVE_ON, CURVE_OFF = "-DZLINK_WITH_CURVE=ON", "-DZLINK_WITH_CURVE=OFF"
 # -O1 -g as the ASan docs advise: usable stacks, and a much cheaper compile than -O2.
-SANITIZE = "-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+# Without UBSan's vptr check: it probes memory through a pipe, so in the tests that run
+# the process out of file descriptors on purpose it reports valid objects as having an
+# "invalid vptr" (seen on std::system_error under EMFILE). Every other UBSan check stays.
+SANITIZE = ("-O1 -g -fsanitize=address,undefined -fno-sanitize=vptr -fno-omit-frame-pointer "
+            "-fno-sanitize-recover=undefined")
 ZLINK_TREES = paths.BUILD_DIR / "zlink"
 
 

@@ -26,7 +26,7 @@ const msg_t *as_msg(const zmq_msg_t *m) { return as_msg(const_cast<zmq_msg_t *>(
 
 socket_base_t *as_socket(void *s) {
     auto *sock = static_cast<socket_base_t *>(s);
-    if (!sock || !sock->check_tag()) {
+    if (!socket_base_t::is_live(sock)) {
         errno = ENOTSOCK;
         return nullptr;
     }

@@ -44,7 +44,7 @@ int build_pollset(const zmq_pollitem_t *items, int n, pollfd *fds) {
             continue;
         }
         auto *s = static_cast<socket_base_t *>(items[i].socket);
-        if (!s->check_tag()) {
+        if (!socket_base_t::is_live(s)) {
             errno = ENOTSOCK;
             return -1;
         }

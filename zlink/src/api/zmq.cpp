@@ -32,7 +32,7 @@ ctx_t *as_ctx(void *c) {
 
 socket_base_t *as_socket(void *s) {
     auto *sock = static_cast<socket_base_t *>(s);
-    if (!sock || !sock->check_tag()) {
+    if (!socket_base_t::is_live(sock)) {
         errno = ENOTSOCK;
         return nullptr;
     }

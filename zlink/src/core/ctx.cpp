@@ -99,12 +99,13 @@ socket_base_t *ctx_t::create_socket(int type) {
         }
         start_threads_locked();
     }
-    socket_base_t *s = socket_base_t::create(type, this);
+    std::unique_ptr<socket_base_t> s(socket_base_t::create(type, this));
     if (!s)
         return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
-    sockets_.insert(s);
-    return s;
+    // insert may throw bad_alloc (the API returns ENOMEM): the new socket is freed then.
+    sockets_.insert(s.get());
+    return s.release();
 }
 
 io_thread *ctx_t::choose_io_thread() {
