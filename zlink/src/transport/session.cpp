@@ -102,6 +102,18 @@ void session_t::stop() {
     }
     if (engine_)
         engine_->restart_output();
+    if (!engine_ready_)
+        notice_bare_delimiter();
+}
+
+// Nothing reads the pipe while no connection is through its handshake, so a
+// pipe holding only the socket's delimiter would never drain and the close
+// would wait for a peer forever (libzmq checks for this case the same way in
+// session_base_t::process_term). With messages queued, check_read sees them
+// first and they still wait for a connection, within LINGER.
+void session_t::notice_bare_delimiter() {
+    if (pipe_)
+        pipe_->check_read();
 }
 
 void session_t::drop_engine() {

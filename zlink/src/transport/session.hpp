@@ -90,6 +90,7 @@ private:
     void give_up();
     void drop_engine();
     void drop_out_pending();
+    void notice_bare_delimiter();
     void queue_probe(pipe_t &socket_end);
     void maybe_finish();
     void close_zap();

@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <asio/ip/tcp.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,18 @@
 namespace zlink {
 
 namespace {
+
+// zmq_connect refuses at once what cannot be a host (or source;host) and a
+// numeric port, as libzmq 4.3.5 does before it defers resolution: a name with
+// spaces would otherwise be retried in the background for ever.
+bool plausible_connect_text(const std::string &address) {
+    for (char c : address) {
+        const bool ok = std::isalnum(static_cast<unsigned char>(c)) || std::strchr(".-:%;[]_*", c);
+        if (!ok || c == '\0')
+            return false;
+    }
+    return !address.empty();
+}
 
 class tcp_family_t final : public stream_family {
 public:
@@ -53,7 +66,8 @@ public:
 
     int check_connect_address(const std::string &address) const override {
         std::string host, port;
-        if (split_host_port(address, host, port) != 0 || port == "*") {
+        if (!plausible_connect_text(address) || split_host_port(address, host, port) != 0 ||
+            port.empty() || !std::isdigit(static_cast<unsigned char>(port[0]))) {
             errno = EINVAL;
             return -1;
         }
