@@ -51,6 +51,11 @@ void connecter_t::on_resolved(const asio::error_code &ec, const stream_family::e
         return host_->connect_failed(open_ec);  // EMFILE: retried later
     }
     family_.prepare_connect(sock_->native_handle(), opts_);
+    if (family_.bind_source(sock_->native_handle(), address_, opts_) != 0) {
+        const asio::error_code bind_ec(errno, asio::error::get_system_category());
+        sock_.reset();
+        return host_->connect_failed(bind_ec);  // e.g. source address in use: retried
+    }
     start_connect_timer();
     sock_->async_connect(ep, [self = shared_from_this()](const asio::error_code &ec2) {
         self->on_connected(ec2);

@@ -74,6 +74,9 @@ public:
     virtual void tune(int fd, const options_t &opts) const = 0;
     // Kernel options for a connecting socket, after open and before connect.
     virtual void prepare_connect(int, const options_t &) const {}
+    // After prepare_connect: binds the connecting socket to the address's source
+    // part, if it has one (tcp "source;destination"). 0, or -1 with errno.
+    virtual int bind_source(int, const std::string &, const options_t &) const { return 0; }
 };
 
 const stream_family &tcp_family();

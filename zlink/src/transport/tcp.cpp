@@ -29,6 +29,12 @@ bool plausible_connect_text(const std::string &address) {
     return !address.empty();
 }
 
+// What follows the source part of "source;destination" (the whole text without one).
+std::string destination_part(const std::string &address) {
+    const auto semi = address.find(';');
+    return semi == std::string::npos ? address : address.substr(semi + 1);
+}
+
 class tcp_family_t final : public stream_family {
 public:
     transport_kind kind() const override { return transport_kind::tcp; }
@@ -66,7 +72,11 @@ public:
 
     int check_connect_address(const std::string &address) const override {
         std::string host, port;
-        if (!plausible_connect_text(address) || split_host_port(address, host, port) != 0 ||
+        const auto semi = address.find(';');
+        if (semi != std::string::npos && split_host_port(address.substr(0, semi), host, port) != 0)
+            return -1;
+        if (!plausible_connect_text(address) ||
+            split_host_port(destination_part(address), host, port) != 0 ||
             port.empty() || !std::isdigit(static_cast<unsigned char>(port[0]))) {
             errno = EINVAL;
             return -1;
@@ -77,7 +87,7 @@ public:
     void resolve(asio::io_context &ioc, const std::string &address, const options_t &opts,
                  resolve_handler done) const override {
         std::string host, port;
-        split_host_port(address, host, port);  // checked at zmq_connect
+        split_host_port(destination_part(address), host, port);  // checked at zmq_connect
         auto resolver = std::make_shared<asio::ip::tcp::resolver>(ioc);
         const bool ipv6 = opts.ipv6;
         resolver->async_resolve(
@@ -100,6 +110,21 @@ public:
 
     void prepare_connect(int fd, const options_t &opts) const override {
         prepare_tcp_socket(fd, opts);
+    }
+
+    // "tcp://source;destination": the connection leaves from source (a port of
+    // 0 or "*" lets the kernel pick). SO_REUSEADDR first, as libzmq does, so
+    // one source port can reach several servers and be reused at once.
+    int bind_source(int fd, const std::string &address, const options_t &opts) const override {
+        const auto semi = address.find(';');
+        if (semi == std::string::npos)
+            return 0;
+        asio::ip::tcp::endpoint src;
+        if (tcp_bind_endpoint(address.substr(0, semi), opts.ipv6, src) != 0)
+            return -1;
+        int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        return ::bind(fd, src.data(), static_cast<socklen_t>(src.size()));
     }
 };
 
