@@ -199,6 +199,8 @@ void session_t::engine_ready(const peer_info &peer) {
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
     if (!pipe_)
         attach_new_pipe();
+    else if (per_connection_pipe_ && !pipe_->is_active())
+        ;  // the last connection's pipe is still ending: pipe_terminated attaches ours
     else if (reconnected)  // SUB resends its subscriptions there
         send_to_owner(command{command_kind::hiccup, pipe_->peer()});
     if (opts_.raw_socket && opts_.raw_notify && pipe_) {
@@ -446,6 +448,14 @@ void session_t::pipe_terminated(pipe_t *pipe) {
         // Refused or dropped by the socket: this connection is over.
         drop_engine();
         return maybe_finish();
+    }
+    if (per_connection_pipe_ && engine_ready_) {
+        // A new connection came up while the socket was still to acknowledge the
+        // last one's pipe (it does so when it next reads): give it its pipe now,
+        // or it could never deliver (libzmq's test_immediate_3).
+        attach_new_pipe();
+        engine_->restart_input();
+        return;
     }
     if (!per_connection_pipe_) {
         // The socket dropped our long-lived pipe (e.g. PAIR refusing a second
