@@ -63,6 +63,31 @@ int reply_stats(void *control, const side_stats &f, const side_stats &b) {
     return 0;
 }
 
+// A REP control socket must answer every request or it can take no more:
+// as libzmq, commands other than STATISTICS get an empty reply.
+int reply_if_rep(void *control) {
+    int type = 0;
+    size_t size = sizeof type;
+    if (zmq_getsockopt(control, ZMQ_TYPE, &type, &size) < 0)
+        return -1;
+    return type == ZMQ_REP ? zmq_send(control, "", 0, 0) : 0;
+}
+
+// Runs one control command: 1 to go on, 0 after TERMINATE, -1 on error.
+// Unknown commands are ignored (but answered), as libzmq does.
+int obey(void *control, std::string_view c, bool &paused, const side_stats &fs,
+         const side_stats &bs) {
+    if (c == "STATISTICS")
+        return reply_stats(control, fs, bs) < 0 ? -1 : 1;
+    if (c == "PAUSE")
+        paused = true;
+    else if (c == "RESUME")
+        paused = false;
+    if (reply_if_rep(control) < 0)
+        return -1;
+    return c == "TERMINATE" ? 0 : 1;
+}
+
 // The proxy loop; returns 0 after TERMINATE, -1 with errno (ETERM when the
 // context ends, as libzmq).
 int run_proxy(void *frontend, void *backend, void *capture, void *control) {
@@ -83,17 +108,9 @@ int run_proxy(void *frontend, void *backend, void *capture, void *control) {
             if (len < 0)
                 return -1;
             std::string_view c(cmd, static_cast<size_t>(len < 32 ? len : 32));
-            if (c == "PAUSE")
-                paused = true;
-            else if (c == "RESUME")
-                paused = false;
-            else if (c == "TERMINATE")
-                return 0;
-            else if (c == "STATISTICS") {
-                if (reply_stats(control, fs, bs) < 0)
-                    return -1;
-            }
-            // Unknown commands are ignored, as libzmq does.
+            const int rc = obey(control, c, paused, fs, bs);
+            if (rc <= 0)
+                return rc;  // TERMINATE (0) or an error (-1)
         }
         if (!paused && (items[0].revents & ZMQ_POLLIN) &&
             forward(frontend, backend, capture, fs, bs) < 0)

@@ -201,6 +201,7 @@ int ctx_t::shutdown() {
     if (terminating_)
         return 0;
     terminating_ = true;
+    release_pending_locked();
     for (socket_base_t *s : sockets_)
         s->commands().post(command{command_kind::stop, nullptr, s});
     return 0;
@@ -236,16 +237,21 @@ void ctx_t::unregister_inproc_all(socket_base_t *s) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = inproc_.begin(); it != inproc_.end();)
         it = it->second.socket == s ? inproc_.erase(it) : std::next(it);
-    // A closing connecter's never-adopted pipe ends finish on the reaper.
-    for (auto it = inproc_pending_.begin(); it != inproc_pending_.end();) {
-        if (it->second.connecter != s) {
-            ++it;
-            continue;
-        }
-        it->second.bind_end->set_nodelay();
-        it->second.fwd->set_target(reaper_.get());
-        it = inproc_pending_.erase(it);
+    // A closing connecter's pending pipe ends stay: what it sent is delivered
+    // when the name is bound later, as libzmq does (test_hwm's
+    // connect_and_close_first). shutdown() releases those never adopted.
+    for (auto &entry : inproc_pending_)
+        if (entry.second.connecter == s)
+            entry.second.connecter = nullptr;
+}
+
+void ctx_t::release_pending_locked() {
+    // Never-adopted pipe ends finish on the reaper, dropping their messages.
+    for (auto &entry : inproc_pending_) {
+        entry.second.bind_end->set_nodelay();
+        entry.second.fwd->set_target(reaper_.get());
     }
+    inproc_pending_.clear();
 }
 
 forwarder *ctx_t::make_forwarder() {

@@ -48,7 +48,7 @@ public:
     // inproc: bind registers a name; connect finds the binder or leaves a
     // pending pipe end that the binder adopts (connect-before-bind).
     struct pending_connect {
-        socket_base_t *connecter;
+        socket_base_t *connecter;  // nullptr once it closed (the entry stays)
         pipe_t *bind_end;  // end to attach to the binder
         options_t connecter_opts;
         zlink::forwarder *fwd = nullptr;  // bind_end's executor until bound
@@ -70,6 +70,7 @@ public:
 private:
     static constexpr unsigned live_tag = 0xabadcafe, dead_tag = 0xdeadbeef;
     void start_threads_locked();
+    void release_pending_locked();  // zmq_ctx_term/shutdown: drop unadopted connects
     std::string thread_name(const char *role, int index) const;
     void reap(socket_base_t *s);
     void watch_until_reaped(socket_base_t *s);

@@ -71,6 +71,28 @@ void pipe_t::set_hwms_after_bind(int hwm_out, int hwm_in) {
     send_to_peer(command_kind::pipe_hwms, peer_out << 32 | peer_in);
 }
 
+void pipe_t::set_peer_hwms(int peer_rcvhwm, int peer_sndhwm) {
+    peer_rcvhwm_.store(peer_rcvhwm, std::memory_order_relaxed);
+    peer_sndhwm_.store(peer_sndhwm, std::memory_order_relaxed);
+}
+
+namespace {
+// Own limit plus the peer's share; unlimited when either is (as inproc's
+// connect). No share known (-1): the own limit alone.
+int with_peer_share(int own, int peer) {
+    if (peer < 0)
+        return own;
+    return (own == 0 || peer == 0) ? 0 : own + peer;
+}
+}  // namespace
+
+void pipe_t::update_hwms(int sndhwm, int rcvhwm) {
+    if (state_ != st_active)
+        return;  // closing: the peer may be gone, and limits no longer matter
+    set_hwms_after_bind(with_peer_share(sndhwm, peer_rcvhwm_.load(std::memory_order_relaxed)),
+                        with_peer_share(rcvhwm, peer_sndhwm_.load(std::memory_order_relaxed)));
+}
+
 void pipe_t::apply_hwms(int hwm_out, int hwm_in) {
     hwm_ = out_->conflating() ? 0 : hwm_out;
     lwm_ = in_->conflating() ? 0 : compute_lwm(hwm_in);

@@ -93,6 +93,13 @@ public:
     // set_hwms). Call on the binder's end before it is attached; the other
     // end learns its share by a command. A conflated direction stays unlimited.
     void set_hwms_after_bind(int hwm_out, int hwm_in);
+    // Inproc: the peer socket's share of each direction (libzmq's HWM boost),
+    // kept so a later SNDHWM/RCVHWM change keeps it. Atomic: the binder sets
+    // it on the connecter's end too. A session pipe has none (-1).
+    void set_peer_hwms(int peer_rcvhwm, int peer_sndhwm);
+    // The owning socket's SNDHWM/RCVHWM changed: both directions take the new
+    // limits (plus the peer's share), this end at once, the peer by command.
+    void update_hwms(int sndhwm, int rcvhwm);
 
     // Data the socket layer attaches to an end.
     std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer
@@ -141,6 +148,8 @@ private:
     state_t state_ = st_active;
     int hwm_ = 0;  // outbound
     int lwm_ = 0;  // inbound: report progress to the writer every lwm_ reads
+    std::atomic<int> peer_rcvhwm_{-1};  // see set_peer_hwms
+    std::atomic<int> peer_sndhwm_{-1};
     uint64_t msgs_read_ = 0;
     uint64_t msgs_written_ = 0;
     uint64_t peers_msgs_read_ = 0;

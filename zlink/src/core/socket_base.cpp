@@ -92,7 +92,12 @@ int socket_base_t::setsockopt(int option, const void *val, size_t len) {
     int rc = xsetsockopt(option, val, len);
     if (rc == 0 || errno != EINVAL)
         return rc;
-    return options.set(option, val, len);
+    rc = options.set(option, val, len);
+    // As libzmq: new HWMs apply to the pipes already connected too.
+    if (rc == 0 && (option == ZMQ_SNDHWM || option == ZMQ_RCVHWM))
+        for (pipe_t *p : pipes_)
+            p->update_hwms(options.sndhwm, options.rcvhwm);
+    return rc;
 }
 
 int socket_base_t::getsockopt(int option, void *val, size_t *len) {

@@ -19,6 +19,10 @@ void stream_t::xattach_pipe(pipe_t *pipe, bool) {
     if (id.empty() || !table_.add(pipe, id)) {
         id = table_.generate();
         table_.add(pipe, id);
+        // libzmq quirk that programs rely on (test_stream_disconnect): a
+        // generated id also becomes the socket's own ZMQ_ROUTING_ID, so a
+        // client STREAM can read the id of the connection it just made.
+        options.routing_id = id;
     }
     pipe->routing_id = id;
     fq_.attach(pipe);

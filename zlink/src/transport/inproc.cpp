@@ -21,6 +21,14 @@ void send_routing_id(pipe_t *p, const std::string &id) {
 // Unlimited when either side is unlimited.
 int sum_hwm(int a, int b) { return (a == 0 || b == 0) ? 0 : a + b; }
 
+// Connect before bind: each end learns the other socket's HWMs (for later
+// SNDHWM/RCVHWM changes, core/pipe.hpp). The connecter's end is only touched
+// through its atomic shares.
+void share_hwms(pipe_t *bind_end, const options_t &connecter, const options_t &binder) {
+    bind_end->set_peer_hwms(connecter.rcvhwm, connecter.sndhwm);
+    bind_end->peer()->set_peer_hwms(binder.rcvhwm, binder.sndhwm);
+}
+
 void attach_to(socket_base_t *peer, pipe_t *end) {
     peer->commands().post(command{command_kind::attach_pipe, end, peer, nullptr, 0});
 }
@@ -37,6 +45,8 @@ void connect_to_binder(socket_base_t &s, const ctx_t::inproc_binder &binder,
                                   sum_hwm(o.rcvhwm, po.sndhwm),
                                   o.conflate_out() || po.conflate_in(),
                                   o.conflate_in() || po.conflate_out());
+    pp.a->set_peer_hwms(po.rcvhwm, po.sndhwm);
+    pp.b->set_peer_hwms(o.rcvhwm, o.sndhwm);
     pp.a->peer_routing_id = po.routing_id;
     pp.a->peer_socket_type = po.type;
     pp.b->peer_routing_id = o.routing_id;
@@ -64,6 +74,7 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
         // Bound in between: attach there instead.
         socket_base_t *late = binder.socket;
         fwd->set_target(&late->commands());
+        share_hwms(pp.b, o, binder.opts);
         pp.b->set_hwms_after_bind(sum_hwm(o.rcvhwm, binder.opts.sndhwm),
                                   sum_hwm(o.sndhwm, binder.opts.rcvhwm));
         send_routing_id(pp.b, binder.opts.routing_id);
@@ -93,6 +104,7 @@ int inproc_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::st
     // Adopt connects that happened before this bind.
     for (auto &p : pending) {
         p.fwd->set_target(&s.commands());
+        share_hwms(p.bind_end, p.connecter_opts, s.opts());
         // Made with the connecter's HWMs only: now the sums, as a connect
         // after the bind gets (libzmq's test_hwm, test_sockopt_hwm).
         const options_t &co = p.connecter_opts, &bo = s.opts();

@@ -1,0 +1,166 @@
+// Regression tests for behaviours libzmq 4.3.5's own test suite relies on
+// (baselines/libzmq-suite): each case is the smallest program that failed on
+// zlink while libzmq passed it. Written against zmq.h only.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "zmq.h"
+
+namespace {
+
+// Counts non-blocking empty sends until the socket would block.
+int send_until_full(void *s) {
+    int n = 0;
+    while (n < 10000 && zmq_send(s, nullptr, 0, ZMQ_DONTWAIT) == 0)
+        ++n;
+    return n;
+}
+
+int recv_all_now(void *s) {
+    int n = 0;
+    while (zmq_recv(s, nullptr, 0, ZMQ_DONTWAIT) == 0)
+        ++n;
+    return n;
+}
+
+void set_int(void *s, int option, int value) {
+    ASSERT_EQ(0, zmq_setsockopt(s, option, &value, sizeof value));
+}
+
+// Sockets are closed in TearDown, so a failed ASSERT cannot leave one open
+// and hang zmq_ctx_term.
+class dropin : public ::testing::Test {
+protected:
+    void SetUp() override { ctx = zmq_ctx_new(); }
+    void TearDown() override {
+        for (void *s : open_)
+            zmq_close(s);
+        EXPECT_EQ(0, zmq_ctx_term(ctx));
+    }
+    void *socket(int type) {
+        void *s = zmq_socket(ctx, type);
+        set_int(s, ZMQ_LINGER, 0);
+        open_.push_back(s);
+        return s;
+    }
+    void close_now(void *s) {
+        open_.erase(std::find(open_.begin(), open_.end(), s));
+        zmq_close(s);
+    }
+    void *ctx = nullptr;
+
+private:
+    std::vector<void *> open_;
+};
+
+// test_sockopt_hwm test_change_after_connected: raising SNDHWM after the
+// connection exists widens its pipe (5 own + 1 of the peer's RCVHWM).
+TEST_F(dropin, sndhwm_raised_after_connect_widens_the_existing_pipe) {
+    void *push = socket(ZMQ_PUSH), *pull = socket(ZMQ_PULL);
+    set_int(pull, ZMQ_RCVHWM, 1);
+    set_int(push, ZMQ_SNDHWM, 1);
+    ASSERT_EQ(0, zmq_connect(pull, "inproc://hwm-after-connect"));
+    ASSERT_EQ(0, zmq_bind(push, "inproc://hwm-after-connect"));
+    set_int(push, ZMQ_SNDHWM, 5);
+    EXPECT_EQ(6, send_until_full(push));
+}
+
+// The same from the connecter's side, connect after bind: RCVHWM raised on
+// the receiver lets the sender queue more (1 own + 4 of the peer's).
+TEST_F(dropin, rcvhwm_raised_after_connect_widens_the_existing_pipe) {
+    void *push = socket(ZMQ_PUSH), *pull = socket(ZMQ_PULL);
+    set_int(pull, ZMQ_RCVHWM, 1);
+    set_int(push, ZMQ_SNDHWM, 1);
+    ASSERT_EQ(0, zmq_bind(pull, "inproc://rcvhwm-after-connect"));
+    ASSERT_EQ(0, zmq_connect(push, "inproc://rcvhwm-after-connect"));
+    set_int(pull, ZMQ_RCVHWM, 4);
+    // The sender learns the new limit by a command: let it arrive.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(5, send_until_full(push));
+}
+
+// test_hwm test_infinite_recv_connect_and_close_first: what an inproc
+// connecter queued before it closed is delivered once the name is bound.
+TEST_F(dropin, inproc_message_of_a_closed_connecter_reaches_a_later_binder) {
+    void *push = socket(ZMQ_PUSH);
+    set_int(push, ZMQ_LINGER, -1);
+    set_int(push, ZMQ_SNDHWM, 1);
+    ASSERT_EQ(0, zmq_connect(push, "inproc://closed-first"));
+    ASSERT_EQ(1, send_until_full(push));
+    close_now(push);
+    void *pull = socket(ZMQ_PULL);
+    set_int(pull, ZMQ_RCVHWM, 0);
+    ASSERT_EQ(0, zmq_bind(pull, "inproc://closed-first"));
+    EXPECT_EQ(1, recv_all_now(pull));
+}
+
+// Kept for a binder that never comes: zmq_ctx_term must still finish.
+TEST_F(dropin, ctx_term_finishes_with_a_closed_connecter_never_bound) {
+    void *push = socket(ZMQ_PUSH);
+    set_int(push, ZMQ_LINGER, -1);
+    ASSERT_EQ(0, zmq_connect(push, "inproc://never-bound"));
+    EXPECT_EQ(1, zmq_send(push, "x", 1, 0));
+    close_now(push);
+    // TearDown's zmq_ctx_term hangs if the parked pipe is never released.
+}
+
+// test_stream_disconnect: a STREAM's generated connection id is also what
+// ZMQ_ROUTING_ID reads (libzmq copies it into the socket's options).
+TEST_F(dropin, stream_routing_id_reads_the_generated_connection_id) {
+    void *server = socket(ZMQ_STREAM), *client = socket(ZMQ_STREAM);
+    ASSERT_EQ(0, zmq_bind(server, "tcp://127.0.0.1:*"));
+    char endpoint[256];
+    size_t len = sizeof endpoint;
+    ASSERT_EQ(0, zmq_getsockopt(server, ZMQ_LAST_ENDPOINT, endpoint, &len));
+    ASSERT_EQ(0, zmq_connect(client, endpoint));
+    set_int(client, ZMQ_RCVTIMEO, 5000);
+    char notified[256];
+    const int id_size = zmq_recv(client, notified, sizeof notified, 0);  // connect notification
+    ASSERT_GT(id_size, 0);
+    char own[256];
+    size_t own_size = sizeof own;
+    ASSERT_EQ(0, zmq_getsockopt(client, ZMQ_ROUTING_ID, own, &own_size));
+    ASSERT_EQ(static_cast<size_t>(id_size), own_size);
+    EXPECT_EQ(0, std::memcmp(notified, own, own_size));
+}
+
+// test_proxy_steerable: a REP control socket is answered for every command
+// (empty reply; STATISTICS gets its 8 frames), TERMINATE included.
+TEST_F(dropin, proxy_steerable_answers_every_command_on_a_rep_control) {
+    void *front = socket(ZMQ_PULL), *back = socket(ZMQ_PUSH);
+    void *control = socket(ZMQ_REP), *steer = socket(ZMQ_REQ);
+    ASSERT_EQ(0, zmq_bind(front, "inproc://steer-front"));
+    ASSERT_EQ(0, zmq_bind(back, "inproc://steer-back"));
+    ASSERT_EQ(0, zmq_bind(control, "inproc://steer-control"));
+    ASSERT_EQ(0, zmq_connect(steer, "inproc://steer-control"));
+    set_int(steer, ZMQ_RCVTIMEO, 5000);
+    auto proxy = std::async(std::launch::async,
+                            [&] { return zmq_proxy_steerable(front, back, nullptr, control); });
+    // A failed ASSERT leaves the proxy running: end it (ETERM) so the future
+    // can be joined. Declared after it, so it runs first.
+    struct stop_proxy {
+        void *ctx;
+        std::future<int> &f;
+        ~stop_proxy() {
+            if (f.valid() && f.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+                zmq_ctx_shutdown(ctx);
+        }
+    } guard{ctx, proxy};
+    for (const char *command : {"PAUSE", "RESUME", "BOGUS", "TERMINATE"}) {
+        const int size = static_cast<int>(std::strlen(command));
+        ASSERT_EQ(size, zmq_send(steer, command, std::strlen(command), 0));
+        char reply[16];
+        EXPECT_EQ(0, zmq_recv(steer, reply, sizeof reply, 0)) << command;
+    }
+    ASSERT_EQ(std::future_status::ready, proxy.wait_for(std::chrono::seconds(5)));
+    EXPECT_EQ(0, proxy.get());
+}
+
+}  // namespace
