@@ -130,6 +130,10 @@ int router_t::xrecv(msg_t &msg) {
         // Frame zero: who sent it.
         msg.init_buffer(prefetched_id_.data(), prefetched_id_.size());
         msg.set_flags(msg_t::more);
+        // As libzmq: the routing id carries its connection's properties (ZAP
+        // metadata, User-Id) like the frames after it. set_metadata takes its own
+        // reference, so the const view of the prefetched message is enough.
+        msg.set_metadata(const_cast<metadata_t *>(prefetched_.metadata()));
         id_sent_ = true;
         more_in_ = true;
         return 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <asio/write.hpp>
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -100,6 +101,15 @@ void engine_t::fail(const char *reason, int event, int value) {
     stop(engine_end{ready_, event, value, false, reason, held_});
 }
 
+// A read that ends the connection. Its value is the errno libzmq 4.3.5 reports with
+// HANDSHAKE_FAILED_NO_DETAIL when this happens mid-handshake: EPIPE for the end of
+// the stream (libzmq's read turns 0 bytes into EPIPE), else the socket's error.
+void engine_t::fail_read(const asio::error_code &ec) {
+    const bool eof = ec == asio::error::eof;
+    const bool system = ec.category() == asio::system_category();
+    fail(eof ? "peer closed the connection" : "read failed", 0, eof ? EPIPE : system ? ec.value() : 0);
+}
+
 void engine_t::close_after_flush() {
     auto self = shared_from_this();
     if (stopped_)
@@ -159,8 +169,17 @@ void engine_t::advance_handshake() {
     }
     in_handshake_ = false;
     pump_out();  // our READY, once the greeting was accepted
-    if (stopped_ || hs_->zap_pending())
-        return;  // waiting for zap_answer()
+    if (stopped_)
+        return;
+    if (hs_->zap_pending()) {
+        // Waiting for zap_answer(), still reading: a peer that hangs up meanwhile
+        // ends the connection now with EPIPE, as in libzmq 4.3.5 (a handler that
+        // never answers must not hold it until HANDSHAKE_IVL). A full buffer
+        // waits for the answer instead of polling an empty read.
+        if (in_end_ - in_begin_ < inbuf_.size())
+            start_read();
+        return;
+    }
     if (hs_->done())
         return handshake_done();
     start_read();
@@ -275,7 +294,7 @@ void engine_t::on_read(const asio::error_code &ec, size_t n) {
     if (stopped_)
         return;
     if (ec)
-        return fail(ec == asio::error::eof ? "peer closed the connection" : "read failed", 0);
+        return fail_read(ec);
     last_recv_ = steady::now();
     if (held_) {
         in_begin_ = in_end_ = 0;

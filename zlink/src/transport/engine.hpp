@@ -139,6 +139,7 @@ private:
     // lifecycle
     void stop(engine_end why);
     void fail(const char *reason, int event, int value = 0);
+    void fail_read(const asio::error_code &ec);
     void arm_handshake_timer();
     void advance_handshake();
     void handshake_failed();

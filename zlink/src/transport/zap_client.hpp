@@ -24,7 +24,8 @@ public:
     virtual ~zap_listener() = default;
     // A well-formed reply (not yet judged: 200/300/400/500).
     virtual void zap_replied(const wire::zap_reply &reply) = 0;
-    // The reply broke RFC 27 (wire::wire_error::zap_*), or the handler went away.
+    // The reply broke RFC 27 (wire::wire_error::zap_*). A handler that goes away
+    // unanswered is not reported: the handshake keeps waiting, as in libzmq.
     virtual void zap_failed(wire::wire_error error) = 0;
 };
 

@@ -200,6 +200,25 @@ TEST_F(ZapApi, NullWithDomainCarriesZapMetadataToMessages)
     EXPECT_EQ(req[5], "NULL");
 }
 
+// libzmq's test_router_prefetch_metadata: every frame a ROUTER hands out, the
+// routing id it prepends included, carries the connection's ZAP metadata.
+TEST_F(ZapApi, RouterFramesAllCarryZapMetadata)
+{
+    zmq_close(server);
+    server = socket(ZMQ_ROUTER);
+    zmq_setsockopt(server, ZMQ_ZAP_DOMAIN, "DOMAIN", 6);
+    connect_pair();
+    zmq_send(client, "hello", 5, 0);
+    for (const char* frame : {"routing id", "body"}) {
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        ASSERT_GE(zmq_msg_recv(&msg, server, 0), 0) << frame;
+        EXPECT_STREQ(zmq_msg_gets(&msg, "Hello"), "World") << frame;
+        EXPECT_STREQ(zmq_msg_gets(&msg, "User-Id"), "anonymous") << frame;
+        zmq_msg_close(&msg);
+    }
+}
+
 TEST_F(ZapApi, NoDomainNoZapAndOnlyConnectionProperties)
 {
     connect_pair();
