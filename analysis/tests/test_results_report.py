@@ -127,7 +127,7 @@ def test_a_ceiling_probed_under_another_process_model_bounds_nothing(tmp_path):
     text = report.render_run(run).read_text()
     assert "BROKEN" not in text
     row = next(line for line in text.splitlines() if line.startswith("| 64 KiB | Throughput |"))
-    assert row.endswith("| - |")
+    assert row.endswith("| - | unpaired |")  # ceiling share "-", then the Test column
     same = make_run(tmp_path / "same", patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(),
                     ceiling_bps=2.5e9, ceiling_model="two-process", cell_fields=fields)
     assert "119% BROKEN" in report.render_run(same).read_text()

@@ -6,7 +6,10 @@ Three kinds of pair, all oriented so that a positive diff means "candidate is be
   aa:      the reference against an alias of itself (same build): pure noise, so every
            FAST or SLOW among them is a false call; the report counts them (calibration).
 
-The verdict of a run's cells comes from decide.decide() on the repetitions. Published
+The verdict of a run's cells comes from decide.decide_repetitions() on the
+repetitions: paired (repetition i of the candidate against repetition i of the
+reference, run back to back in the interleaved schedule) when enough repetitions pair
+up, else the two-sample test; the `test` column says which decided. Published
 reports kept one figure per cell: a mean +/- std of n runs gives a Welch interval
 (basis `summary`), judged by the same rule; a bare figure (basis `point`) has no
 interval, so it can never be SAME and is FAST/SLOW only beyond POINT_THRESHOLD.
@@ -32,7 +35,8 @@ CELL = SCOPE + ["pattern", "transport", "msg_size", "io_threads", "config"] + WH
 
 COLUMNS = ["kind", "source", "run_id", "experiment", "table", "pattern", "transport", "io_threads", "config",
            *WHERE, "msg_size", "metric", "library", "reference", "n_cand", "n_ref", "cand_median", "ref_median",
-           "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "basis", "stop_reason"]
+           "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "basis", "test", "stop_reason"]
+PAIRED, UNPAIRED = "paired", "unpaired"   # the test column of a comparison judged on repetitions
 
 def reference_config(cells: pd.DataFrame) -> str | None:
     """The configuration whose parameter overrides are a subset of every other's
@@ -58,15 +62,26 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
     ok["v"] = ok["value_precise"].where(ok["value_precise"].notna(), ok["value"])
     params = [c for c in ok.columns if c.startswith(schema.PARAM_PREFIX)]
     ok = ok.sort_values(CELL + ["v"], kind="mergesort")
-    agg = {"v": list, "spread": "first", "n_summarized": "first", "stop_reason": _last_nonempty,
+    agg = {"v": list, "repetition": list, "spread": "first", "n_summarized": "first", "stop_reason": _last_nonempty,
            **{p: "first" for p in params}}
     cells = ok.groupby(CELL, sort=True).agg(agg).reset_index()
     cells["values"] = [np.asarray(v, dtype=float) for v in cells.pop("v")]
+    cells["reps"] = [_by_repetition(src, r, v) for src, r, v in
+                     zip(cells["source"], cells.pop("repetition"), cells["values"], strict=True)]
     summaries = [stats.summarize(v) for v in cells["values"]]
     for name in ("n", "median", "q1", "q3", "cv"):
         cells[name] = [getattr(x, name) for x in summaries]
     cells["n_summarized"] = cells["n_summarized"].fillna(1).astype(int)
     return cells
+
+
+def _by_repetition(source: str, reps: list, values: np.ndarray) -> dict | None:
+    """repetition index -> value for a run's cell (the key pairs it with the other
+    library's same repetition); None where indices are missing or repeated (published
+    tables: one figure per cell), so the cell is never paired."""
+    if source != "run" or any(pd.isna(r) for r in reps) or len(set(reps)) != len(reps):
+        return None
+    return {int(r): float(v) for r, v in zip(reps, values, strict=True)}
 
 
 def _last_nonempty(values) -> str:
@@ -85,10 +100,10 @@ def _oriented(ratio: float, lo: float, hi: float, higher: bool) -> tuple[float, 
     return 100 * (ratio - 1), 100 * (lo - 1), 100 * (hi - 1)
 
 
-def _from_repetitions(cand: dict, ref: dict, higher: bool, margin: float, confidence: float, key: str) -> dict:
+def _from_repetitions(cand: dict, ref: dict, higher: bool, margin: float, confidence: float, key: str,
+                      pairable: bool) -> dict:
     try:
-        d = decide.decide(ref["values"], cand["values"], higher_is_better=higher, margin=margin,
-                          confidence=confidence, seed=stats.seed_for(key))
+        d = _decide(cand, ref, higher, margin, confidence, stats.seed_for(key), pairable)
     except decide.TooFewSamples:
         need = decide.min_samples(confidence)
         return {"verdict": "AMBIGUOUS", "basis": f"n<{need}", **_point_diff(cand, ref, higher)}
@@ -96,7 +111,18 @@ def _from_repetitions(cand: dict, ref: dict, higher: bool, margin: float, confid
         return {"verdict": "AMBIGUOUS", "basis": "invalid values", **_point_diff(cand, ref, higher)}
     diff, lo, hi = _oriented(d.ratio, d.low, d.high, higher)
     return {"diff_pct": diff, "ci_lo_pct": lo, "ci_hi_pct": hi, "p_value": d.p_value, "mde_pct": 100 * d.mde,
-            "verdict": d.verdict, "basis": "interval"}
+            "verdict": d.verdict, "basis": "interval",
+            "test": PAIRED if d.method == decide.PAIRED_METHOD else UNPAIRED}
+
+
+def _decide(cand: dict, ref: dict, higher: bool, margin: float, confidence: float, seed: int, pairable: bool):
+    """Paired where both cells carry repetition indices (decide_repetitions falls back
+    to the two-sample test below the paired minimum), two-sample otherwise."""
+    if pairable and cand.get("reps") and ref.get("reps"):
+        return decide.decide_repetitions(ref["reps"], cand["reps"], higher_is_better=higher, margin=margin,
+                                         confidence=confidence, seed=seed)
+    return decide.decide(ref["values"], cand["values"], higher_is_better=higher, margin=margin,
+                         confidence=confidence, seed=seed)
 
 
 def _point_diff(cand: dict, ref: dict, higher: bool) -> dict:
@@ -129,8 +155,10 @@ def _summarized(cell: dict) -> bool:
 
 
 def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN,
-                 confidence: float = DEFAULT_CONFIDENCE) -> dict:
-    """Diff, interval and verdict of one pair of cells (rows of cell_table)."""
+                 confidence: float = DEFAULT_CONFIDENCE, pairable: bool = True) -> dict:
+    """Diff, interval and verdict of one pair of cells (rows of cell_table).
+    pairable: the two cells belong to one configuration, so their repetitions of one
+    index ran back to back (library and A/A pairs; never two configurations)."""
     higher = schema.metric(cand["metric"]).higher_is_better
     key = _key_text(*(cand[c] for c in CELL), ref["library"], ref["config"])
     out = {"n_cand": cand["n"], "n_ref": ref["n"], "cand_median": cand["median"], "ref_median": ref["median"],
@@ -140,7 +168,7 @@ def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN,
         return {**out, **_from_summaries(cand, ref, higher, margin)}
     if published and cand["n"] == 1 and ref["n"] == 1:
         return {**out, **_from_points(cand, ref, higher)}
-    return {**out, **_from_repetitions(cand, ref, higher, margin, confidence, key)}
+    return {**out, **_from_repetitions(cand, ref, higher, margin, confidence, key, pairable)}
 
 
 def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
@@ -176,7 +204,7 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
             ident = {c: cand[c] for c in CELL if c != "library"}
             reference_name = ref["library"] if kind != "config" else ref["config"]
             rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
-                         **compare_pair(cand, ref, margin, confidence)})
+                         **compare_pair(cand, ref, margin, confidence, pairable=kind != "config")})
     out = pd.DataFrame(rows, columns=COLUMNS)
     order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,
              "library", "metric", "msg_size"]

@@ -19,6 +19,16 @@ Verdict rules (docs: analysis/README.md "Verdicts"):
 
 The minimum detectable effect (MDE) is the relative change this design detects with
 80% power, simulated (seeded) from the observed spread of the log values.
+
+Paired (decide_paired, decide_repetitions): where both sides ran the same repetition
+indices of an interleaved schedule, repetition i of the candidate is paired with
+repetition i of the reference (run back to back), and the verdict comes from the
+per-pair log ratios: one-sample Hodges-Lehmann estimate (median of the Walsh
+averages), the exact interval that inverts the Wilcoxon signed-rank test, and its exact
+p (signed_rank.py). Drift common to both sides cancels in the pairs. It needs more
+values than the two-sample test (6 pairs at 95% against 4 a side), so
+decide_repetitions uses it when at least min_samples(confidence, paired=True) pairs
+exist and the two-sample test otherwise; which one decided is in Decision.method.
 """
 from __future__ import annotations
 
@@ -29,8 +39,11 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats as sps
 
+from . import signed_rank
+
 VERDICTS = ("FAST", "SLOW", "SAME", "AMBIGUOUS")
 METHOD = "hodges-lehmann log-ratio, exact mann-whitney interval"
+PAIRED_METHOD = "paired hodges-lehmann log-ratio, exact wilcoxon signed-rank interval"
 MDE_POWER = 0.80
 MDE_DRAWS = 2000
 # Above this many rank orders (C(n+m, n)) the exact counts leave int64: use the
@@ -63,10 +76,14 @@ class Decision:
     method: str = METHOD
 
 
-def min_samples(confidence: float = 0.95) -> int:
+def min_samples(confidence: float = 0.95, paired: bool = False) -> int:
     """The smallest n per side (equal sizes) whose most extreme rank order is
-    significant at this confidence: below it no verdict but AMBIGUOUS is possible."""
+    significant at this confidence: below it no verdict but AMBIGUOUS is possible.
+    paired: the smallest number of pairs for the signed-rank test (all signs one way
+    has p = 2 / 2^n)."""
     _check_confidence(confidence)
+    if paired:
+        return signed_rank.min_pairs(confidence)
     n = 1
     while _critical_rank(n, n, confidence) < 1:
         n += 1
@@ -80,8 +97,7 @@ def decide(reference, candidate, *, higher_is_better: bool, margin: float = 0.03
     verdict are exact. Raises ValueError on bad input and TooFewSamples when the
     sample sizes cannot reach significance at this confidence."""
     _check_confidence(confidence)
-    if not 0 <= margin < 1:
-        raise ValueError(f"margin must be in [0, 1), got {margin!r}")
+    _check_margin(margin)
     ref = _log_values(reference, "reference")
     cand = _log_values(candidate, "candidate")
     k = _critical_rank(cand.size, ref.size, confidence)
@@ -99,6 +115,59 @@ def decide(reference, candidate, *, higher_is_better: bool, margin: float = 0.03
         n_reference=int(ref.size), n_candidate=int(cand.size))
 
 
+def decide_paired(reference, candidate, *, higher_is_better: bool, margin: float = 0.03,
+                  confidence: float = 0.95, seed: int) -> Decision:
+    """Compare paired repetitions: reference[i] and candidate[i] ran back to back
+    (same length, same order). The interval of the ratio is exact for any symmetric
+    distribution of the per-pair log ratios. Raises ValueError on bad input or unequal
+    lengths and TooFewSamples below min_samples(confidence, paired=True) pairs."""
+    _check_confidence(confidence)
+    _check_margin(margin)
+    ref = _log_values(reference, "reference")
+    cand = _log_values(candidate, "candidate")
+    if ref.size != cand.size:
+        raise ValueError(f"paired comparison needs one candidate per reference value: "
+                         f"{ref.size} reference vs {cand.size} candidate")
+    d = cand - ref
+    k = signed_rank.critical_rank(d.size, confidence)
+    if k < 1:
+        raise TooFewSamples(
+            f"{d.size} pairs cannot reach {confidence:.0%} confidence "
+            f"(min_samples({confidence}, paired=True) = {signed_rank.min_pairs(confidence)})")
+    walsh = signed_rank.walsh_averages(d)
+    low, high = math.exp(walsh[k - 1]), math.exp(walsh[walsh.size - k])
+    return Decision(
+        verdict=verdict(low, high, higher_is_better=higher_is_better, margin=margin),
+        ratio=math.exp(float(np.median(walsh))), low=low, high=high,
+        p_value=signed_rank.p_value(d), mde=_paired_mde(d, k, seed),
+        n_reference=int(d.size), n_candidate=int(d.size), method=PAIRED_METHOD)
+
+
+def decide_repetitions(reference: dict, candidate: dict, *, higher_is_better: bool, margin: float = 0.03,
+                       confidence: float = 0.95, seed: int) -> Decision:
+    """reference, candidate: repetition index -> value. Pairs the repetitions both
+    sides ran; with at least min_samples(confidence, paired=True) of them the paired
+    test decides, else the two-sample decide() on all values. The choice depends on
+    the design (which repetitions exist), never on the outcome."""
+    common = sorted(set(reference) & set(candidate))
+    if len(common) >= min_samples(confidence, paired=True):
+        return decide_paired([reference[i] for i in common], [candidate[i] for i in common],
+                             higher_is_better=higher_is_better, margin=margin,
+                             confidence=confidence, seed=seed)
+    return decide(list(reference.values()), list(candidate.values()), higher_is_better=higher_is_better,
+                  margin=margin, confidence=confidence, seed=seed)
+
+
+def _paired_mde(d: np.ndarray, k: int, seed: int) -> float:
+    """The relative change detected with MDE_POWER at this many pairs, from the
+    observed spread of the per-pair log ratios (normal draws, seeded)."""
+    if d.size < 2:
+        return math.nan
+    sd = float(np.std(d, ddof=1))
+    shift = signed_rank.unit_detectable_shift(d.size, k, seed, MDE_POWER, MDE_DRAWS)
+    return math.exp(sd * shift) - 1
+
+
 @dataclass(frozen=True)
 class AdaptiveDesign:
     """How an adaptive loop on one cell runs: decide() at `look_confidence` after
@@ -111,45 +180,50 @@ class AdaptiveDesign:
     look_confidence: float
 
 
-def adaptive_design(cap: int, batch: int = 1, confidence: float = 0.95) -> AdaptiveDesign:
+def adaptive_design(cap: int, batch: int = 1, confidence: float = 0.95,
+                    paired: bool = False) -> AdaptiveDesign:
     """Stopping at the first decision after each of L looks gives L chances of a
     false call: at 95% per look, 8 looks call about 12% of A/A pairs FAST or SLOW.
     So every look runs at a stricter `look_confidence`, chosen so that the whole loop
     calls at most CALIBRATION_TARGET x (1 - confidence) of A/A pairs FAST or SLOW
-    (_look_confidence). Raises ValueError when cap is too small for one decisive look."""
+    (_look_confidence). paired: the looks use the signed-rank test on pairs (its
+    minimum is larger: 7 pairs at 98.25% per look against 5 a side). Raises ValueError
+    when cap is too small for one decisive look."""
     if batch < 1:
         raise ValueError(f"adaptive batch must be >= 1 repetition per side, got {batch!r}")
     _check_confidence(confidence)
-    start = min_samples(confidence)
+    start = min_samples(confidence, paired)
     while True:
         if cap < start:
             raise ValueError(f"adaptive cap {cap} per side is below the {start} repetitions per side "
                              f"needed for one decisive look at {confidence:.0%} overall confidence")
         sizes = tuple(range(start, cap, batch)) + (cap,)
-        look_confidence = _look_confidence(sizes, confidence)
-        needed = min_samples(look_confidence)
+        look_confidence = _look_confidence(sizes, confidence, paired)
+        needed = min_samples(look_confidence, paired)
         if needed <= start:
             return AdaptiveDesign(start, batch, cap, len(sizes), look_confidence)
         start = needed
 
 
 @lru_cache(maxsize=64)
-def _look_confidence(sizes: tuple[int, ...], confidence: float) -> float:
+def _look_confidence(sizes: tuple[int, ...], confidence: float, paired: bool = False) -> float:
     """The lowest per-look confidence whose looks at these sample sizes keep the
     loop's A/A false-call rate at or below the target. Under A/A every order of the
     2n values is equally likely whatever their distribution, so the rate is found
     by simulating rank orders (seeded, CALIBRATION_DRAWS of them). Bonferroni (1 -
     alpha / looks) is guaranteed but calls about a third as often as allowed; the
-    search runs between it and the single-look confidence."""
+    search runs between it and the single-look confidence. Paired: every sign
+    pattern is equally likely under A/A, simulated the same way (signed_rank)."""
     alpha = 1 - confidence
     if len(sizes) == 1:
         return confidence
-    u_paths = _null_u_paths(sizes)
+    paths = (signed_rank.null_w_paths(sizes, CALIBRATION_DRAWS, CALIBRATION_SEED) if paired
+             else _null_u_paths(sizes))
     target = CALIBRATION_TARGET * alpha
     lo, hi = confidence, 1 - alpha / len(sizes)
     for _ in range(30):
         mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if _false_call_rate(sizes, mid, u_paths) <= target else (mid, hi)
+        lo, hi = (lo, mid) if _false_call_rate(sizes, mid, paths, paired) <= target else (mid, hi)
     return hi
 
 
@@ -169,12 +243,18 @@ def _null_u_paths(sizes: tuple[int, ...]) -> np.ndarray:
     return np.stack(out, axis=1)
 
 
-def _false_call_rate(sizes: tuple[int, ...], look_confidence: float, u_paths: np.ndarray) -> float:
-    called = np.zeros(u_paths.shape[0], dtype=bool)
+def _false_call_rate(sizes: tuple[int, ...], look_confidence: float, paths: np.ndarray,
+                     paired: bool = False) -> float:
+    """Share of simulated A/A paths called at some look: the interval excludes 1 <=>
+    U (W+ when paired) lies in a tail of k values of its range 0..top."""
+    called = np.zeros(paths.shape[0], dtype=bool)
     for i, n in enumerate(sizes):
-        k = _critical_rank(n, n, look_confidence)
-        if k >= 1:  # interval excludes 1 <=> U in a tail of k values
-            called |= (u_paths[:, i] <= k - 1) | (u_paths[:, i] >= n * n - k + 1)
+        if paired:
+            k, top = signed_rank.critical_rank(n, look_confidence), n * (n + 1) // 2
+        else:
+            k, top = _critical_rank(n, n, look_confidence), n * n
+        if k >= 1:
+            called |= (paths[:, i] <= k - 1) | (paths[:, i] >= top - k + 1)
     return float(called.mean())
 
 
@@ -194,6 +274,11 @@ def verdict(low: float, high: float, *, higher_is_better: bool, margin: float = 
 def _check_confidence(confidence: float) -> None:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+
+
+def _check_margin(margin: float) -> None:
+    if not 0 <= margin < 1:
+        raise ValueError(f"margin must be in [0, 1), got {margin!r}")
 
 
 def _log_values(values, side: str) -> np.ndarray:

@@ -153,7 +153,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
 
 def _how_to_read(ctx):
     margin, conf = 100 * ctx["margin"], ctx["confidence"]
-    need = decide.min_samples(conf)
+    need, pairs = decide.min_samples(conf), decide.min_samples(conf, paired=True)
     lines = ["## How to read", "",
              "Diff is oriented so that **positive means the candidate is better**: for throughput "
              "(candidate / reference - 1), for latency (reference / candidate - 1), marked `(inv)`.",
@@ -164,6 +164,12 @@ def _how_to_read(ctx):
              f"Hodges-Lehmann estimate on log values and the interval the exact Mann-Whitney interval; **MDE** "
              f"is the change this cell would detect with 80% power at its n and spread. Fewer than {need} "
              f"repetitions a side cannot reach {100 * conf:.4g}%: such cells are AMBIGUOUS (`n<{need}`).",
+             "",
+             f"**Paired** where a run's two cells share at least {pairs} repetition indices: repetition i of "
+             f"the candidate ran back to back with repetition i of the reference, so the verdict comes from the "
+             f"per-pair log ratios (Hodges-Lehmann on their Walsh averages, exact Wilcoxon signed-rank interval "
+             f"and p), which cancels drift common to both. With fewer pairs the unpaired test above decides. "
+             f"The `Test` column says which one judged each comparison.",
              ""]
     if conf != DEFAULT_CONFIDENCE:
         lines += [f"The interval is {100 * conf:.4g}%, not 95%: the sweep looked at each configuration more "

@@ -46,6 +46,8 @@ def _columns(ctx: dict, cmp: pd.DataFrame, work: dict) -> list[tuple[str, callab
     cols = []
     if ctx.get("ceiling"):
         cols.append(("% of ceiling (ref / cand)", lambda r: _ceiling_text(ctx["ceiling"], r)))
+    if "test" in cmp and cmp["test"].isin([compare.PAIRED, compare.UNPAIRED]).any():
+        cols.append(("Test", lambda r: r["test"] if isinstance(r["test"], str) and r["test"] else "-"))
     if (cmp["stop_reason"] != "").any():
         cols.append(("Stop", lambda r: r["stop_reason"] or "-"))
     for metric, head in (("work_instructions_per_msg", "Instructions/msg ref / cand"),

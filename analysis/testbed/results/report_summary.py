@@ -64,7 +64,8 @@ def _extremes(lib: pd.DataFrame, shown: list[str]) -> list[str]:
         lines += [f"{title} ({verdict}):", ""]
         for r in sub.head(TOP).to_dict("records"):
             lines.append(f"- {_where(r, shown)}, {schema.metric(r['metric']).label.lower()}: "
-                         f"{fmt.pct(r['diff_pct'], 1)} {fmt.interval(r['ci_lo_pct'], r['ci_hi_pct'])}")
+                         f"{fmt.pct(r['diff_pct'], 1)} {fmt.interval(r['ci_lo_pct'], r['ci_hi_pct'])}"
+                         + (f" ({r['test']})" if isinstance(r.get("test"), str) and r["test"] else ""))
         lines += (["- none"] if sub.empty else []) + [""]
     return lines
 
@@ -77,9 +78,24 @@ def candidate_blocks(cmp: pd.DataFrame) -> list[str]:
     for (cand, ref), g in sorted(lib.groupby(["library", "reference"])):
         lines += [f"### {cand} vs {ref}", ""]
         lines += _counts_table("Metric", [(schema.metric(m).label, g[g["metric"] == m]) for m in metrics])
+        lines += test_lines(g[g["metric"].isin(metrics)])
         lines += _breakdown(g, metrics)
         lines += _extremes(g[g["metric"].isin(metrics)], varying(cmp))
     return lines
+
+
+def test_lines(g: pd.DataFrame) -> list[str]:
+    """Which test judged the comparisons made on repetitions, and how many each decided."""
+    judged = g[g["test"].isin([compare.PAIRED, compare.UNPAIRED])] if "test" in g else g.iloc[:0]
+    if judged.empty:
+        return []
+    parts = []
+    for test, name in ((compare.PAIRED, "paired (Wilcoxon signed-rank on per-repetition log ratios)"),
+                       (compare.UNPAIRED, "unpaired (Mann-Whitney)")):
+        t = judged[judged["test"] == test]
+        if len(t):
+            parts.append(f"{name}: {len(t)} judged, {int(t['verdict'].isin(DECIDED).sum())} decided")
+    return ["Tests: " + "; ".join(parts) + ".", ""]
 
 
 def config_block(cmp: pd.DataFrame) -> list[str]:
