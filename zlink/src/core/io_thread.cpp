@@ -2,24 +2,34 @@
 
 #include <pthread.h>
 
-#include <asio/posix/stream_descriptor.hpp>
-#include <asio/post.hpp>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <exception>
+#include <system_error>
 
 namespace zlink {
 
-// Asio makes an io_context's reactor (epoll, eventfd and timerfd descriptors)
-// on first use.  Making it here, when the context starts its threads, turns
-// descriptor exhaustion into an error of zmq_socket (EMFILE) instead of an
-// exception on an IO thread later (the reaper closing a socket at the fd limit).
-io_thread::io_thread() : work_(asio::make_work_guard(ioc_)) {
-    asio::posix::stream_descriptor reactor_now(ioc_);
+// A descriptor of our own for the inbox's eventfd (asio closes what it owns).
+static int dup_or_throw(int fd) {
+    int copy = ::dup(fd);
+    if (copy < 0)
+        throw std::system_error(errno, std::system_category(), "zlink: dup");
+    return copy;
 }
+
+// Asio makes an io_context's reactor (epoll, eventfd and timerfd descriptors)
+// on first use; registering the inbox's descriptor here makes it when the
+// context starts its threads, so descriptor exhaustion is an error of
+// zmq_socket (EMFILE) instead of an exception on an IO thread later.
+io_thread::io_thread()
+    : work_(asio::make_work_guard(ioc_)), inbox_ready_(ioc_, dup_or_throw(inbox_.fd())) {}
 
 io_thread::~io_thread() { stop_and_join(); }
 
 void io_thread::start(const char *name) {
+    wait_for_commands();
     thread_ = std::thread([this] { run_until_stopped(); });
     // Named so per-thread profiles (perf, top -H) can tell the threads apart.
     pthread_setname_np(thread_.native_handle(), name);
@@ -50,8 +60,21 @@ void io_thread::stop_and_join() {
         thread_.join();
 }
 
-void io_thread::post(command c) {
-    asio::post(ioc_, [c = std::move(c)]() mutable { dispatch(c); });
+void io_thread::post(command c) { inbox_.post(std::move(c)); }
+
+// Runs the inbox whenever its eventfd turns readable, then waits again (also
+// when a command threw: the mailbox has put the rest back and re-signalled).
+void io_thread::wait_for_commands() {
+    inbox_ready_.async_wait(asio::posix::stream_descriptor::wait_read,
+                            [this](const asio::error_code &ec) {
+                                if (ec)
+                                    return;
+                                struct again {
+                                    io_thread *t;
+                                    ~again() { t->wait_for_commands(); }
+                                } rearm{this};
+                                inbox_.process(mailbox::on_failure::drop);
+                            });
 }
 
 }  // namespace zlink

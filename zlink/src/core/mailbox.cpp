@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <system_error>
 #include <thread>
 
@@ -22,7 +23,7 @@ mailbox::mailbox() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
 
 // A poster's command may be the one that lets the owner destroy this mailbox
 // (a session's last "finished"), so the owner can run it and delete us while the
-// poster is still inside signal().  Destruction waits until no poster is inside.
+// poster is still inside post().  Destruction waits until no poster is inside.
 mailbox::~mailbox() {
     while (posters_.load(std::memory_order_acquire) != 0)
         std::this_thread::yield();
@@ -31,87 +32,121 @@ mailbox::~mailbox() {
 
 void mailbox::post(command c) {
     posters_.fetch_add(1, std::memory_order_seq_cst);  // before the command is visible
+    bool wake;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(c));
-        pending_.store(true, std::memory_order_seq_cst);
+        std::unique_lock<std::mutex> lock(mutex_);
+        try {
+            queue_.push_back(std::move(c));
+        } catch (...) {  // out of memory: nothing queued, the poster gets the error
+            lock.unlock();
+            posters_.fetch_sub(1, std::memory_order_release);
+            throw;
+        }
+        pending_.store(true, std::memory_order_release);
+        wake = asleep_;
+        asleep_ = false;
     }
-    signal();  // outside the lock: the reader never waits behind a syscall
+    if (wake) {  // outside the lock: the reader never waits behind this syscall
+        uint64_t one = 1;
+        while (::write(fd_, &one, sizeof one) < 0 && errno == EINTR) {
+        }
+    }
     posters_.fetch_sub(1, std::memory_order_release);  // last touch of *this
 }
 
-// Sets the eventfd once per batch.  signalled_ mirrors the eventfd state
-// exactly, because both change together under signal_mutex_ (taken only on
-// the not-signalled -> signalled transition and by the reader), so the fd is
-// never left readable with signalled_ false (pollers would spin).
-void mailbox::signal() {
-    if (signalled_.load(std::memory_order_seq_cst))
-        return;  // already set; a concurrent unsignal() re-checks pending_
-    std::lock_guard<std::mutex> lock(signal_mutex_);
-    if (signalled_.load(std::memory_order_relaxed))
-        return;
-    uint64_t one = 1;
-    ssize_t rc;
-    do
-        rc = ::write(fd_, &one, sizeof one);
-    while (rc < 0 && errno == EINTR);
-    signalled_.store(true, std::memory_order_seq_cst);
+// Takes the one signal a sleeping reader is owed.  A poster that queued a
+// command after we slept writes it right after unlocking, so waiting for it
+// is brief; timeout_ms 0 only checks.
+bool mailbox::consume_signal(int timeout_ms) {
+    for (;;) {
+        uint64_t v;
+        if (::read(fd_, &v, sizeof v) == sizeof v)
+            return true;
+        if (errno == EINTR)
+            continue;
+        if (timeout_ms == 0)
+            return false;
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, timeout_ms) <= 0 && errno != EINTR)
+            return false;
+    }
 }
 
-// Clears the eventfd, then re-sets it if a command slipped in meanwhile, so
-// the fd is readable exactly when commands are queued.
-void mailbox::unsignal() {
-    {
-        std::lock_guard<std::mutex> lock(signal_mutex_);
-        uint64_t v;
-        while (::read(fd_, &v, sizeof v) < 0 && errno == EINTR) {
-        }
-        signalled_.store(false, std::memory_order_seq_cst);
-    }
-    if (pending_.load(std::memory_order_seq_cst))
-        signal();
+bool mailbox::go_to_sleep() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!queue_.empty())
+        return false;
+    pending_.store(false, std::memory_order_relaxed);
+    asleep_ = true;
+    active_ = false;
+    return true;
 }
 
 // A command that throws (an allocation failing inside it) ends this call with
-// that exception (the C boundary turns it into ENOMEM).  The command stays
-// first in line and runs again on the next call, followed by the rest: under
-// memory pressure a pipe attach or activation is delayed, never lost.
-int mailbox::process() {
+// that exception.  With on_failure::retry (a socket: the C boundary turns it
+// into ENOMEM) the command stays first in line and runs again on the next
+// call, followed by the rest: under memory pressure a pipe attach or
+// activation is delayed, never lost.  With on_failure::drop (an IO thread,
+// which reports and drops the failed operation) only the rest are kept.
+int mailbox::process(on_failure failed) {
     // A command may call back into the socket; never re-enter the batch.
     if (in_process_)
         return 0;
-    if (next_ == running_.size()) {
-        if (!pending_.load(std::memory_order_acquire)) {
-            if (signalled_.load(std::memory_order_acquire))
-                unsignal();  // a late signal for an already processed command
+    if (!active_) {
+        if (!pending_.load(std::memory_order_acquire))
+            return 0;  // asleep and nothing queued: the common, free case
+        // Queued after we slept: the poster owes (or has written) the signal.
+        if (!consume_signal(-1))
             return 0;
-        }
-        running_.clear();
-        next_ = 0;
+        active_ = true;
+    }
+    in_process_ = true;
+    int n = 0;
+    for (;;) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             running_.swap(queue_);
-            pending_.store(false, std::memory_order_release);
         }
-        unsignal();
+        if (running_.empty() && go_to_sleep())
+            break;
+        size_t i = 0;
+        try {
+            for (; i < running_.size(); ++i, ++n)
+                dispatch(running_[i]);
+        } catch (...) {
+            requeue_from(failed == on_failure::retry ? i : i + 1);
+            in_process_ = false;
+            throw;
+        }
+        running_.clear();
     }
-    in_process_ = true;
-    struct leave_batch {
-        bool &flag;
-        ~leave_batch() { flag = false; }
-    } leave{in_process_};
-    int n = 0;
-    while (next_ < running_.size()) {
-        dispatch(running_[next_]);
-        ++next_;
-        ++n;
-    }
+    in_process_ = false;
     return n;
 }
 
+// A command threw: running_[first..] go back to the front of the queue, and
+// we owe ourselves a signal, so the next process() - or an IO thread waiting
+// on the fd - picks them up.
+void mailbox::requeue_from(size_t first) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.insert(queue_.begin(), std::make_move_iterator(running_.begin() + first),
+                      std::make_move_iterator(running_.end()));
+        running_.clear();
+        pending_.store(true, std::memory_order_release);
+        asleep_ = false;
+        active_ = false;
+    }
+    uint64_t one = 1;
+    while (::write(fd_, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+}
+
 int mailbox::wait(int timeout_ms) {
-    if (pending())
-        return 1;
+    if (active_ && !go_to_sleep())
+        return 1;  // commands are queued
+    if (pending_.load(std::memory_order_acquire))
+        return 1;  // queued since we slept: process() takes the signal
     pollfd p{fd_, POLLIN, 0};
     int rc = ::poll(&p, 1, timeout_ms);
     return rc > 0 ? 1 : rc;  // poll sets errno (EINTR) on -1

@@ -141,6 +141,27 @@ int msg_t::move(msg_t &src) noexcept {
     return 0;
 }
 
+int msg_t::init_window(msg_t &owner, const void *data, size_t size) noexcept {
+    init();
+    const auto *p = static_cast<const unsigned char *>(data);
+    if (owner.kind_ != k_body || owner.u_.ext.body->ffn || p < owner.u_.ext.data ||
+        p + size > owner.u_.ext.data + owner.u_.ext.size) {
+        errno = EINVAL;
+        return -1;
+    }
+    msg_body *b = owner.u_.ext.body;
+    if (owner.flags_ & shared)
+        b->refs.fetch_add(1, std::memory_order_relaxed);
+    else {
+        b->refs.store(2, std::memory_order_relaxed);  // owner and this window
+        owner.flags_ |= shared;
+    }
+    kind_ = k_body;
+    flags_ = shared;
+    u_.ext = {b, const_cast<unsigned char *>(p), size};
+    return 0;
+}
+
 int msg_t::copy(msg_t &src) noexcept {
     if (!src.valid()) {
         errno = EFAULT;

@@ -74,6 +74,12 @@ public:
     int move(msg_t &src) noexcept;
     // Makes *this a copy of src sharing its body (closing *this first).
     int copy(msg_t &src) noexcept;
+    // Makes *this (empty or closed) a window [data, data + size) into owner's
+    // body block, sharing the block: no allocation, no copy.  How one receive
+    // buffer backs many small received messages; the block is freed with its
+    // last window (or owner).  owner must hold a heap body (init_size) that
+    // contains the window.  -1/EINVAL otherwise.
+    int init_window(msg_t &owner, const void *data, size_t size) noexcept;
 
     void *data() noexcept {
         return kind_ == k_inline ? static_cast<void *>(u_.inl) : u_.ext.data;

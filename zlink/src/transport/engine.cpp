@@ -57,11 +57,12 @@ engine_t::engine_t(socket_type sock, const options_t &opts, std::unique_ptr<wire
       handshake_timer_(sock_.get_executor()),
       heartbeat_timer_(sock_.get_executor()) {
     in_msg_.init();
-    inbuf_.resize(batch_bytes(opts.in_batch));
+    chunk_.init();
 }
 
 engine_t::~engine_t() {
     in_msg_.close();
+    chunk_.close();
     release_in_flight();
 }
 
@@ -154,7 +155,7 @@ void engine_t::arm_handshake_timer() {
 void engine_t::advance_handshake() {
     in_handshake_ = true;
     for (;;) {
-        in_begin_ += hs_->feed({inbuf_.data() + in_begin_, in_end_ - in_begin_});
+        in_begin_ += hs_->feed(buffered());
         if (hs_->failed()) {
             in_handshake_ = false;
             return handshake_failed();
@@ -266,8 +267,6 @@ void engine_t::handshake_done() {
 void engine_t::start_read() {
     if (reading_ || input_blocked_ || stopped_)
         return;
-    if (in_begin_ == in_end_)
-        in_begin_ = in_end_ = 0;
     auto handler = [self = shared_from_this()](const asio::error_code &ec, size_t n) {
         self->on_read(ec, n);
     };
@@ -279,14 +278,36 @@ void engine_t::start_read() {
         sock_.async_read_some(asio::buffer(rem.data(), rem.size()), std::move(handler));
         return;
     }
-    if (in_end_ == inbuf_.size()) {
-        std::memmove(inbuf_.data(), inbuf_.data() + in_begin_, in_end_ - in_begin_);
-        in_end_ -= in_begin_;
-        in_begin_ = 0;
-    }
+    if (!prepare_chunk())
+        return fail("out of memory", 0);
     reading_ = true;
-    sock_.async_read_some(asio::buffer(inbuf_.data() + in_end_, inbuf_.size() - in_end_),
-                          std::move(handler));
+    const size_t room = std::min(chunk_.size() - in_end_, batch_bytes(opts_.in_batch));
+    sock_.async_read_some(asio::buffer(chunk_bytes() + in_end_, room), std::move(handler));
+}
+
+// Reads go into a chunk several batches large.  Small received frames become
+// windows into it (no allocation, no copy per message), so a chunk that has
+// windows is never written again from its start: reading goes on after the
+// last read, and a fresh chunk comes when less than one batch is left.  Bytes
+// not yet decoded move along to the fresh chunk.
+bool engine_t::prepare_chunk() {
+    const size_t batch = batch_bytes(opts_.in_batch);
+    if (!chunk_windows_ && in_begin_ == in_end_)
+        in_begin_ = in_end_ = 0;  // nothing refers to the chunk: start over
+    if (chunk_.size() >= in_end_ + batch)
+        return true;
+    msg_t fresh;
+    if (fresh.init_size(chunk_batches * batch) != 0)
+        return false;
+    const size_t pending = in_end_ - in_begin_;
+    if (pending)
+        std::memcpy(fresh.data(), chunk_bytes() + in_begin_, pending);
+    chunk_.close();
+    chunk_.move(fresh);
+    chunk_windows_ = false;
+    in_begin_ = 0;
+    in_end_ = pending;
+    return true;
 }
 
 void engine_t::on_read(const asio::error_code &ec, size_t n) {
@@ -317,7 +338,7 @@ void engine_t::on_read(const asio::error_code &ec, size_t n) {
 void engine_t::process_raw_input() {
     if (!in_msg_ready_) {
         in_msg_.close();
-        if (in_msg_.init_buffer(inbuf_.data() + in_begin_, in_end_ - in_begin_) != 0)
+        if (in_msg_.init_buffer(chunk_bytes() + in_begin_, in_end_ - in_begin_) != 0)
             return fail("out of memory", 0);
         in_begin_ = in_end_ = 0;
         in_msg_ready_ = true;
@@ -349,19 +370,13 @@ bool engine_t::decode_frames() {
         if (stopped_)
             return false;
         size_t used = 0;
-        step s = dec_.decode({inbuf_.data() + in_begin_, in_end_ - in_begin_}, used);
+        step s = dec_.decode(buffered(), used);
         in_begin_ += used;
         switch (s) {
-        case step::header: {
-            const size_t size = static_cast<size_t>(dec_.header().size);
-            in_msg_.close();
-            if (in_msg_.init_size(size) != 0) {
-                fail("out of memory", 0);
+        case step::header:
+            if (!begin_body())
                 return false;
-            }
-            dec_.set_body({static_cast<uint8_t *>(in_msg_.data()), size});
             break;
-        }
         case step::frame: frame_complete(); break;
         case step::error:
             fail(wire::to_string(dec_.error()), ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
@@ -369,6 +384,26 @@ bool engine_t::decode_frames() {
         case step::need_more: return true;
         }
     }
+}
+
+// A body already complete in the chunk and too big to be inline becomes a
+// window into the chunk; any other body gets its own storage (the decoder
+// copies what is buffered; a large rest is then read straight into it).
+bool engine_t::begin_body() {
+    const size_t size = static_cast<size_t>(dec_.header().size);
+    in_msg_.close();
+    if (size > msg_t::max_inline && size <= in_end_ - in_begin_) {
+        if (in_msg_.init_window(chunk_, chunk_bytes() + in_begin_, size) == 0) {
+            chunk_windows_ = true;
+            dec_.skip_body();
+            return true;
+        }
+    } else if (in_msg_.init_size(size) == 0) {
+        dec_.set_body({static_cast<uint8_t *>(in_msg_.data()), size});
+        return true;
+    }
+    fail("out of memory", 0);
+    return false;
 }
 
 void engine_t::frame_complete() {
@@ -500,13 +535,20 @@ void engine_t::write_handshake() {
                       });
 }
 
-// Pulls frames into the encoder until the batch is full or the host has none.
+// Pulls frames into the encoder until the batch holds ZMQ_ASIO_OUT_BATCH_SIZE
+// bytes (copied or referenced) or the host has none.  Counting referenced
+// bodies too matters: an engine that drained the pipe into one huge gather
+// list would leave it empty, so the pipe's reader (us) would be asleep at
+// every send and each zmq_send would have to wake this thread (measured at
+// 256 KiB: one extra context switch per message).  A batch of about one
+// large message lets the sender queue the next ones while this one is written.
 bool engine_t::fill_batch() {
     if (raw_)
         return fill_raw_batch();
     add_heartbeats();
+    const size_t limit = batch_bytes(opts_.out_batch);
     msg_t m;
-    while (!stopped_ && host_->pull_frame(m)) {
+    while (!stopped_ && enc_.pending_bytes() + sealed_.size() < limit && host_->pull_frame(m)) {
         if (!add_frame(m)) {
             host_->return_frame(m);  // first of the next batch
             break;

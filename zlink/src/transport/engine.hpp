@@ -147,6 +147,8 @@ private:
     void handshake_done();
     // input
     void start_read();
+    bool prepare_chunk();
+    bool begin_body();
     void on_read(const asio::error_code &ec, size_t n);
     void process_raw_input();
     void process_input();
@@ -189,8 +191,14 @@ private:
 
     wire::frame_decoder dec_;
     wire::frame_encoder enc_;
-    std::vector<std::uint8_t> inbuf_;
-    size_t in_begin_ = 0, in_end_ = 0;
+    // Receive chunk: chunk_batches input batches (ZMQ_ASIO_IN_BATCH_SIZE) in
+    // one heap block that small received frames point into (msg_t windows).
+    static constexpr size_t chunk_batches = 4;
+    msg_t chunk_;
+    bool chunk_windows_ = false;  // windows were cut from chunk_
+    size_t in_begin_ = 0, in_end_ = 0;  // undecoded bytes: chunk_[in_begin_, in_end_)
+    std::uint8_t *chunk_bytes() { return static_cast<std::uint8_t *>(chunk_.data()); }
+    std::span<const std::uint8_t> buffered() { return {chunk_bytes() + in_begin_, in_end_ - in_begin_}; }
     bool reading_ = false;
     bool input_blocked_ = false;  // push_frame refused: wait for restart_input
     bool body_in_place_ = false;  // the current read targets a message body

@@ -62,6 +62,16 @@ frame_decoder::step frame_decoder::decode(std::span<const std::uint8_t> in,
             if (size_bytes_ > 0)
                 return step::need_more;
             return header_complete();
+        case state::skip: {
+            const std::size_t n = static_cast<std::size_t>(
+                std::min<std::uint64_t>(header_.size - filled_, in.size() - consumed));
+            filled_ += n;
+            consumed += n;
+            if (filled_ < header_.size)
+                return step::need_more;
+            state_ = state::flags;
+            return step::frame;
+        }
         case state::body: {
             const std::size_t want = body_.size() - filled_;
             const std::size_t n = std::min(want, in.size() - consumed);
@@ -90,6 +100,15 @@ void frame_decoder::set_body(std::span<std::uint8_t> dst) noexcept
     body_ = dst;
     filled_ = 0;
     state_ = dst.empty() ? state::complete : state::body;
+}
+
+void frame_decoder::skip_body() noexcept
+{
+    if (state_ != state::await_body)
+        return;
+    body_ = {};
+    filled_ = 0;
+    state_ = header_.size == 0 ? state::complete : state::skip;
 }
 
 std::span<std::uint8_t> frame_decoder::body_remaining() const noexcept

@@ -63,6 +63,12 @@ public:
     // valid until the `frame` event.
     void set_body(std::span<std::uint8_t> dst) noexcept;
 
+    // Zero-copy path for a body that is already in the input: after a `header`
+    // event, instead of set_body(), the caller takes the body octets from its own
+    // input buffer (e.g. a message pointing into a shared receive buffer); decode()
+    // then consumes header().size octets without copying them and returns `frame`.
+    void skip_body() noexcept;
+
     // Zero-copy path: the not yet filled tail of the body destination (empty when no
     // body is in progress). The caller may read socket data directly into it and must
     // then call body_filled(n) with the number of octets it wrote there.
@@ -77,7 +83,7 @@ public:
     std::size_t header_bytes_missing() const noexcept;
 
 private:
-    enum class state : std::uint8_t { flags, size, await_body, body, complete, failed };
+    enum class state : std::uint8_t { flags, size, await_body, body, skip, complete, failed };
 
     step fail(wire_error e) noexcept;
     step header_complete() noexcept;

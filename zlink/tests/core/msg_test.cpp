@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 
 using zlink::msg_t;
@@ -65,4 +66,38 @@ TEST(Msg, MoveLeavesSourceEmpty) {
     EXPECT_FALSE(a.has_more());
     a.close();
     b.close();
+}
+
+// Windows: many small messages backed by one receive buffer, freed with the last.
+TEST(Msg, WindowsShareTheOwnersBlockAndOutliveIt) {
+    msg_t chunk, w1, w2;
+    ASSERT_EQ(chunk.init_size(4096), 0);
+    auto *base = static_cast<unsigned char *>(chunk.data());
+    std::memcpy(base + 100, "first window", 12);
+    std::memcpy(base + 2000, "second", 6);
+    ASSERT_EQ(w1.init_window(chunk, base + 100, 12), 0);
+    ASSERT_EQ(w2.init_window(chunk, base + 2000, 6), 0);
+    EXPECT_TRUE(chunk.is_shared());
+    EXPECT_EQ(w1.data(), base + 100);
+    EXPECT_EQ(w2.size(), 6u);
+    chunk.close();  // the windows keep the block (ASan: no use after free below)
+    EXPECT_EQ(std::memcmp(w1.data(), "first window", 12), 0);
+    w1.close();
+    EXPECT_EQ(std::memcmp(w2.data(), "second", 6), 0);
+    w2.close();  // last reference: the block goes (LSan: no leak)
+}
+
+TEST(Msg, WindowOutsideTheBlockOrOnAnInlineOwnerIsRefused) {
+    msg_t chunk, small, w;
+    ASSERT_EQ(chunk.init_size(100), 0);
+    auto *base = static_cast<unsigned char *>(chunk.data());
+    EXPECT_EQ(w.init_window(chunk, base + 90, 20), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_TRUE(w.valid());
+    ASSERT_EQ(small.init_size(10), 0);
+    EXPECT_EQ(w.init_window(small, small.data(), 5), -1);
+    EXPECT_FALSE(chunk.is_shared()) << "a refused window took a reference";
+    chunk.close();
+    small.close();
+    w.close();
 }

@@ -57,9 +57,13 @@ public:
     int zap_requests = 0;
     std::optional<std::pair<int, int>> refused;  // handshake_refused(event, value)
     bool answer_zap_at_once = false;
+    bool keep = false;         // also keep the received messages themselves
+    std::vector<msg_t> kept;
 
     ~recording_host() override {
         for (auto &m : outbox)
+            m.close();
+        for (auto &m : kept)
             m.close();
     }
     void send(const std::string &body, bool more = false) {
@@ -76,7 +80,10 @@ public:
             return false;
         received.push_back({std::string(static_cast<const char *>(m.data()), m.size()),
                             m.has_more()});
-        m.close();
+        if (keep)
+            kept.push_back(m);  // ownership moves to kept
+        else
+            m.close();
         m.init();
         return true;
     }

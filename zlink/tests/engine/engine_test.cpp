@@ -263,6 +263,34 @@ TEST_F(EnginePair, LargeBodiesGoBothWaysIntact) {
         EXPECT_EQ(a.received[i].body, sent[i].body) << i;
 }
 
+// Small frames are windows into the engine's receive chunk (no allocation per
+// message); a window must stay intact while the engine reads on and after the
+// engine and its chunk are gone.
+TEST_F(EnginePair, SmallFramesAreWindowsThatOutliveLaterReadsAndTheEngine) {
+    start_ready();
+    b.keep = true;
+    constexpr int n = 3000;
+    for (int i = 0; i < n; ++i)
+        a.outbox.push_back(make_msg(pattern(41 + static_cast<size_t>(i % 200), i), false));
+    a.engine->restart_output();
+    ASSERT_TRUE(run_until(ioc, [&] { return b.kept.size() == n; }));
+    a.engine->terminate();
+    b.engine->terminate();
+    a.engine.reset();
+    b.engine.reset();
+    ioc.restart();
+    ioc.poll();
+    int windows = 0;
+    for (int i = 0; i < n; ++i) {
+        const msg_t &m = b.kept[static_cast<size_t>(i)];
+        ASSERT_EQ(std::string(static_cast<const char *>(m.data()), m.size()),
+                  pattern(41 + static_cast<size_t>(i % 200), i))
+            << "message " << i << " was overwritten";
+        windows += m.is_shared() ? 1 : 0;
+    }
+    EXPECT_GT(windows, n * 9 / 10) << "small frames were not windows into the receive chunk";
+}
+
 TEST_F(EnginePair, BackPressureStopsReadingAndRestartInputResumes) {
     start_ready();
     constexpr size_t n = 1000;

@@ -139,6 +139,44 @@ TEST(Decoder, BodyPartlyCopiedThenReadInPlace)
     EXPECT_EQ(dst, payload);
 }
 
+// skip_body(): the caller keeps the body where it lies in its input (a message
+// pointing into a shared receive buffer); the decoder consumes it without copying.
+TEST(Decoder, SkipBodyConsumesTheBodyInPlaceAndGoesOn)
+{
+    const bytes payload = body_of(300);
+    const bytes wire = cat({{0x03, 0, 0, 0, 0, 0, 0, 0x01, 0x2C}, payload, {0x00, 0x01, 'z'}});
+    frame_decoder dec;
+    std::size_t used = 0;
+    std::span<const std::uint8_t> in(wire);
+    ASSERT_EQ(dec.decode(in, used), frame_decoder::step::header);
+    in = in.subspan(used);
+    const std::uint8_t* body_at = in.data();
+    dec.skip_body();
+    EXPECT_TRUE(dec.body_remaining().empty());
+    ASSERT_EQ(dec.decode(in, used), frame_decoder::step::frame);
+    EXPECT_EQ(used, 300u);
+    EXPECT_TRUE(dec.header().more());
+    EXPECT_EQ(bytes(body_at, body_at + 300), payload);
+    in = in.subspan(used);
+    ASSERT_EQ(dec.decode(in, used), frame_decoder::step::header);
+    EXPECT_EQ(dec.header().size, 1u);
+}
+
+// A skipped body split over two inputs is consumed across both.
+TEST(Decoder, SkipBodyAcrossInputs)
+{
+    const bytes wire = cat({{0x00, 0x05}, "hel"});
+    frame_decoder dec;
+    std::size_t used = 0;
+    ASSERT_EQ(dec.decode(wire, used), frame_decoder::step::header);
+    dec.skip_body();
+    ASSERT_EQ(dec.decode(std::span(wire).subspan(2), used), frame_decoder::step::need_more);
+    EXPECT_EQ(used, 3u);
+    const bytes rest = {'l', 'o', 0x00, 0x00};
+    ASSERT_EQ(dec.decode(rest, used), frame_decoder::step::frame);
+    EXPECT_EQ(used, 2u);
+}
+
 // The decoder refuses to consume body octets before the caller supplied a buffer.
 TEST(Decoder, WaitsForSetBody)
 {
