@@ -27,12 +27,8 @@ SMALL_COUNTS = {64: (3000, 60), 1024: (2000, 60), 65536: (300, 30), 262144: (100
 
 
 @pytest.fixture(scope="module")
-def lib():
-    from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
-    try:
-        return ensure_built(LIB)
-    except LibraryUnavailable as exc:
-        pytest.fail(f"{LIB} and its bench binaries are needed: {exc}")
+def lib(built_library):
+    return built_library(LIB)
 
 
 def run(lib, pattern, transport, size, *extra, env=None, **options):

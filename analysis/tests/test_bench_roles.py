@@ -32,12 +32,8 @@ CPUS = sorted(os.sched_getaffinity(0))
 
 
 @pytest.fixture(scope="module", params=LIBS)
-def lib(request):
-    from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
-    try:
-        return ensure_built(request.param)
-    except LibraryUnavailable as exc:
-        pytest.fail(f"{request.param} and its bench binaries are needed: {exc}")
+def lib(request, built_library):
+    return built_library(request.param)
 
 
 def needs_two_cpus():

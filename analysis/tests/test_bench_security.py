@@ -16,12 +16,8 @@ COUNTS = {"count": 500, "lat_count": 20, "timeout_ms": 3000}
 
 
 @pytest.fixture(scope="module", params=LIBS)
-def lib(request):
-    from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
-    try:
-        return ensure_built(request.param)
-    except LibraryUnavailable as exc:
-        pytest.fail(f"{request.param} and its bench binaries are needed: {exc}")
+def lib(request, built_library):
+    return built_library(request.param)
 
 
 def with_env(argv, **env):

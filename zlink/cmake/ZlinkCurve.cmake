@@ -41,3 +41,19 @@ if(NOT _zlink_curve_mode STREQUAL "OFF")
 else()
   message(STATUS "zlink: CURVE off (ZLINK_WITH_CURVE=OFF)")
 endif()
+
+# zlink_link_sodium(TARGET): link a shared or static zlink library with libsodium when
+# CURVE is on. A shared library keeps a static libsodium's symbols inside (not
+# exported), so a program with its own libsodium never binds to ours or the other way
+# round; and it must link it at all, or the CURVE objects leave crypto_* undefined,
+# which only a lazily binding program survives.
+function(zlink_link_sodium target)
+  if(NOT ZLINK_CURVE)
+    return()
+  endif()
+  target_link_libraries(${target} PRIVATE ${ZLINK_SODIUM_LIBRARY})
+  get_target_property(_type ${target} TYPE)
+  if(_type STREQUAL "SHARED_LIBRARY" AND ZLINK_SODIUM_LIBRARY MATCHES "\\.a$")
+    target_link_options(${target} PRIVATE "LINKER:--exclude-libs,libsodium.a")
+  endif()
+endfunction()

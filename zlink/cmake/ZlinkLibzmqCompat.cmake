@@ -27,15 +27,8 @@ if(ZLINK_LIBZMQ_COMPAT)
     # (Python's default) as well as lazily (what the perf tools exercise).
     target_link_options(zlink_libzmq PRIVATE "LINKER:-z,defs")
   endif()
-  if(ZLINK_CURVE)
-    # The same crypto link as libzlink.so (CMakeLists.txt): without it the
-    # CURVE objects leave crypto_* undefined, which only a lazy-binding program
-    # survives (pyzmq's import, RTLD_NOW, failed on crypto_box_keypair).
-    target_link_libraries(zlink_libzmq PRIVATE ${ZLINK_SODIUM_LIBRARY})
-    if(ZLINK_SODIUM_LIBRARY MATCHES "\\.a$")
-      target_link_options(zlink_libzmq PRIVATE "LINKER:--exclude-libs,libsodium.a")
-    endif()
-  endif()
+  # The same crypto link as libzlink.so (pyzmq's RTLD_NOW import needs crypto_* defined).
+  zlink_link_sodium(zlink_libzmq)
   set_target_properties(zlink_libzmq PROPERTIES
     OUTPUT_NAME zmq VERSION ${ZLINK_LIBZMQ_ABI_VERSION} SOVERSION 5)
   install(TARGETS zlink_libzmq
