@@ -175,9 +175,10 @@ void engine_t::advance_handshake() {
     if (hs_->zap_pending()) {
         // Waiting for zap_answer(), still reading: a peer that hangs up meanwhile
         // ends the connection now with EPIPE, as in libzmq 4.3.5 (a handler that
-        // never answers must not hold it until HANDSHAKE_IVL). A full buffer
-        // waits for the answer instead of polling an empty read.
-        if (in_end_ - in_begin_ < inbuf_.size())
+        // never answers must not hold it until HANDSHAKE_IVL). Bytes the peer
+        // sends after its handshake wait undecoded; once a whole input batch of
+        // them is buffered, reading waits for the answer too (memory bounded).
+        if (in_end_ - in_begin_ < batch_bytes(opts_.in_batch))
             start_read();
         return;
     }
