@@ -50,6 +50,11 @@ TEST_P(Conflate, InboundKeepsTheLastMessageReceived) {
     void *push = socket(ZMQ_PUSH);
     connect(push, ep);
     for (int i = 0; i < 20; ++i) send(push, std::to_string(i));
+    // Let the burst land before reading: a reader that keeps pace with a slow
+    // sender (a loaded host, TSan) sees every message however it conflates.
+    zmq_pollitem_t item{pull, 0, ZMQ_POLLIN, 0};
+    ASSERT_EQ(zmq_poll(&item, 1, 5000), 1) << "nothing arrived";
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
     // Read until the last one shows up: a conflating PULL skips almost all.
     int reads = 0;
     std::string got;
