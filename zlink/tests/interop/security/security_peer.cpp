@@ -446,7 +446,11 @@ int run_client(const args& a)
         std::printf("OK %s\n", pubsub(a) ? "20 messages received" : "script echoed");
     } else {
         set_int(s, ZMQ_RCVTIMEO, 2000, "rcvtimeo");
-        send_frames(s, {"probe"});
+        // Without waiting: once the refusal has ended the connection, a client
+        // that gives up on the endpoint (zlink, libzmq) has no pipe left and a
+        // blocking send would wait for ever; EAGAIN then is as good as a probe.
+        if (zmq_send(s, "probe", 5, ZMQ_DONTWAIT) < 0 && zmq_errno() != EAGAIN)
+            fail("probe send: " + std::string(zmq_strerror(zmq_errno())));
         frames back;
         if (recv_frames(s, back))
             fail("refused client got an echo");
