@@ -71,7 +71,13 @@ void SocketLink::post(Signal s, const std::string& payload) {
     write_line(std::string(to_string(s)) + " " + payload);
 }
 
-void SocketLink::refuse(const std::string& reason) { write_line(std::string(kRefuse) + " " + reason); }
+// The refusing side exits (usage, 2) right after this; the peer that reads the
+// refusal exits too and closes its end, which must not race the refusing side's own
+// exit into "peer gone" (3): from here the link counts as finished.
+void SocketLink::refuse(const std::string& reason) {
+    finished_.store(true);
+    write_line(std::string(kRefuse) + " " + reason);
+}
 
 void SocketLink::close() {
     finished_.store(true);
