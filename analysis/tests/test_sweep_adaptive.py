@@ -39,15 +39,17 @@ class FakeDecide:
     def __init__(self, decided_at: int | None, needed: int = 3, interrupt_after: int | None = None):
         self.decided_at, self.needed, self.interrupt_after = decided_at, needed, interrupt_after
         self.calls: list[dict] = []
+        self.paired_plan: bool | None = None
 
     def module(self) -> types.ModuleType:
         mod = types.ModuleType("testbed.results.decide")
-        mod.decide, mod.min_samples = self.decide, lambda confidence: self.needed
+        mod.decide_repetitions, mod.min_samples = self.decide, lambda confidence: self.needed
         mod.adaptive_design = self.adaptive_design
         return mod
 
-    def adaptive_design(self, cap, batch=1, confidence=0.95):
+    def adaptive_design(self, cap, batch=1, confidence=0.95, paired=False):
         """Like the stats piece's: the first look after `needed`, one per `batch` after."""
+        self.paired_plan = paired
         if cap < self.needed:
             raise ValueError(f"adaptive cap {cap} per side is below the {self.needed} repetitions per side "
                              "needed for one decisive look")
@@ -56,7 +58,8 @@ class FakeDecide:
                                      look_confidence=LOOK_CONFIDENCE)
 
     def decide(self, reference, candidate, *, higher_is_better, margin=0.03, confidence=0.95, seed=0):
-        self.calls.append({"reference": list(reference), "candidate": list(candidate),
+        self.calls.append({"reference": list(reference.values()), "candidate": list(candidate.values()),
+                           "pairs": sorted(set(reference) & set(candidate)),
                            "higher_is_better": higher_is_better, "margin": margin, "confidence": confidence})
         if self.interrupt_after is not None and len(self.calls) > self.interrupt_after:
             raise KeyboardInterrupt
@@ -103,6 +106,10 @@ def test_configurations_stop_once_decided(tmp_path, monkeypatch):
     # looks at 3, 5, 7, ... (look_every = 2): decidable from 4, seen at the look at 5
     assert set(reps_per_cell(run_dir).values()) == {5}
     assert {len(c["reference"]) for c in fake.calls} == {3, 5}
+    # each look hands over both sides keyed by repetition, so the stats piece can pair
+    # repetition i of the candidate with the reference's i, which ran back to back with it
+    assert all(c["pairs"] == list(range(len(c["reference"]))) for c in fake.calls)
+    assert fake.paired_plan is True
     assert {g["stop_reason"] for g in groups(run_dir)} == {"decided"}
     assert all(d["verdict"] == "SAME" for g in groups(run_dir) for d in g["decisions"])
     # decide saw the reference's and the candidate's own figures, each metric the right way up
@@ -209,11 +216,14 @@ def test_with_the_stats_piece_decide_a_large_effect_is_decided_at_the_first_look
     fake.module = lambda: real  # run() installs "the module": here the real one
     assert run(tmp_path, monkeypatch, fake, exp) == 0
     run_dir = only_run_dir(tmp_path / "out")
-    plan = real.adaptive_design(12, 2, confidence=0.95)
+    # the looks are planned for, and judged by, the paired test the report will use
+    plan = real.adaptive_design(12, 2, confidence=0.95, paired=True)
+    assert plan.start > real.adaptive_design(12, 2, confidence=0.95).start
     assert set(reps_per_cell(run_dir).values()) == {max(3, plan.start)}
     for g in groups(run_dir):
         assert g["stop_reason"] == "decided"
         assert {d["verdict"] for d in g["decisions"]} == {"FAST"}
+        assert {d["method"] for d in g["decisions"]} == {real.PAIRED_METHOD}
         thr = next(d for d in g["decisions"] if d["metric"] == "throughput")
         assert 1.9 < thr["ratio"] < 2.1 and thr["confidence"] == pytest.approx(plan.look_confidence)
 

@@ -3,8 +3,12 @@ interleaved batch at a time (A B, then B A, ...) until every comparison in it is
 decided, it reaches `max_repetitions`, or the run reaches `time_budget_s`.
 
 A comparison is one candidate library against the reference on one metric
-(throughput, p50 latency); `testbed.results.decide.decide` (the stats piece) gives its
-verdict, FAST/SLOW/SAME when decided, AMBIGUOUS when not. Everything here is derived
+(throughput, p50 latency); `testbed.results.decide.decide_repetitions` (the stats piece)
+gives its verdict, FAST/SLOW/SAME when decided, AMBIGUOUS when not. Each look is judged
+by the same rule the report applies afterwards: repetition i of the candidate paired
+with repetition i of the reference (they ran back to back) once there are enough pairs,
+so the loop stops on the test that will be published, and the plan of looks is
+calibrated for that paired test. Everything here is derived
 from the result lines, so a resumed run picks up exactly where it stopped.
 """
 from __future__ import annotations
@@ -31,14 +35,17 @@ class DesignError(ValueError):
 def load_decide() -> Decider:
     """The stats piece's functions; ImportError says what is missing."""
     module = importlib.import_module("testbed.results.decide")
-    return Decider(module.decide, module.min_samples, module.adaptive_design)
+    return Decider(module.decide_repetitions, module.min_samples, module.adaptive_design)
 
 
 @dataclass(frozen=True)
 class Decider:
-    decide: Callable          # decide(reference, candidate, *, higher_is_better, margin, confidence, seed)
+    # decide(reference, candidate, *, higher_is_better, margin, confidence, seed), each side
+    # a {repetition index: value} map: paired where enough indices are shared
+    decide: Callable
     min_samples: Callable     # min_samples(confidence) -> n per side
-    adaptive_design: Callable  # adaptive_design(cap, batch, confidence) -> start, looks, look_confidence
+    # adaptive_design(cap, batch, confidence, paired) -> start, looks, look_confidence
+    adaptive_design: Callable
 
 
 def metrics_for(mode: str, kind: str) -> tuple[str, ...]:
@@ -68,7 +75,7 @@ def checked_design(design: Design, decider: Decider, where: str) -> tuple[Design
                        look_confidence=design.confidence), note
     try:
         plan = decider.adaptive_design(design.max_repetitions, design.look_every,
-                                       confidence=design.confidence)
+                                       confidence=design.confidence, paired=True)
     except ValueError as exc:
         raise DesignError(f"{where}: run.max_repetitions: {exc}; allowed: a larger cap "
                           f"(or a smaller look_every)") from None
@@ -116,18 +123,19 @@ def failures(group: Group, records: list[dict]) -> int:
     return max(per_cell.values(), default=0)
 
 
-def samples(group: Group, records: list[dict], metric: str) -> dict[str, list[float]]:
-    """library label -> values of `metric` over its ok repetitions (latest attempt wins)."""
+def samples(group: Group, records: list[dict], metric: str) -> dict[str, dict[int, float]]:
+    """library label -> {repetition: value of `metric`} over its ok repetitions (latest
+    attempt wins); the repetition index is what pairs the two sides of a comparison."""
     ids = {c.cell_id: c.library for c in group.cells}
     latest: dict[tuple, dict] = {}
     for r in records:
         if r["cell_id"] in ids and r.get("repetition", -1) >= 0:
             latest[(r["cell_id"], r["repetition"])] = r
-    out: dict[str, list[float]] = {label: [] for label in ids.values()}
-    for (cid, _rep), r in sorted(latest.items(), key=lambda kv: kv[0][1]):
+    out: dict[str, dict[int, float]] = {label: {} for label in ids.values()}
+    for (cid, rep), r in sorted(latest.items(), key=lambda kv: kv[0][1]):
         value = metric_value(r.get("result"), metric) if r.get("status") == "ok" else None
         if value is not None:
-            out[ids[cid]].append(value)
+            out[ids[cid]][rep] = value
     return out
 
 
@@ -145,13 +153,13 @@ class Judge:
         out = []
         for metric in self.metrics:
             values = samples(group, records, metric)
-            ref = values.get(self.reference, [])
+            ref = values.get(self.reference, {})
             for label, cand in values.items():
                 if label != self.reference:
                     out.append(self._one(group.group, metric, label, ref, cand))
         return out
 
-    def _one(self, group: str, metric: str, label: str, ref: list[float], cand: list[float]) -> dict:
+    def _one(self, group: str, metric: str, label: str, ref: dict[int, float], cand: dict[int, float]) -> dict:
         base = {"candidate": label, "reference": self.reference, "metric": metric,
                 "n_reference": len(ref), "n_candidate": len(cand)}
         if min(len(ref), len(cand)) < self.min_samples:
