@@ -191,3 +191,20 @@ def test_committed_reports_are_current():
 def test_committed_published_reports_rebuild_without_seeds(tmp_path):
     args = argparse.Namespace(reports=paths.REPORTS_DIR, seeds=tmp_path / "absent", check=True)
     assert regenerate_cmd.main(args) == 0
+
+
+def _median_cv(text: str, metric: str, lib: str) -> float:
+    block = text[text.index("### Spread within cells"):]
+    row = next(line for line in block.splitlines() if line.startswith(f"| {metric} | {lib} |"))
+    return float(row.split("|")[4].strip().rstrip("%"))
+
+
+@pytest.mark.parametrize("cv", [0.005, 0.04])
+def test_the_summary_states_the_median_within_cell_spread(tmp_path, cv):
+    """The instrument's own noise, per library and metric: the factory draws every
+    cell's repetitions with this CV, so the reported median must land near it."""
+    run_dir = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), reps=8, cv=cv)
+    text = report.render_run(run_dir, tmp_path / "out").read_text()
+    for lib in ("libzmq-4.3.5", "zlink"):
+        for metric in ("Throughput", "Latency p50"):
+            assert 0.5 * 100 * cv < _median_cv(text, metric, lib) < 1.6 * 100 * cv

@@ -132,7 +132,8 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
               fmt.md_table(["", ""], [[k, v] for k, v in ctx["brief"]]), ""]
     parts += [f"- {n}" for n in ctx["notes"]] + ([""] if ctx["notes"] else [])
     parts += _how_to_read(ctx)
-    parts += report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"])
+    parts += report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
+                                    cells)
     parts += report_detail.broken_ceiling(ctx, cmp)
     parts += _inflection_section(infl, best)
     if ctx.get("claims"):

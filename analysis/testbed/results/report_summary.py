@@ -141,10 +141,37 @@ def _calibration_lines(who: str, cal: pd.DataFrame) -> list[str]:
                          rows), ""]
 
 
+def _pct1(v) -> str:
+    return f"{100 * float(v):.1f}%"
+
+
+def spread_block(cells: pd.DataFrame | None) -> list[str]:
+    """The median within-cell CV per library and headline metric: how repeatable one
+    cell's repetitions were on this host under this run's placement (the instrument's
+    own noise; the verdicts' intervals are built from it)."""
+    if cells is None or cells.empty:
+        return []
+    rows = []
+    for metric in ("throughput_msgs", "lat_p50_us"):
+        m = cells[(cells["metric"] == metric) & (cells["n"] >= 2)]
+        for lib, g in sorted(m.groupby("library")):
+            cv = g["cv"].dropna()
+            if len(cv):
+                rows.append([schema.metric(metric).label, lib, str(len(cv)), _pct1(cv.median()),
+                             f"{_pct1(cv.quantile(0.25))}-{_pct1(cv.quantile(0.75))}", _pct1(cv.max())])
+    if not rows:
+        return []
+    return ["### Spread within cells", "",
+            "CV of each cell's repetitions (std / mean), summarised over the cells with 2 or more:", "",
+            fmt.md_table(["Metric", "Library", "Cells", "Median CV", "Quartiles", "Max"], rows), ""]
+
+
 def summary(cmp: pd.DataFrame, referenced: pd.DataFrame | None = None,
-            referenced_name: str | None = None, published: bool = False) -> list[str]:
+            referenced_name: str | None = None, published: bool = False,
+            cells: pd.DataFrame | None = None) -> list[str]:
     lines = ["## Summary", ""]
     body = candidate_blocks(cmp) + config_block(cmp)
     if not published:
         body += calibration_block(cmp, referenced, referenced_name)
+        body += spread_block(cells)
     return lines + body if body else []
