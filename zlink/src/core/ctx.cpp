@@ -260,19 +260,6 @@ forwarder *ctx_t::make_forwarder() {
     return forwarders_.back().get();
 }
 
-bool ctx_t::find_inproc(const std::string &name, const pending_connect *pending,
-                        inproc_binder &out) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = inproc_.find(name);
-    if (it != inproc_.end()) {
-        out = it->second;
-        return true;
-    }
-    if (pending)
-        inproc_pending_.emplace(name, *pending);
-    return false;
-}
-
 std::vector<ctx_t::pending_connect> ctx_t::take_pending(const std::string &name) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<pending_connect> out;

@@ -61,10 +61,26 @@ public:
     int register_inproc(const std::string &name, socket_base_t *s, const options_t &opts);
     void unregister_inproc(const std::string &name, socket_base_t *s);
     void unregister_inproc_all(socket_base_t *s);
-    // Returns the binder or nullptr; when nullptr and `pending` is given,
-    // stores it (under the same lock, so bind cannot slip in between).
-    bool find_inproc(const std::string &name, const pending_connect *pending,
-                     inproc_binder &out);
+    // Inproc connect: if `name` is bound, runs adopt(binder) and returns true;
+    // else stores `pending` (when given) and returns false.  All under the
+    // context lock, so a bind cannot slip in between, and the binder cannot be
+    // deleted while adopt posts to it: close unregisters a socket's names
+    // before the reaper sees it, and reaped() takes this lock.  (A binder
+    // looked up first and posted to after the lock was released could be
+    // reaped in between: a post into a freed mailbox.)  adopt must not call
+    // back into the context.
+    template <typename Adopt>
+    bool connect_inproc(const std::string &name, const pending_connect *pending, Adopt &&adopt) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = inproc_.find(name);
+        if (it != inproc_.end()) {
+            adopt(it->second);
+            return true;
+        }
+        if (pending)
+            inproc_pending_.emplace(name, *pending);
+        return false;
+    }
     std::vector<pending_connect> take_pending(const std::string &name);
 
 private:

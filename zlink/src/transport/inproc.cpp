@@ -33,9 +33,9 @@ void attach_to(socket_base_t *peer, pipe_t *end) {
     peer->commands().post(command{command_kind::attach_pipe, end, peer, nullptr, 0});
 }
 
-// Both sockets known: one pipe pair, each end attached on its socket's thread.
-void connect_to_binder(socket_base_t &s, const ctx_t::inproc_binder &binder,
-                       const std::string &text) {
+// Both sockets known: one pipe pair; the binder's end goes to the binder
+// (runs under the context lock, see ctx_t::connect_inproc); returns ours.
+pipe_t *pair_with_binder(socket_base_t &s, const ctx_t::inproc_binder &binder) {
     const options_t &o = s.opts();
     const options_t &po = binder.opts;
     socket_base_t *peer = binder.socket;
@@ -54,9 +54,8 @@ void connect_to_binder(socket_base_t &s, const ctx_t::inproc_binder &binder,
     pp.a->routing_id = o.connect_routing_id;
     send_routing_id(pp.a, o.routing_id);
     send_routing_id(pp.b, po.routing_id);  // b not handed out yet
-    s.attach_pipe(pp.a, true);
-    s.add_endpoint_pipe(text, pp.a);
     attach_to(peer, pp.b);
+    return pp.a;
 }
 
 // Connect before bind: the binder's end waits in the context.
@@ -69,9 +68,8 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
     pp.a->routing_id = o.connect_routing_id;
     send_routing_id(pp.a, o.routing_id);
     ctx_t::pending_connect pending{&s, pp.b, o, fwd};
-    ctx_t::inproc_binder binder;
-    if (ctx->find_inproc(name, &pending, binder)) {
-        // Bound in between: attach there instead.
+    // Bound in between: attach there instead (under the context lock).
+    ctx->connect_inproc(name, &pending, [&](const ctx_t::inproc_binder &binder) {
         socket_base_t *late = binder.socket;
         fwd->set_target(&late->commands());
         share_hwms(pp.b, o, binder.opts);
@@ -81,7 +79,7 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
         pp.b->peer_routing_id = o.routing_id;
         pp.b->peer_socket_type = o.type;
         attach_to(late, pp.b);
-    }
+    });
     s.attach_pipe(pp.a, true);
     s.add_endpoint_pipe(text, pp.a);
 }
@@ -119,11 +117,15 @@ int inproc_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::st
 
 int inproc_transport::connect(socket_base_t &s, const endpoint_t &ep,
                               const std::string &text) const {
-    ctx_t::inproc_binder binder;
-    if (s.ctx()->find_inproc(ep.address, nullptr, binder))
-        connect_to_binder(s, binder, text);
-    else
+    pipe_t *mine = nullptr;
+    if (!s.ctx()->connect_inproc(ep.address, nullptr, [&](const ctx_t::inproc_binder &binder) {
+            mine = pair_with_binder(s, binder);
+        })) {
         connect_pending(s, ep.address, text);
+        return 0;
+    }
+    s.attach_pipe(mine, true);
+    s.add_endpoint_pipe(text, mine);
     return 0;
 }
 

@@ -19,18 +19,21 @@ void send_routing_id(pipe_t *p, const std::string &id) {
 }  // namespace
 
 zap_client *zap_client::connect(ctx_t &ctx, executor *session_thread, zap_listener &listener) {
-    ctx_t::inproc_binder handler;
-    if (!ctx.find_inproc(std::string(wire::zap_inproc_name), nullptr, handler))
-        return nullptr;
-    socket_base_t *peer = handler.socket;
-    // Unlimited both ways (libzmq: the ZAP pipe has no HWM).
-    auto pp = pipe_t::create_pair(session_thread, &peer->commands(), 0, 0);
-    auto *client = new zap_client(pp.a, listener);
-    pp.a->set_sink(client);
-    pp.b->peer_socket_type = ZMQ_DEALER;  // what the handler sees asking: a plain requester
-    send_routing_id(pp.a, std::string());
-    send_routing_id(pp.b, handler.opts.routing_id);
-    peer->commands().post(command{command_kind::attach_pipe, pp.b, peer, nullptr, 0});
+    // Under the context lock (ctx_t::connect_inproc): the handler cannot be
+    // reaped between finding it and posting the pipe to it.
+    zap_client *client = nullptr;
+    ctx.connect_inproc(std::string(wire::zap_inproc_name), nullptr,
+                       [&](const ctx_t::inproc_binder &handler) {
+        socket_base_t *peer = handler.socket;
+        // Unlimited both ways (libzmq: the ZAP pipe has no HWM).
+        auto pp = pipe_t::create_pair(session_thread, &peer->commands(), 0, 0);
+        client = new zap_client(pp.a, listener);
+        pp.a->set_sink(client);
+        pp.b->peer_socket_type = ZMQ_DEALER;  // what the handler sees asking: a plain requester
+        send_routing_id(pp.a, std::string());
+        send_routing_id(pp.b, handler.opts.routing_id);
+        peer->commands().post(command{command_kind::attach_pipe, pp.b, peer, nullptr, 0});
+    });
     return client;
 }
 
