@@ -81,9 +81,9 @@ def run_bench(argv: list[str], env: dict, prefix: list[str] = ()) -> dict:
 PERF_EVENTS = "raw_syscalls:sys_enter,context-switches,task-clock"
 
 
-def perf_counts(argv: list[str], env: dict) -> dict[str, float]:
+def perf_counts(argv: list[str], env: dict, cpu: str = "0") -> dict[str, float]:
     with tempfile.NamedTemporaryFile("r", suffix=".perf") as f:
-        cmd = ["perf", "stat", "-x,", "-o", f.name, "-e", PERF_EVENTS, "taskset", "-c", "0", *argv]
+        cmd = ["perf", "stat", "-x,", "-o", f.name, "-e", PERF_EVENTS, "taskset", "-c", cpu, *argv]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             raise RuntimeError(f"perf stat failed: {out.stderr[-400:]}")
@@ -109,8 +109,8 @@ def measure_counts(libs, cells, args) -> list[dict]:
             order = libs if rep % 2 == 0 else list(reversed(libs))
             for name, bench, libdir in order:
                 env = env_for(libdir)
-                one = perf_counts(bench_argv(bench, args.pattern, transport, size, n), env)
-                two = perf_counts(bench_argv(bench, args.pattern, transport, size, 2 * n), env)
+                one = perf_counts(bench_argv(bench, args.pattern, transport, size, n), env, args.cpu)
+                two = perf_counts(bench_argv(bench, args.pattern, transport, size, 2 * n), env, args.cpu)
                 samples[name].append({k: (two[k] - one[k]) / n for k in one})
         for name, reps in samples.items():
             row = {"instrument": "counts", "library": name, "pattern": args.pattern,
@@ -192,7 +192,7 @@ def measure_thr(libs, cells, args) -> list[dict]:
             order = libs if rep % 2 == 0 else list(reversed(libs))
             for name, bench, libdir in order:
                 result = run_bench(bench_argv(bench, args.pattern, transport, size, n), env_for(libdir),
-                                   ["taskset", "-c", "0"])
+                                   ["taskset", "-c", args.cpu])
                 samples[name].append(result["throughput"]["msgs_per_sec"])
         for name, values in samples.items():
             row = {"instrument": "thr", "library": name, "pattern": args.pattern, "transport": transport,
@@ -214,6 +214,7 @@ def main() -> int:
     parser.add_argument("--count-large", type=int, default=4000)
     parser.add_argument("--callgrind-divisor", type=int, default=10, help="callgrind runs count/this")
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--cpu", default="0", help="taskset CPU list for counts and thr (1 while /work/QUIET)")
     parser.add_argument("--out", type=Path, help="append JSON lines here too")
     args = parser.parse_args()
     libs = [parse_lib(t) for t in args.lib]

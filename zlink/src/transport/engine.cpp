@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <asio/post.hpp>
 #include <asio/write.hpp>
 #include <cerrno>
 #include <cstring>
@@ -23,6 +24,8 @@ using steady = std::chrono::steady_clock;
 // Bodies at least this large that are still missing after the buffered bytes
 // are read by the kernel directly into the message.
 constexpr size_t in_place_threshold = 1024;
+// Output batches written in one go before the engine lets other work run.
+constexpr int batches_per_turn = 16;
 
 uint64_t max_body(const options_t &o) {
     return o.maxmsgsize >= 0 ? static_cast<uint64_t>(o.maxmsgsize)
@@ -506,17 +509,25 @@ void engine_t::on_ping(std::span<const uint8_t> data) {
 
 // --------------------------------------------------------------------- output
 
+// Writes batch after batch while the host has frames and the kernel takes
+// them.  After batches_per_turn batches it yields (the rest goes out on the
+// next turn of the io_context), so a busy sender cannot keep this thread from
+// reading or from its other connections.
 void engine_t::pump_out() {
-    if (writing_ || stopped_)
-        return;
-    if (hs_ && !hs_->outgoing().empty())
-        return write_handshake();
-    if (!ready_)
-        return;
-    if (fill_batch())
-        return write_batch();
-    if (close_after_flush_ && !stopped_)
-        stop(engine_end{true, 0, 0, true, "closed after flush"});
+    for (int batches = 0; !writing_ && !stopped_; ++batches) {
+        if (hs_ && !hs_->outgoing().empty())
+            return write_handshake();
+        if (!ready_)
+            return;
+        if (batches == batches_per_turn)
+            return yield_output();
+        if (!fill_batch()) {
+            if (close_after_flush_ && !stopped_)
+                stop(engine_end{true, 0, 0, true, "closed after flush"});
+            return;
+        }
+        write_batch();
+    }
 }
 
 void engine_t::write_handshake() {
@@ -561,9 +572,8 @@ bool engine_t::fill_batch() {
     }
     gather_.clear();
     for (const auto &b : enc_.buffers())
-        gather_.emplace_back(b.data, b.size);
-    if (!sealed_.empty())
-        gather_.emplace_back(sealed_.data(), sealed_.size());
+        gather_.add(b.data, b.size);
+    gather_.add(sealed_.data(), sealed_.size());
     return true;
 }
 
@@ -583,7 +593,7 @@ bool engine_t::fill_raw_batch() {
     }
     gather_.clear();
     for (auto &f : in_flight_)
-        gather_.emplace_back(f.data(), f.size());
+        gather_.add(f.data(), f.size());
     return !in_flight_.empty();
 }
 
@@ -667,30 +677,57 @@ bool engine_t::add_sealed(msg_t &m) {
     return true;
 }
 
-void engine_t::write_batch() {
-    writing_ = true;
-    // 0 = no cap: the whole gather list goes to one writev when the kernel takes it.
-    const size_t cap = opts_.max_transfer > 0 ? static_cast<size_t>(opts_.max_transfer)
-                                              : static_cast<size_t>(1) << 30;
-    asio::async_write(
-        sock_, gather_,
-        [cap](const asio::error_code &ec, size_t) -> size_t { return ec ? 0 : cap; },
-        [self = shared_from_this()](const asio::error_code &ec, size_t n) {
-            self->on_written(ec, n);
-        });
+// Sends the batch from where its bytes are (no copy).  true: all written.
+// false: the socket buffer is full (writing_ set, the rest goes when it is
+// writable) or the connection failed.
+bool engine_t::write_batch() {
+    // 0 = no cap: the whole gather list goes to one sendmsg when the kernel takes it.
+    const size_t cap = opts_.max_transfer > 0 ? static_cast<size_t>(opts_.max_transfer) : 0;
+    while (!gather_.empty()) {
+        std::error_code ec;
+        gather_.write_to(sock_.native_handle(), cap, ec);
+        if (ec == std::errc::resource_unavailable_try_again) {
+            wait_writable();
+            return false;
+        }
+        if (ec) {
+            fail("write failed", 0);
+            return false;
+        }
+    }
+    batch_written();
+    return true;
 }
 
-void engine_t::on_written(const asio::error_code &ec, size_t n) {
-    writing_ = false;
-    if (stopped_)
-        return;
-    if (ec)
-        return fail("write failed", 0);
+void engine_t::wait_writable() {
+    writing_ = true;
+    sock_.async_wait(asio::socket_base::wait_write,
+                     [self = shared_from_this()](const asio::error_code &ec) {
+                         self->writing_ = false;
+                         if (self->stopped_)
+                             return;
+                         if (ec)
+                             return self->fail("write failed", 0);
+                         if (self->write_batch())
+                             self->pump_out();
+                     });
+}
+
+void engine_t::yield_output() {
+    writing_ = true;  // nobody else writes until this turn comes
+    asio::post(sock_.get_executor(), [self = shared_from_this()] {
+        self->writing_ = false;
+        self->pump_out();
+    });
+}
+
+// The batch is on the wire: the encoder's staging run and the referenced
+// bodies are free again.
+void engine_t::batch_written() {
     if (!raw_)
-        enc_.consume(n);
+        enc_.consume(enc_.pending_bytes());
     sealed_.clear();
     release_in_flight();
-    pump_out();
 }
 
 void engine_t::release_in_flight() {

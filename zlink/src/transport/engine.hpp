@@ -16,8 +16,10 @@
 //   out: frames pulled from the host into the encoder until the out batch
 //        (ZMQ_ASIO_OUT_BATCH_SIZE) is full; small frames copied into one
 //        staging run, large bodies referenced in place (scatter/gather);
-//        exactly one async write in flight; ZMQ_ASIO_TCP_MAX_TRANSFER caps
-//        the bytes handed to one write call.
+//        the batch goes out by non-blocking sendmsg() at once, batch after
+//        batch (a bounded number per turn), and only a full socket buffer
+//        waits for writability (gather_list keeps the offset of a partial
+//        write); ZMQ_ASIO_TCP_MAX_TRANSFER caps the bytes of one call.
 // Back-pressure: when push_frame() refuses (pipe full) the engine keeps the
 // frame and stops reading until restart_input(); when pull_frame() has
 // nothing, the engine idles until restart_output().
@@ -47,6 +49,7 @@
 
 #include "core/msg.hpp"
 #include "core/options.hpp"
+#include "transport/engine_gather.hpp"
 #include "wire/frame_decoder.hpp"
 #include "wire/frame_encoder.hpp"
 #include "wire/handshake.hpp"
@@ -168,8 +171,10 @@ private:
     void add_heartbeats();
     void add_sealed_heartbeats(uint16_t ttl_ds);
     bool seal_command(std::span<const uint8_t> body);
-    void write_batch();
-    void on_written(const asio::error_code &ec, size_t n);
+    bool write_batch();
+    void wait_writable();
+    void yield_output();
+    void batch_written();
     void release_in_flight();
     // heartbeats
     void arm_heartbeat();
@@ -207,11 +212,11 @@ private:
     bool in_cmd_ = false;         // ... and it is a command, not yet handled
     std::vector<std::uint8_t> opened_;  // transform: plaintext of one MESSAGE
 
-    bool writing_ = false;
+    bool writing_ = false;            // a batch waits for writability (or a turn)
     bool out_more_ = false;           // the last frame added had MORE
     bool close_after_flush_ = false;
     std::vector<msg_t> in_flight_;    // bodies the gather list references
-    std::vector<asio::const_buffer> gather_;
+    gather_list gather_;              // the batch's unwritten bytes
     std::vector<std::uint8_t> sealed_;  // transform: sealed frames of this batch
     std::string pong_ctx_;
     bool pong_due_ = false;
