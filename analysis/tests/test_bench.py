@@ -281,3 +281,18 @@ def test_ceiling_probe_without_its_peer_exits_3(lib):
                    "--timeout-ms", "500"], timeout_s=30)
     assert r.exit_code == 3 and "no probe sender connected" in r.stderr
     assert time.monotonic() - start < 4.0
+
+
+def test_tcp_endpoints_avoid_the_ephemeral_range(tmp_path, monkeypatch):
+    """A port from the kernel's ephemeral range can be taken as some outgoing
+    connection's source port before the receiver binds it; bench ports come from
+    outside that range, and the control port beside it is free too."""
+    from testbed.bench import command
+    for text, (low, high) in (("32768\t60999\n", (10000, 32768)), ("1024 60999\n", (61000, 65536))):
+        (tmp_path / "range").write_text(text)
+        monkeypatch.setattr(command, "EPHEMERAL_RANGE", tmp_path / "range")
+        for _ in range(20):
+            ep = local_endpoints("tcp")
+            port = int(ep.bind.rsplit(":", 1)[1])
+            assert low <= port and port + 1 < high and ep.connect == ep.bind
+            assert command._port_pair_free(port, "127.0.0.1")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import subprocess
 import tempfile
@@ -88,13 +89,32 @@ def local_endpoints(transport: str, host: str = "127.0.0.1") -> Endpoints:
     if transport != "tcp":
         raise ValueError(f"a two-process run needs tcp or ipc, not {transport!r} "
                          "(inproc lives in one process)")
-    for _ in range(50):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.bind((host, 0))
-            port = s.getsockname()[1]
-        if port < 65535 and _port_pair_free(port, host):
+    # Below the kernel's ephemeral range: a port from it (bind to 0) can be taken, between
+    # this check and the receiver's bind, as the source port of any outgoing connection
+    # on the host (seen: a noise-floor cell failed with "Address already in use").
+    low, high = _outside_ephemeral_range()
+    rng = random.Random(f"{os.getpid()}-{uuid.uuid4().hex}")
+    for _ in range(200):
+        port = rng.randrange(low, high - 1)
+        if _port_pair_free(port, host):
             return Endpoints(f"tcp://{host}:{port}", f"tcp://{host}:{port}")
-    raise RuntimeError(f"found no free pair of neighbouring tcp ports on {host}")
+    raise RuntimeError(f"found no free pair of neighbouring tcp ports on {host} in {low}-{high}")
+
+
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST_PORT = 10000
+
+
+def _outside_ephemeral_range() -> tuple[int, int]:
+    """[low, high): the ports a benchmark may bind, below the ephemeral range (or above
+    it when the range starts too low to leave room)."""
+    try:
+        first, last = (int(x) for x in EPHEMERAL_RANGE.read_text().split())
+    except (OSError, ValueError):
+        first, last = 32768, 60999  # Linux's default
+    if first - LOWEST_PORT >= 1000:
+        return LOWEST_PORT, first
+    return last + 1, 65536
 
 
 def placement_pins(placement: str, cpus: list[int] | tuple[int, ...]) -> dict[str, str | None]:
