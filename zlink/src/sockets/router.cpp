@@ -15,6 +15,14 @@ router_t::~router_t() { prefetched_.close(); }
 
 void router_t::xattach_pipe(pipe_t *pipe, bool) {
     if (options.probe_router && !pipe->probed) send_probe(pipe);
+    if (!pipe->routing_id.empty()) {
+        // ZMQ_CONNECT_ROUTING_ID chosen on this side: addressable at once, as
+        // in libzmq, even before the connection exists; the id the peer
+        // announces is not wanted (the pipe drops it).
+        pipe->set_want_routing_id(false);
+        file(pipe, pipe->routing_id);
+        return;
+    }
     if (!identify(pipe)) anonymous_.insert(pipe);
 }
 
@@ -23,28 +31,30 @@ bool router_t::identify(pipe_t *pipe) {
     announced.init();
     if (!pipe->read(announced)) return false;
     std::string id;
-    if (!pipe->routing_id.empty()) {
-        id = pipe->routing_id;  // ZMQ_CONNECT_ROUTING_ID chosen on this side
-    } else if (announced.size() > 0) {
-        id.assign(body(announced));
-    }
+    if (announced.size() > 0) id.assign(body(announced));
     announced.close();
+    file(pipe, id);
+    return true;
+}
+
+// Files the pipe under `id` (empty: a generated one). A duplicate id leaves
+// the pipe unfiled and never read (as libzmq), unless ROUTER_HANDOVER.
+void router_t::file(pipe_t *pipe, std::string id) {
     if (id.empty()) {
         id = table_.generate();
     } else if (table_.find(id) != nullptr) {
-        if (!handover_) return true;  // duplicate id: ignored, never read (as libzmq)
+        if (!handover_) return;  // duplicate id: ignored, never read
         if (pipe_t *old = table_.hand_over(pipe, id)) {
             old->routing_id = *table_.id_of(old);
             old->terminate();
         }
         pipe->routing_id = id;
         fq_.attach(pipe);
-        return true;
+        return;
     }
     table_.add(pipe, id);
     pipe->routing_id = id;
     fq_.attach(pipe);
-    return true;
 }
 
 void router_t::xread_activated(pipe_t *pipe) {

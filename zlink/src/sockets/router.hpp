@@ -46,6 +46,7 @@ private:
     // Reads the peer's announced id (first message of the pipe) and files the
     // pipe under its routing id; false while that message has not arrived.
     bool identify(pipe_t *pipe);
+    void file(pipe_t *pipe, std::string id);
     bool prefetch();
 
     fair_queue<pipe_t> fq_;

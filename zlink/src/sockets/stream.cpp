@@ -80,6 +80,9 @@ int stream_t::xrecv(msg_t &msg) {
     if (!id_sent_) {
         msg.init_buffer(prefetched_id_.data(), prefetched_id_.size());
         msg.set_flags(msg_t::more);
+        // As libzmq: the id frame carries the connection's properties
+        // (Peer-Address...) like the data frame after it.
+        msg.set_metadata(const_cast<metadata_t *>(prefetched_.metadata()));
         id_sent_ = true;
         return 0;
     }

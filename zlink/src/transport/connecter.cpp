@@ -1,6 +1,9 @@
 #include "transport/connecter.hpp"
 
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <new>
 #include <system_error>
@@ -56,10 +59,41 @@ void connecter_t::on_resolved(const asio::error_code &ec, const stream_family::e
         sock_.reset();
         return host_->connect_failed(bind_ec);  // e.g. source address in use: retried
     }
+    start_connect(ep);
+}
+
+// connect() on the non-blocking socket: done at once (ipc usually), pending
+// (tcp: EINPROGRESS; ipc with a full backlog: EAGAIN), or refused.
+void connecter_t::start_connect(const stream_family::endpoint_type &ep) {
+    asio::error_code ec;
+    sock_->non_blocking(true, ec);
+    if (ec)
+        return on_connected(ec);
+    int rc;
+    do
+        rc = ::connect(sock_->native_handle(), ep.data(), static_cast<socklen_t>(ep.size()));
+    while (rc != 0 && errno == EINTR);
+    if (rc == 0)
+        return on_connected({});
+    const int error = errno;
+    if (error != EINPROGRESS && error != EAGAIN)
+        return on_connected(asio::error_code(error, asio::error::get_system_category()));
+    host_->connect_delayed(error);
     start_connect_timer();
-    sock_->async_connect(ep, [self = shared_from_this()](const asio::error_code &ec2) {
-        self->on_connected(ec2);
-    });
+    sock_->async_wait(asio::socket_base::wait_write,
+                      [self = shared_from_this()](const asio::error_code &ec2) { self->on_writable(ec2); });
+}
+
+// The pending connect finished: SO_ERROR says how.
+void connecter_t::on_writable(const asio::error_code &ec) {
+    if (cancelled_ || ec || !sock_)
+        return on_connected(ec);
+    int error = 0;
+    socklen_t len = sizeof error;
+    if (::getsockopt(sock_->native_handle(), SOL_SOCKET, SO_ERROR, &error, &len) != 0)
+        error = errno;
+    on_connected(error == 0 ? asio::error_code()
+                            : asio::error_code(error, asio::error::get_system_category()));
 }
 
 // ZMQ_CONNECT_TIMEOUT: a connect still pending after that many ms is closed
@@ -84,7 +118,8 @@ void connecter_t::on_connected(const asio::error_code &ec) {
     connect_timer_.cancel();
     if (ec) {
         asio::error_code ignore;
-        sock_->close(ignore);
+        if (sock_)
+            sock_->close(ignore);
         sock_.reset();
         return host_->connect_failed(connect_timed_out_ ? asio::error::timed_out : ec);
     }
@@ -106,9 +141,10 @@ void connecter_t::attempt_later() {
     retry_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (ec || self->cancelled_)
             return;
-        self->host_->connect_retrying();
         self->attempt();
     });
+    if (opts_.reconnect_ivl > 0)  // libzmq reports no retry for an interval of 0
+        host_->connect_retrying(wait);
 }
 
 void connecter_t::cancel() {

@@ -7,7 +7,12 @@
 // goes away; completions after that do nothing (they hold the connecter, not
 // the host).
 //
-// ZMQ_CONNECT_TIMEOUT: a timer beside async_connect closes a connect that
+// Monitor events as libzmq 4.3.5 gives them: CONNECT_DELAYED when the
+// non-blocking connect() is in progress (so the connect is made here, not by
+// async_connect, which hides that), CONNECT_RETRIED (value: the wait in ms)
+// when a retry is scheduled, not when it starts.
+//
+// ZMQ_CONNECT_TIMEOUT: a timer beside the pending connect closes one that
 // takes longer and reports it as a failure (ETIMEDOUT).
 #pragma once
 #include <asio/generic/stream_protocol.hpp>
@@ -25,9 +30,10 @@ class connecter_host {
 public:
     using socket_type = asio::generic::stream_protocol::socket;
     virtual ~connecter_host() = default;
-    virtual void connected(socket_type sock) = 0;              // ZMQ_EVENT_CONNECTED
-    virtual void connect_failed(const asio::error_code &ec) = 0;  // CONNECT_DELAYED
-    virtual void connect_retrying() = 0;                          // CONNECT_RETRIED
+    virtual void connected(socket_type sock) = 0;                 // ZMQ_EVENT_CONNECTED
+    virtual void connect_delayed(int error) = 0;                  // CONNECT_DELAYED (EINPROGRESS)
+    virtual void connect_failed(const asio::error_code &ec) = 0;  // the host calls attempt_later()
+    virtual void connect_retrying(int interval_ms) = 0;           // CONNECT_RETRIED
 };
 
 class connecter_t final : public std::enable_shared_from_this<connecter_t> {
@@ -44,6 +50,8 @@ public:
 
 private:
     void on_resolved(const asio::error_code &ec, const stream_family::endpoint_type &ep);
+    void start_connect(const stream_family::endpoint_type &ep);
+    void on_writable(const asio::error_code &ec);
     void on_connected(const asio::error_code &ec);
     void start_connect_timer();
 

@@ -496,6 +496,9 @@ bool engine_t::handle_command() {
 void engine_t::on_ping(std::span<const uint8_t> data) {
     uint16_t ttl = 0;
     std::span<const uint8_t> ctx;
+    // RFC 37 allows at most 16 octets of context; like libzmq, a longer one is
+    // answered with its first 16 rather than ignored (libzmq's test_heartbeats).
+    data = data.first(std::min(data.size(), 2 + wire::max_ping_context));
     if (wire::parse_ping_data(data, ttl, ctx) != wire::wire_error::none)
         return;
     pong_ctx_.assign(reinterpret_cast<const char *>(ctx.data()), ctx.size());

@@ -145,13 +145,20 @@ void session_t::connected(socket_type sock) {
     start_engine(std::move(sock));
 }
 
-void session_t::connect_failed(const asio::error_code &ec) {
+void session_t::connect_delayed(int error) {
+    owner()->event(ZMQ_EVENT_CONNECT_DELAYED, error, endpoint);
+}
+
+// As libzmq: a failed attempt has no event of its own; the retry it schedules
+// reports CONNECT_RETRIED.
+void session_t::connect_failed(const asio::error_code &) {
     auto self = hold();
-    owner()->event(ZMQ_EVENT_CONNECT_DELAYED, ec.value(), endpoint);
     reconnect();
 }
 
-void session_t::connect_retrying() { owner()->event(ZMQ_EVENT_CONNECT_RETRIED, 0, endpoint); }
+void session_t::connect_retrying(int interval_ms) {
+    owner()->event(ZMQ_EVENT_CONNECT_RETRIED, interval_ms, endpoint);
+}
 
 // Entry points that are not commands or our own handlers hold the session
 // while they run: once finished() is posted, the socket may drop its
@@ -204,8 +211,9 @@ void session_t::engine_ready(const peer_info &peer) {
     else if (reconnected)  // SUB resends its subscriptions there
         send_to_owner(command{command_kind::hiccup, pipe_->peer()});
     if (opts_.raw_socket && opts_.raw_notify && pipe_) {
-        msg_t hello;
+        msg_t hello;  // ZMQ_STREAM_NOTIFY's connect notice, with Peer-Address
         hello.init();
+        metadata_.attach(hello);
         pipe_->write(hello);
         pipe_->flush();
     }
@@ -436,6 +444,10 @@ void session_t::pipe_terminated(pipe_t *pipe) {
         return;
     pipe_ = nullptr;
     drop_out_pending();
+    // STREAM ends a connection by ending its pipe (an empty message). As in
+    // libzmq, a raw endpoint is then over: no new pipe, no reconnect.
+    if (opts_.raw_socket)
+        stopping_ = true;
     if (stopping_) {
         // Let the last batch reach the wire, then close.
         if (engine_ && engine_ready_)

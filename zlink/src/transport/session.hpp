@@ -75,8 +75,9 @@ public:
     void engine_stopped(const engine_end &why) override;
     // connecter_host
     void connected(socket_type sock) override;
+    void connect_delayed(int error) override;
     void connect_failed(const asio::error_code &ec) override;
-    void connect_retrying() override;
+    void connect_retrying(int interval_ms) override;
 
 private:
     session_t(io_thread *thread, socket_base_t *owner, const options_t &opts, bool connect_side,

@@ -59,8 +59,12 @@ int stream_transport::connect(socket_base_t &s, const endpoint_t &ep,
     pipe_t *socket_end = nullptr;
     pipe_t *session_end = nullptr;
     // Like libzmq, non-routing sockets get their pipe now, so messages queue
-    // before the first connection (unless ZMQ_IMMEDIATE).
-    if (!o.immediate && !o.recv_routing_id && !o.raw_socket) {
+    // before the first connection (unless ZMQ_IMMEDIATE). So do ROUTER and
+    // STREAM when ZMQ_CONNECT_ROUTING_ID names the peer: a message sent to
+    // that id right after zmq_connect waits for the connection (libzmq's
+    // test_connect_rid); without the option they get a pipe per connection.
+    const bool named_peer = !o.connect_routing_id.empty();
+    if (!o.immediate && ((!o.recv_routing_id && !o.raw_socket) || named_peer)) {
         auto pp = pipe_t::create_pair(&s.commands(), t, o.sndhwm, o.rcvhwm, o.conflate_out(),
                                       o.conflate_in());
         socket_end = pp.a;
