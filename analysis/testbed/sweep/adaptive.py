@@ -159,7 +159,8 @@ class Judge:
                     out.append(self._one(group.group, metric, label, ref, cand))
         return out
 
-    def _one(self, group: str, metric: str, label: str, ref: dict[int, float], cand: dict[int, float]) -> dict:
+    def _one(self, group: str, metric: str, label: str,
+             ref: dict[int, float], cand: dict[int, float]) -> dict:
         base = {"candidate": label, "reference": self.reference, "metric": metric,
                 "n_reference": len(ref), "n_candidate": len(cand)}
         if min(len(ref), len(cand)) < self.min_samples:
