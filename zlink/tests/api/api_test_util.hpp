@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -59,6 +61,38 @@ public:
     void *ctx;
     void *a = nullptr;
     void *b = nullptr;
+};
+
+// A fixture owning a context and every socket it hands out: each is closed in
+// TearDown, so a failed ASSERT cannot leave one open and hang zmq_ctx_term.
+// Sockets get LINGER 0 and, when rcvtimeo_ms >= 0, that receive timeout.
+class socket_owner : public ::testing::Test {
+protected:
+    explicit socket_owner(int rcvtimeo_ms = -1) : rcvtimeo_ms_(rcvtimeo_ms) {}
+    void SetUp() override { ctx = zmq_ctx_new(); }
+    void TearDown() override {
+        for (void *s : open_)
+            zmq_close(s);
+        EXPECT_EQ(0, zmq_ctx_term(ctx));
+    }
+    void *socket(int type) {
+        void *s = zmq_socket(ctx, type);
+        const int zero = 0;
+        EXPECT_EQ(0, zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero));
+        if (rcvtimeo_ms_ >= 0)
+            EXPECT_EQ(0, zmq_setsockopt(s, ZMQ_RCVTIMEO, &rcvtimeo_ms_, sizeof rcvtimeo_ms_));
+        open_.push_back(s);
+        return s;
+    }
+    void close_now(void *s) {
+        open_.erase(std::find(open_.begin(), open_.end(), s));
+        zmq_close(s);
+    }
+    void *ctx = nullptr;
+
+private:
+    const int rcvtimeo_ms_;
+    std::vector<void *> open_;
 };
 
 }  // namespace api_test

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "zmq.h"
+#include "api_test_util.hpp"
 
 namespace {
 
@@ -33,30 +34,14 @@ std::string recv_string(void *s) {
     return n < 0 ? std::string("<none>") : std::string(buf, std::min<int>(n, sizeof buf));
 }
 
-class dropin_connect_rid : public ::testing::Test {
+class dropin_connect_rid : public api_test::socket_owner {
 protected:
-    void SetUp() override { ctx = zmq_ctx_new(); }
-    void TearDown() override {
-        for (void *s : open_)
-            zmq_close(s);
-        EXPECT_EQ(0, zmq_ctx_term(ctx));
-    }
-    void *socket(int type) {
-        void *s = zmq_socket(ctx, type);
-        set_int(s, ZMQ_LINGER, 0);
-        set_int(s, ZMQ_RCVTIMEO, 3000);
-        open_.push_back(s);
-        return s;
-    }
+    dropin_connect_rid() : socket_owner(3000) {}
     // Connects `s` to `peer` under the connect routing id "conn1".
     void connect_named(void *s, void *peer) {
         ASSERT_EQ(0, zmq_setsockopt(s, ZMQ_CONNECT_ROUTING_ID, "conn1", 5));
         ASSERT_EQ(0, zmq_connect(s, last_endpoint(peer).c_str()));
     }
-    void *ctx = nullptr;
-
-private:
-    std::vector<void *> open_;
 };
 
 TEST_F(dropin_connect_rid, StreamSendsToTheNamedPeerRightAfterConnect) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "zmq.h"
+#include "api_test_util.hpp"
 
 namespace {
 
@@ -35,30 +36,8 @@ void set_int(void *s, int option, int value) {
 }
 
 // Sockets are closed in TearDown, so a failed ASSERT cannot leave one open
-// and hang zmq_ctx_term.
-class dropin : public ::testing::Test {
-protected:
-    void SetUp() override { ctx = zmq_ctx_new(); }
-    void TearDown() override {
-        for (void *s : open_)
-            zmq_close(s);
-        EXPECT_EQ(0, zmq_ctx_term(ctx));
-    }
-    void *socket(int type) {
-        void *s = zmq_socket(ctx, type);
-        set_int(s, ZMQ_LINGER, 0);
-        open_.push_back(s);
-        return s;
-    }
-    void close_now(void *s) {
-        open_.erase(std::find(open_.begin(), open_.end(), s));
-        zmq_close(s);
-    }
-    void *ctx = nullptr;
-
-private:
-    std::vector<void *> open_;
-};
+// and hang zmq_ctx_term (api_test::socket_owner).
+class dropin : public api_test::socket_owner {};
 
 // test_sockopt_hwm test_change_after_connected: raising SNDHWM after the
 // connection exists widens its pipe (5 own + 1 of the peer's RCVHWM).

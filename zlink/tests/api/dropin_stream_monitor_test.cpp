@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "zmq.h"
+#include "api_test_util.hpp"
 
 namespace {
 
@@ -30,25 +31,9 @@ struct event_t {
     uint32_t value = 0;
 };
 
-class dropin_stream_monitor : public ::testing::Test {
+class dropin_stream_monitor : public api_test::socket_owner {
 protected:
-    void SetUp() override { ctx = zmq_ctx_new(); }
-    void TearDown() override {
-        for (void *s : open_)
-            zmq_close(s);
-        EXPECT_EQ(0, zmq_ctx_term(ctx));
-    }
-    void *socket(int type) {
-        void *s = zmq_socket(ctx, type);
-        set_int(s, ZMQ_LINGER, 0);
-        set_int(s, ZMQ_RCVTIMEO, 3000);
-        open_.push_back(s);
-        return s;
-    }
-    void close_now(void *s) {
-        open_.erase(std::find(open_.begin(), open_.end(), s));
-        zmq_close(s);
-    }
+    dropin_stream_monitor() : socket_owner(3000) {}
     void *monitor(void *s, const char *name) {
         EXPECT_EQ(0, zmq_socket_monitor(s, name, ZMQ_EVENT_ALL));
         void *m = socket(ZMQ_PAIR);
@@ -78,10 +63,6 @@ protected:
         EXPECT_GE(n, 0);
         return std::string(buf, std::max(n, 0));
     }
-    void *ctx = nullptr;
-
-private:
-    std::vector<void *> open_;
 };
 
 // zmq_msg_gets(3): "Peer-Address" is a property of messages received over tcp
