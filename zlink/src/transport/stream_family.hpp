@@ -33,19 +33,27 @@ public:
         std::string directory;
         // The socket file this listener made (ipc), so closing removes only that
         // one and never a file a new bind on the same path has put there since.
+        // Device and inode alone do not tell: a new bind unlinks our file and the
+        // file system may give the new one the freed inode number at once (seen:
+        // a closed server's late cleanup unlinked its successor's socket file), so
+        // the change time, to the nanosecond, is compared too.
         dev_t socket_dev = 0;
         ino_t socket_ino = 0;
+        struct timespec socket_ctime {};
         void remember_socket_file() {
             struct stat st {};
             if (!socket_path.empty() && ::stat(socket_path.c_str(), &st) == 0) {
                 socket_dev = st.st_dev;
                 socket_ino = st.st_ino;
+                socket_ctime = st.st_ctim;
             }
         }
         bool socket_file_is_ours() const {
             struct stat st {};
             return socket_ino != 0 && ::stat(socket_path.c_str(), &st) == 0 &&
-                   st.st_dev == socket_dev && st.st_ino == socket_ino;
+                   st.st_dev == socket_dev && st.st_ino == socket_ino &&
+                   st.st_ctim.tv_sec == socket_ctime.tv_sec &&
+                   st.st_ctim.tv_nsec == socket_ctime.tv_nsec;
         }
     };
 
