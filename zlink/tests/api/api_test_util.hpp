@@ -63,6 +63,18 @@ public:
     void *b = nullptr;
 };
 
+inline void set_int(void *s, int option, int value) {
+    ASSERT_EQ(0, zmq_setsockopt(s, option, &value, sizeof value));
+}
+
+// The socket's ZMQ_LAST_ENDPOINT (a bound wildcard's actual address).
+inline std::string last_endpoint(void *s) {
+    char ep[256];
+    size_t len = sizeof ep;
+    zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &len);
+    return ep;
+}
+
 // A fixture owning a context and every socket it hands out: each is closed in
 // TearDown, so a failed ASSERT cannot leave one open and hang zmq_ctx_term.
 // Sockets get LINGER 0 and, when rcvtimeo_ms >= 0, that receive timeout.

@@ -31,9 +31,7 @@ int recv_all_now(void *s) {
     return n;
 }
 
-void set_int(void *s, int option, int value) {
-    ASSERT_EQ(0, zmq_setsockopt(s, option, &value, sizeof value));
-}
+using api_test::set_int;
 
 // Sockets are closed in TearDown, so a failed ASSERT cannot leave one open
 // and hang zmq_ctx_term (api_test::socket_owner).

@@ -15,16 +15,8 @@
 
 namespace {
 
-void set_int(void *s, int option, int value) {
-    ASSERT_EQ(0, zmq_setsockopt(s, option, &value, sizeof value));
-}
-
-std::string last_endpoint(void *s) {
-    char ep[256];
-    size_t len = sizeof ep;
-    zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &len);
-    return ep;
-}
+using api_test::last_endpoint;
+using api_test::set_int;
 
 struct event_t {
     int id = -1;  // -1: none within the wait
