@@ -35,3 +35,24 @@ def test_ctest_failures_are_counted(monkeypatch, tmp_path):
     monkeypatch.setattr(suites, "_stream", lambda *a, **k: (8, ["75% tests passed, 1 tests failed out of 4"]))
     result = suites.run_ctest("zlink ctest", tmp_path, None)
     assert (result.passed, result.failed) == (3, 1)
+
+
+def test_ctest_summary_names_the_failed_tests(monkeypatch, tmp_path):
+    lines = ["98% tests passed, 2 tests failed out of 90", "", "Total Test time (real) = 72 sec", "",
+             "The following tests FAILED:",
+             "\t 12 - interop.security.curve.rotation.ipc.zlink_server-libzmq_client (Failed)",
+             "\t 40 - api.poll (Timeout)",
+             "Errors while running CTest"]
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: (8, lines))
+    result = suites.run_ctest("zlink ctest", tmp_path, None)
+    assert (result.passed, result.failed) == (88, 2)
+    assert "FAILED interop.security.curve.rotation.ipc.zlink_server-libzmq_client (Failed)" in result.line()
+    assert "FAILED api.poll (Timeout)" in result.line()
+
+
+def test_pytest_summary_names_the_failed_tests(monkeypatch):
+    lines = ["FAILED tests/test_a.py::test_one - AssertionError", "1 failed, 3 passed in 0.2s"]
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: (1, lines))
+    result = suites.run_pytest(None)
+    assert (result.passed, result.failed) == (3, 1)
+    assert "FAILED tests/test_a.py::test_one - AssertionError" in result.line()

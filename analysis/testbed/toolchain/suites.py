@@ -55,6 +55,25 @@ def parse_ctest(lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
+_CTEST_FAILED = re.compile(r"^\s*\d+ - (\S+) \((.+)\)\s*$")
+
+
+def ctest_failures(lines: list[str]) -> list[str]:
+    """The names ctest lists under 'The following tests FAILED:', each with its reason
+    (Failed, Timeout, SEGFAULT...), so a summary names what broke, not just how many."""
+    names: list[str] = []
+    in_list = False
+    for line in lines:
+        if line.startswith("The following tests FAILED:"):
+            in_list, names = True, []
+        elif in_list:
+            if match := _CTEST_FAILED.match(line):
+                names.append(f"{match.group(1)} ({match.group(2)})")
+            else:
+                in_list = False
+    return names
+
+
 def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = None) -> SuiteResult:
     result = SuiteResult(name)
     cmd = ["ctest", "--test-dir", str(build_dir), "--output-on-failure", "-j", os.environ.get("TESTBED_JOBS", "2"),
@@ -69,6 +88,7 @@ def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = 
         result.notes.append(f"ctest ran no test (exit {code})")
         return result
     result.passed, result.failed = counts
+    result.notes.extend(f"FAILED {failure}" for failure in ctest_failures(lines))
     if code != 0 and result.failed == 0:
         result.failed = 1
         result.notes.append(f"ctest exited {code}")
@@ -115,6 +135,7 @@ def run_pytest(expr: str | None, extra: list[str] | None = None) -> SuiteResult:
         cmd += ["-k", expr]
     code, lines = _stream(cmd, paths.REPO_ROOT / "analysis")
     counts = parse_pytest(lines)
+    result.notes.extend(line for line in lines if line.startswith(("FAILED ", "ERROR ")))
     result.passed = counts.get("passed", 0) + counts.get("xfailed", 0)
     result.failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("xpassed", 0)
     if counts.get("skipped"):
