@@ -7,6 +7,8 @@ Written for docs/profiling/2026-11-23-engine.md (issue 10). Three instruments:
              syscalls (raw_syscalls:sys_enter), context switches, task-clock.
              Per message = (run with 2N - run with N) / N, so start-up, handshake
              and shutdown cancel. Median over --reps, libraries interleaved.
+  faults     as counts, with page faults and glibc's memory calls (mmap, munmap,
+             madvise, brk, mprotect) instead of all syscalls.
   callgrind  instructions (Ir) and malloc calls per message, same N/2N difference.
              Deterministic; valgrind serialises threads, so batches look deeper
              than natively (both libraries alike).
@@ -26,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -57,9 +60,27 @@ def count_for(size: int, args: argparse.Namespace) -> int:
     return args.count_large if size >= LARGE else args.count_small
 
 
-def bench_argv(bench: Path, pattern: str, transport: str, size: int, count: int) -> list[str]:
-    return [str(bench / f"bench_{pattern}"), "--transport", transport, "--size", str(size),
-            "--count", str(count), "--warmup", "50", "--mode", "thr"]
+def bench_argv(bench: Path, args: argparse.Namespace, transport: str, size: int, count: int) -> list[str]:
+    """One bench run: one process, or (--process-model two-process) a receiver and a
+    sender process started by one shell, so perf stat (which follows children)
+    counts both."""
+    binary = str(bench / f"bench_{args.pattern}")
+    count_flag = "--lat-count" if args.mode == "lat" else "--count"
+    common = ["--transport", transport, "--size", str(size), count_flag, str(count), "--mode", args.mode]
+    common += ["--lat-warmup", "50"] if args.mode == "lat" else ["--warmup", "50"]
+    if args.hwm is not None:
+        common += ["--hwm", str(args.hwm)]
+    if args.process_model == "one-process":
+        return [binary, *common]
+    if transport == "inproc":
+        raise SystemExit("two-process runs need tcp or ipc")
+    ep = (f"tcp://127.0.0.1:{args.port}" if transport == "tcp" else f"ipc:///tmp/engine-measure-{args.port}.ipc")
+    receiver = [binary, *common, "--role", "receiver", "--bind", ep]
+    sender = [binary, *common, "--role", "sender", "--connect", ep]
+    # Keep the JSON line of the side that times: the receiver (thr), the sender (lat).
+    quiet_r, quiet_s = ("", " >/dev/null") if args.mode == "thr" else (" >/dev/null", "")
+    script = f"{shlex.join(receiver)}{quiet_r} & {shlex.join(sender)}{quiet_s}; wait"
+    return ["sh", "-c", script]
 
 
 def env_for(libdir: str | None) -> dict:
@@ -78,12 +99,20 @@ def run_bench(argv: list[str], env: dict, prefix: list[str] = ()) -> dict:
 
 # ---------------------------------------------------------------- perf counts
 
-PERF_EVENTS = "raw_syscalls:sys_enter,context-switches,task-clock"
+PERF_EVENTS = {"raw_syscalls:sys_enter": "syscalls", "context-switches": "context_switches",
+               "task-clock": "task_clock_ms"}
+# Memory traffic of large messages: page faults and the calls by which glibc gets
+# and returns memory (a fresh mmap'd or trimmed block faults page by page).
+FAULT_EVENTS = {"page-faults": "page_faults", "minor-faults": "minor_faults",
+                "context-switches": "context_switches", "task-clock": "task_clock_ms",
+                "syscalls:sys_enter_mmap": "mmap", "syscalls:sys_enter_munmap": "munmap",
+                "syscalls:sys_enter_madvise": "madvise", "syscalls:sys_enter_brk": "brk",
+                "syscalls:sys_enter_mprotect": "mprotect"}
 
 
-def perf_counts(argv: list[str], env: dict, cpu: str = "0") -> dict[str, float]:
+def perf_counts(argv: list[str], env: dict, cpu: str = "0", events: dict = PERF_EVENTS) -> dict[str, float]:
     with tempfile.NamedTemporaryFile("r", suffix=".perf") as f:
-        cmd = ["perf", "stat", "-x,", "-o", f.name, "-e", PERF_EVENTS, "taskset", "-c", cpu, *argv]
+        cmd = ["perf", "stat", "-x,", "-o", f.name, "-e", ",".join(events), "taskset", "-c", cpu, *argv]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             raise RuntimeError(f"perf stat failed: {out.stderr[-400:]}")
@@ -95,9 +124,7 @@ def perf_counts(argv: list[str], env: dict, cpu: str = "0") -> dict[str, float]:
                     values[parts[2]] = float(parts[0])
                 except ValueError:
                     pass
-    return {"syscalls": values.get("raw_syscalls:sys_enter", float("nan")),
-            "context_switches": values.get("context-switches", float("nan")),
-            "task_clock_ms": values.get("task-clock", float("nan"))}
+    return {key: values.get(event, float("nan")) for event, key in events.items()}
 
 
 def measure_counts(libs, cells, args) -> list[dict]:
@@ -109,11 +136,14 @@ def measure_counts(libs, cells, args) -> list[dict]:
             order = libs if rep % 2 == 0 else list(reversed(libs))
             for name, bench, libdir in order:
                 env = env_for(libdir)
-                one = perf_counts(bench_argv(bench, args.pattern, transport, size, n), env, args.cpu)
-                two = perf_counts(bench_argv(bench, args.pattern, transport, size, 2 * n), env, args.cpu)
+                events = FAULT_EVENTS if args.instrument == "faults" else PERF_EVENTS
+                one = perf_counts(bench_argv(bench, args, transport, size, n), env, args.cpu, events)
+                two = perf_counts(bench_argv(bench, args, transport, size, 2 * n), env, args.cpu, events)
                 samples[name].append({k: (two[k] - one[k]) / n for k in one})
         for name, reps in samples.items():
-            row = {"instrument": "counts", "library": name, "pattern": args.pattern,
+            row = {"instrument": args.instrument, "library": name, "pattern": args.pattern,
+                   "mode": args.mode, "process_model": args.process_model, "hwm": args.hwm,
+                   "glibc_tunables": os.environ.get("GLIBC_TUNABLES"),
                    "transport": transport, "size": size, "count": n, "reps": len(reps)}
             for key in reps[0]:
                 values = [r[key] for r in reps]
@@ -169,9 +199,9 @@ def measure_callgrind(libs, cells, args) -> list[dict]:
             n = count_for(size, args) // args.callgrind_divisor
             for name, bench, libdir in libs:
                 env = env_for(libdir)
-                ir1, m1 = callgrind_run(bench_argv(bench, args.pattern, transport, size, n), env,
+                ir1, m1 = callgrind_run(bench_argv(bench, args, transport, size, n), env,
                                         Path(tmp) / "one.out")
-                ir2, m2 = callgrind_run(bench_argv(bench, args.pattern, transport, size, 2 * n), env,
+                ir2, m2 = callgrind_run(bench_argv(bench, args, transport, size, 2 * n), env,
                                         Path(tmp) / "two.out")
                 row = {"instrument": "callgrind", "library": name, "pattern": args.pattern,
                        "transport": transport, "size": size, "count": n,
@@ -191,12 +221,15 @@ def measure_thr(libs, cells, args) -> list[dict]:
         for rep in range(args.reps):
             order = libs if rep % 2 == 0 else list(reversed(libs))
             for name, bench, libdir in order:
-                result = run_bench(bench_argv(bench, args.pattern, transport, size, n), env_for(libdir),
+                result = run_bench(bench_argv(bench, args, transport, size, n), env_for(libdir),
                                    ["taskset", "-c", args.cpu])
-                samples[name].append(result["throughput"]["msgs_per_sec"])
+                samples[name].append(result["latency"]["p50"] if args.mode == "lat"
+                                     else result["throughput"]["msgs_per_sec"])
         for name, values in samples.items():
             row = {"instrument": "thr", "library": name, "pattern": args.pattern, "transport": transport,
-                   "size": size, "count": n, "reps": len(values), "msgs_per_sec": statistics.median(values),
+                   "size": size, "count": n, "reps": len(values), "mode": args.mode, "hwm": args.hwm,
+                   "process_model": args.process_model,
+                   ("p50_us" if args.mode == "lat" else "msgs_per_sec"): statistics.median(values),
                    "min": min(values), "max": max(values), "all": values}
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -205,9 +238,13 @@ def measure_thr(libs, cells, args) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("instrument", choices=("counts", "callgrind", "thr"))
+    parser.add_argument("instrument", choices=("counts", "faults", "callgrind", "thr"))
     parser.add_argument("--lib", action="append", required=True, help="NAME=BENCH_DIR[:LIBDIR]")
     parser.add_argument("--pattern", default="pair")
+    parser.add_argument("--mode", choices=("thr", "lat"), default="thr", help="lat: per round trip")
+    parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process")
+    parser.add_argument("--hwm", type=int, help="bench --hwm (default: the bench's, 0 = unlimited)")
+    parser.add_argument("--port", type=int, default=21770, help="tcp port (and ipc name) of two-process runs")
     parser.add_argument("--cells", default="tcp:64,tcp:1024,tcp:65536,tcp:262144,ipc:64,ipc:1024,ipc:65536,"
                         "ipc:262144")
     parser.add_argument("--count-small", type=int, default=200000)
@@ -219,7 +256,7 @@ def main() -> int:
     args = parser.parse_args()
     libs = [parse_lib(t) for t in args.lib]
     cells = parse_cells(args.cells)
-    rows = {"counts": measure_counts, "callgrind": measure_callgrind, "thr": measure_thr}[args.instrument](
+    rows = {"counts": measure_counts, "faults": measure_counts, "callgrind": measure_callgrind, "thr": measure_thr}[args.instrument](
         libs, cells, args)
     if args.out:
         with args.out.open("a") as f:
