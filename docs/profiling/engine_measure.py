@@ -256,8 +256,9 @@ def main() -> int:
     args = parser.parse_args()
     libs = [parse_lib(t) for t in args.lib]
     cells = parse_cells(args.cells)
-    rows = {"counts": measure_counts, "faults": measure_counts, "callgrind": measure_callgrind, "thr": measure_thr}[args.instrument](
-        libs, cells, args)
+    instruments = {"counts": measure_counts, "faults": measure_counts, "callgrind": measure_callgrind,
+                   "thr": measure_thr}
+    rows = instruments[args.instrument](libs, cells, args)
     if args.out:
         with args.out.open("a") as f:
             for row in rows:
