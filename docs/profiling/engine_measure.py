@@ -91,7 +91,7 @@ def env_for(libdir: str | None) -> dict:
 
 
 def run_bench(argv: list[str], env: dict, prefix: list[str] = ()) -> dict:
-    out = subprocess.run([*prefix, *argv], env=env, capture_output=True, text=True, timeout=600)
+    out = subprocess.run([*prefix, *argv], check=False, env=env, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {out.returncode}: {out.stderr[-400:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -113,7 +113,7 @@ FAULT_EVENTS = {"page-faults": "page_faults", "minor-faults": "minor_faults",
 def perf_counts(argv: list[str], env: dict, cpu: str = "0", events: dict = PERF_EVENTS) -> dict[str, float]:
     with tempfile.NamedTemporaryFile("r", suffix=".perf") as f:
         cmd = ["perf", "stat", "-x,", "-o", f.name, "-e", ",".join(events), "taskset", "-c", cpu, *argv]
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        out = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             raise RuntimeError(f"perf stat failed: {out.stderr[-400:]}")
         values = {}
@@ -186,7 +186,7 @@ def callgrind_totals(path: Path) -> tuple[int, int]:
 
 def callgrind_run(argv: list[str], env: dict, out: Path) -> tuple[int, int]:
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
-    res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+    res = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True, timeout=3600)
     if res.returncode != 0:
         raise RuntimeError(f"callgrind failed: {res.stderr[-400:]}")
     return callgrind_totals(out)
@@ -237,12 +237,14 @@ def measure_thr(libs, cells, args) -> list[dict]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("instrument", choices=("counts", "faults", "callgrind", "thr"))
     parser.add_argument("--lib", action="append", required=True, help="NAME=BENCH_DIR[:LIBDIR]")
     parser.add_argument("--pattern", default="pair")
     parser.add_argument("--mode", choices=("thr", "lat"), default="thr", help="lat: per round trip")
-    parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process")
+    parser.add_argument("--process-model", choices=("one-process", "two-process"),
+                        default="one-process")
     parser.add_argument("--hwm", type=int, help="bench --hwm (default: the bench's, 0 = unlimited)")
     parser.add_argument("--port", type=int, default=21770, help="tcp port (and ipc name) of two-process runs")
     parser.add_argument("--cells", default="tcp:64,tcp:1024,tcp:65536,tcp:262144,ipc:64,ipc:1024,ipc:65536,"
@@ -251,7 +253,8 @@ def main() -> int:
     parser.add_argument("--count-large", type=int, default=4000)
     parser.add_argument("--callgrind-divisor", type=int, default=10, help="callgrind runs count/this")
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--cpu", default="0", help="taskset CPU list for counts and thr (1 while /work/QUIET)")
+    parser.add_argument("--cpu", default="0",
+                        help="taskset CPU list for counts and thr (1 while /work/QUIET)")
     parser.add_argument("--out", type=Path, help="append JSON lines here too")
     args = parser.parse_args()
     libs = [parse_lib(t) for t in args.lib]
