@@ -21,10 +21,14 @@ constexpr bool is_mechanism_char(std::uint8_t c) noexcept
 } // namespace
 
 std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism,
-                                                      bool as_server, std::uint8_t minor) noexcept
+                                                      bool as_server, std::uint8_t minor,
+                                                      std::size_t routing_id_size) noexcept
 {
     std::array<std::uint8_t, greeting_size> g{};
     g[0] = 0xFF;
+    std::uint64_t legacy_length = routing_id_size + 1;  // big-endian in octets 1-8
+    for (std::size_t i = signature_size - 2; i >= 1; --i, legacy_length >>= 8)
+        g[i] = static_cast<std::uint8_t>(legacy_length & 0xFF);
     g[signature_size - 1] = 0x7F;
     g[major_pos] = our_major;
     g[major_pos + 1] = minor;

@@ -7,10 +7,18 @@
 //   octet  32    as-server (zero for NULL)
 //   octets 33-63 filler, zero
 //
-// We send the whole greeting at once (the RFC's "demand ZMTP capabilities" strategy):
-// zlink does not downgrade, so there is nothing to wait for. The peer's greeting is
-// parsed incrementally: octet 0 and octet 9 reject non-ZMTP and ZMTP 1.0 peers,
-// octet 10 rejects ZMTP 2.x, octets 12-31 reject a mechanism other than ours.
+// We send it in three steps, as libzmq 4.3.5 does (the RFC's "detect and downgrade"
+// order, without the downgrade): the signature at once, version-major once the peer's
+// signature arrived, the other 53 octets once the peer's version-major arrived
+// (greeting_release()). A peer, or a raw STREAM socket reading us, sees exactly
+// libzmq's bytes in libzmq's order. zlink never downgrades: the peer's greeting is
+// parsed incrementally, octet 0 and octet 9 reject non-ZMTP and ZMTP 1.0 peers,
+// octet 10 rejects ZMTP 2.x (before we send more than 11 octets), octets 12-31
+// reject a mechanism other than ours.
+//
+// The padding carries the length of a ZMTP 1.0 identity frame (routing id size + 1,
+// 64-bit network order), as libzmq writes it; RFC 37 forbids interpreting it, so only
+// 1.0-era peers (and byte-exact tests) care.
 #pragma once
 
 #include "wire/error.hpp"
@@ -42,10 +50,24 @@ struct zmtp_version {
 
 // Builds our greeting: ZMTP 3.`minor` (always 3.1 in zlink; tests pass 0 to emulate a
 // ZMTP 3.0 peer), `mechanism` (1-20 chars from "A-Z0-9-_.+"; the caller passes a
-// constant such as "NULL"), as-server flag, zero padding and filler.
+// constant such as "NULL"), as-server flag, padding routing_id_size + 1, zero filler.
 std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism = "NULL",
                                                       bool as_server = false,
-                                                      std::uint8_t minor = our_minor) noexcept;
+                                                      std::uint8_t minor = our_minor,
+                                                      std::size_t routing_id_size = 0) noexcept;
+
+// How many octets of our greeting may be on the wire once `peer_octets` octets of the
+// peer's greeting were accepted: the signature first; version-major after the peer's
+// signature (a ZMTP 1.0 peer is recognised by it); the rest after the peer's
+// version-major (a 2.x peer is refused before it sees our mechanism).
+constexpr std::size_t greeting_release(std::size_t peer_octets) noexcept
+{
+    if (peer_octets < signature_size)
+        return signature_size;
+    if (peer_octets == signature_size)
+        return signature_size + 1;
+    return greeting_size;
+}
 
 // Incremental parser of the peer's greeting. Feed whatever bytes arrived, in any
 // split; it consumes only what belongs to the greeting.
@@ -67,6 +89,8 @@ public:
     bool failed() const noexcept { return error_ != wire_error::none; }
     wire_error error() const noexcept { return error_; }
     std::size_t bytes_needed() const noexcept { return failed() ? 0 : greeting_size - received_; }
+    // Octets of the peer's greeting accepted so far (the offending octet not counted).
+    std::size_t accepted() const noexcept { return failed() ? received_ - 1 : received_; }
 
     // Valid once 12 octets were accepted (always valid after done()).
     zmtp_version peer_version() const noexcept { return {bytes_[10], bytes_[11]}; }

@@ -27,7 +27,7 @@ mechanism_base::mechanism_base(const handshake_options& opts, const char* mechan
     opts_.routing_id = routing_id_;
     opts_.extra = extra_;
     build_our_properties();
-    const auto g = make_greeting(mechanism, as_server, opts.announce_minor);
+    const auto g = make_greeting(mechanism, as_server, opts.announce_minor, routing_id_.size());
     out_.assign(g.begin(), g.end());
 }
 
@@ -51,14 +51,23 @@ std::span<const std::uint8_t> mechanism_base::body_of(const command_view& cmd) n
     return {start, 1 + cmd.name.size() + cmd.data.size()};
 }
 
+// Our greeting goes out in the steps greeting_release() allows; everything queued
+// after it (commands) only once the whole greeting may go.
+std::size_t mechanism_base::releasable() const noexcept
+{
+    const std::size_t greeting_end = greeting_release(greeting_.accepted());
+    return greeting_end < greeting_size ? std::min(greeting_end, out_.size()) : out_.size();
+}
+
 std::span<const std::uint8_t> mechanism_base::outgoing() const noexcept
 {
-    return std::span(out_).subspan(out_sent_);
+    // releasable() never shrinks and consume_outgoing() stays within it.
+    return std::span(out_).subspan(out_sent_, releasable() - out_sent_);
 }
 
 void mechanism_base::consume_outgoing(std::size_t n) noexcept
 {
-    out_sent_ += std::min(n, out_.size() - out_sent_);
+    out_sent_ += std::min(n, outgoing().size());
 }
 
 void mechanism_base::send_command(std::span<const std::uint8_t> body)

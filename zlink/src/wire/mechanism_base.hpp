@@ -4,6 +4,10 @@
 // request/answer cycle. NULL, PLAIN and CURVE (client and server) derive from it
 // and only say what to send and how to read each command.
 //
+// Output: outgoing() holds our greeting from construction on, released in the
+// steps of greeting_release() as the peer's greeting arrives (signature, then
+// version-major, then the rest); commands queued after it wait for the rest.
+//
 // Flow inside feed(): greeting bytes -> greeting_parser; once accepted,
 // on_greeting(); then every complete command frame -> on_command(). Derived
 // classes call send_command() to queue replies, ask_zap() to wait for the ZAP
@@ -95,6 +99,7 @@ protected:
     void ask_zap(std::string_view mechanism, std::vector<std::vector<std::uint8_t>> credentials);
 
 private:
+    std::size_t releasable() const noexcept;
     std::size_t feed_commands(std::span<const std::uint8_t> in);
     bool waiting() const noexcept { return done_ || failed() || zap_waiting_; }
     void build_our_properties();

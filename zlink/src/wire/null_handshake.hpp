@@ -1,7 +1,8 @@
 // ZMTP 3.x connection start with the NULL security mechanism (RFC 37), as a
 // byte-driven state machine with no I/O of its own.
 //
-//   1. outgoing() holds our 64-octet greeting from construction on.
+//   1. outgoing() holds our 64-octet greeting from construction on, released in
+//      steps as the peer's greeting arrives (greeting_release(): signature, major, rest).
 //   2. feed() parses the peer's greeting; once accepted, our READY (Socket-Type,
 //      Identity for REQ/DEALER/ROUTER, extra properties) is appended to outgoing().
 //      With a ZAP domain (RFC 27) the ZAP handler is asked first (mechanism

@@ -466,9 +466,9 @@ TEST_F(Curve, ServerRefusesShortInitiate)
 TEST_F(Curve, ClientHelloIsLaidOutAsTheRfcSays)
 {
     auto c = client();
-    c.consume_outgoing(greeting_size);
     const bytes g = greeting(true);
     c.feed(g);
+    c.consume_outgoing(greeting_size);
     const auto out = c.outgoing();
     ASSERT_EQ(out.size(), 2u + 200u);
     EXPECT_EQ(out[0], 0x04);
@@ -496,10 +496,10 @@ TEST_F(Curve, ClientRefusesTamperedWelcome)
 {
     auto c = client();
     auto s = server();
-    c.consume_outgoing(c.outgoing().size());
     s.feed(cat({greeting(false)}));
     // Drive the real HELLO to the server, then flip one octet of its WELCOME box.
     c.feed(greeting(true));
+    c.consume_outgoing(greeting_size);
     const bytes hello(c.outgoing().begin(), c.outgoing().end());
     s.feed(hello);
     bytes out(s.outgoing().begin() + greeting_size, s.outgoing().end());

@@ -36,6 +36,9 @@ TEST_P(Factory, PicksMechanismAndSide)
     auto hs = make_handshake(opts, sec);
     ASSERT_NE(hs, nullptr);
     EXPECT_STREQ(hs->mechanism(), c.mechanism);
+    // Our greeting goes out whole only after the peer's signature and version-major.
+    const std::uint8_t peer_start[] = {0xFF, 0, 0, 0, 0, 0, 0, 0, 1, 0x7F, 3};
+    ASSERT_EQ(hs->feed(peer_start), sizeof peer_start);
     const auto g = hs->outgoing();
     ASSERT_GE(g.size(), greeting_size);
     EXPECT_EQ(std::string(g.begin() + 12, g.begin() + 12 + std::string(c.mechanism).size()), c.mechanism);

@@ -24,11 +24,14 @@ bytes greeting_vector(int major, int minor, std::string_view mech, int as_server
                 repeat(0, 31)});
 }
 
-// "The greeting announces the protocol details" - 64 octets, exactly as the grammar.
+// "The greeting announces the protocol details" - 64 octets, exactly as the grammar;
+// the padding carries routing id size + 1 (here 0 + 1) in network order, as libzmq
+// 4.3.5 writes it for ZMTP 1.0 peers (RFC 37 forbids interpreting it).
 TEST(Greeting, OurGreetingIsByteExact)
 {
     const auto g = make_greeting("NULL", false);
-    const bytes want = greeting_vector(3, 1, "NULL");
+    bytes want = greeting_vector(3, 1, "NULL");
+    want[8] = 1;
     ASSERT_EQ(want.size(), 64u);
     EXPECT_EQ(bytes(g.begin(), g.end()), want);
 }

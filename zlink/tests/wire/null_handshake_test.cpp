@@ -46,19 +46,21 @@ bytes str(std::string_view s) { return bytes(s.begin(), s.end()); }
 
 bytes our_stream(socket_type self, std::span<const std::uint8_t> id = {})
 {
-    const auto g = make_greeting();
+    const auto g = make_greeting("NULL", false, our_minor, id.size());
     bytes r(ready_frame_size(self, id));
     write_ready_frame(r, self, id);
     return cat({bytes(g.begin(), g.end()), r});
 }
 
+// The signature goes at once, the rest of the greeting once the peer's signature and
+// version-major arrived (staged_greeting_test.cpp checks each step).
 TEST(Handshake, GreetingIsQueuedImmediatelyAndReadyOnlyAfterPeerGreeting)
 {
     null_handshake hs({.self = socket_type::pair});
     const auto g = make_greeting();
-    EXPECT_EQ(bytes(hs.outgoing().begin(), hs.outgoing().end()), bytes(g.begin(), g.end()));
+    EXPECT_EQ(bytes(hs.outgoing().begin(), hs.outgoing().end()), bytes(g.begin(), g.begin() + 10));
     hs.consume_outgoing(10);
-    EXPECT_EQ(hs.outgoing().size(), 54u);
+    EXPECT_EQ(hs.outgoing().size(), 0u);
     const bytes pg = peer_greeting();
     EXPECT_EQ(hs.feed(std::span(pg).first(63)), 63u);
     EXPECT_EQ(hs.outgoing().size(), 54u) << "no READY before the peer's greeting is accepted";
