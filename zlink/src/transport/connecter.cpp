@@ -180,6 +180,9 @@ void connecter_t::attempt_later() {
         host_->connect_retrying(wait);
 }
 
+// The socket is closed, not destroyed: a SOCKS exchange in flight may be
+// between two steps of a composed read or write that still names it; closed,
+// that step fails (and on_socks_done ignores it) instead of touching freed memory.
 void connecter_t::cancel() {
     cancelled_ = true;
     retry_timer_.cancel();
@@ -187,7 +190,6 @@ void connecter_t::cancel() {
     if (sock_) {
         asio::error_code ignore;
         sock_->close(ignore);
-        sock_.reset();
     }
 }
 
