@@ -48,4 +48,13 @@ void zlink_version (int *major_, int *minor_, int *patch_);
 /* Maximum bytes handed to one write system call on tcp; 0 = library default. */
 #define ZMQ_ASIO_TCP_MAX_TRANSFER 0x5a4c09
 
+/* SOCKS5 username/password authentication (RFC 1929) for ZMQ_SOCKS_PROXY:
+   libzmq 4.3.5 has these as draft socket options, with these values. */
+#ifndef ZMQ_SOCKS_USERNAME
+#define ZMQ_SOCKS_USERNAME 99
+#endif
+#ifndef ZMQ_SOCKS_PASSWORD
+#define ZMQ_SOCKS_PASSWORD 100
+#endif
+
 #endif

@@ -18,7 +18,9 @@
 
 namespace zlink {
 
-ctx_t::ctx_t() : knobs_(knobs_t::from_env()) {}
+ctx_t::ctx_t() : pid_(::getpid()), knobs_(knobs_t::from_env()) {}
+
+bool ctx_t::forked() const { return ::getpid() != pid_; }
 
 ctx_t::~ctx_t() {
     for (auto &t : io_threads_)
@@ -197,6 +199,8 @@ void ctx_t::reaped(socket_base_t *s) {
 }
 
 int ctx_t::shutdown() {
+    if (forked())
+        return 0;  // the sockets' mailboxes are shared with the parent's
     std::lock_guard<std::mutex> lock(mutex_);
     if (terminating_)
         return 0;
@@ -207,7 +211,16 @@ int ctx_t::shutdown() {
     return 0;
 }
 
+// In a forked child the context is abandoned, not finished: no thread of
+// ours runs here to reap its sockets, and tearing its Asio objects down would
+// deregister the parent's descriptors from the epoll sets both processes
+// share.  As libzmq 4.3.5 (whose mailboxes check the pid the same way), the
+// call returns -1 with EINTR at once and the memory stays with the child.
 int ctx_t::terminate() {
+    if (forked()) {
+        errno = EINTR;
+        return -1;
+    }
     shutdown();
     {
         std::unique_lock<std::mutex> lock(mutex_);

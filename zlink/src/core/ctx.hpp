@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "core/command.hpp"
 #include "core/knobs.hpp"
 #include "core/options.hpp"
@@ -38,6 +40,11 @@ public:
     void close_socket(socket_base_t *s);  // from zmq_close
     int terminate();                      // zmq_ctx_term (deletes this on success)
     int shutdown();                       // zmq_ctx_shutdown
+    // True in a child made by fork() after this context was created: its IO
+    // threads and reaper exist only in the parent, and its descriptors (the
+    // epoll sets among them) are shared with the parent, so the child must
+    // neither wait for those threads nor touch what it inherited.
+    bool forked() const;
 
     io_thread *choose_io_thread();
     // Runs a reaper command (core/command.hpp) on the reaper thread.
@@ -94,6 +101,7 @@ private:
     void reaped(socket_base_t *s);
 
     unsigned tag_ = live_tag;
+    pid_t pid_;  // the creating process, for forked()
     mutable std::mutex mutex_;
     std::condition_variable cv_;
     std::set<socket_base_t *> sockets_;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "zmq.h"
+#include "zlink.h"
 
 namespace zlink {
 
@@ -140,6 +141,15 @@ int take_string(const void *val, size_t len, size_t max_len, std::string &out) {
     return 0;
 }
 
+// Like take_string, but an empty text is allowed too (and clears).
+int take_optional_string(const void *val, size_t len, size_t max_len, std::string &out) {
+    if (len == 0) {
+        out.clear();
+        return 0;
+    }
+    return take_string(val, len, max_len, out);
+}
+
 // ZMQ_IPC_FILTER_*: (NULL, 0) clears the set; one id adds to it.
 template <typename Id>
 int add_to_filter(const void *val, size_t len, std::set<Id> &filter) {
@@ -225,12 +235,11 @@ int options_t::set_string(int option, const void *val, size_t len) {
         connect_routing_id.assign(static_cast<const char *>(val), len);
         return 0;
     case ZMQ_BINDTODEVICE: return take_string(val, len, max_device_name, bound_device);
-    case ZMQ_SOCKS_PROXY: {
-        std::string proxy;
-        if (take_string(val, len, SIZE_MAX, proxy) != 0)
-            return -1;
-        return proxy.empty() ? 0 : fail(ENOTSUP);  // no SOCKS client in zlink
-    }
+    // As libzmq: (NULL, 0) unsets the proxy, an empty text is EINVAL; the
+    // credentials take "" or (NULL, 0) alike, up to RFC 1929's 255 bytes.
+    case ZMQ_SOCKS_PROXY: return take_string(val, len, SIZE_MAX, socks_proxy);
+    case ZMQ_SOCKS_USERNAME: return take_optional_string(val, len, 255, socks_username);
+    case ZMQ_SOCKS_PASSWORD: return take_optional_string(val, len, 255, socks_password);
     default: return set_filter(option, val, len);
     }
 }
@@ -277,7 +286,9 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_ROUTING_ID: return put_bytes(val, len, routing_id, false);
     case ZMQ_LAST_ENDPOINT: return put_bytes(val, len, last_endpoint, true);
     case ZMQ_BINDTODEVICE: return put_bytes(val, len, bound_device, true);
-    case ZMQ_SOCKS_PROXY: return put_bytes(val, len, std::string(), true);
+    case ZMQ_SOCKS_PROXY: return put_bytes(val, len, socks_proxy, true);
+    case ZMQ_SOCKS_USERNAME: return put_bytes(val, len, socks_username, true);
+    case ZMQ_SOCKS_PASSWORD: return put_bytes(val, len, socks_password, true);
     default:  // security options; the write-only filters fail, as libzmq
         return security_options::handles(option) ? security.get(option, val, len) : fail();
     }

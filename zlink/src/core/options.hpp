@@ -6,8 +6,8 @@
 // libzmq's rules (range, exact value size), including those whose transport
 // effect is applied elsewhere or not at all (see zlink/README.md, "Not
 // supported").  Options zlink cannot honour are refused rather than stored
-// and ignored: GSSAPI and VMCI (EINVAL, as a libzmq built without them) and a
-// SOCKS proxy (ENOTSUP).  Socket types answer their own options first
+// and ignored: GSSAPI and VMCI (EINVAL, as a libzmq built without them).
+// Socket types answer their own options first
 // (socket_base_t::xsetsockopt); security options live in security_options.
 //
 // ctx_options_t: the context options of zmq_ctx_set/zmq_ctx_get, and the
@@ -73,6 +73,12 @@ struct options_t {
     int tcp_maxrt = 0;  // TCP_USER_TIMEOUT, ms
     int use_fd = -1;    // a pre-made listening fd for the next bind
     std::string bound_device;  // SO_BINDTODEVICE
+    // tcp connects go through this SOCKS5 proxy ("[source;]host:port") when
+    // set; username/password (libzmq's draft options, in zlink.h) select
+    // RFC 1929 authentication when the username is not empty.
+    std::string socks_proxy;
+    std::string socks_username;
+    std::string socks_password;
     std::vector<tcp_address_mask> tcp_accept_filters;
     std::set<uid_t> ipc_uid_filters;
     std::set<gid_t> ipc_gid_filters;

@@ -320,6 +320,8 @@ void socket_base_t::process(const command &c) {
 // closing (a listener's CLOSED, DISCONNECTED) still reach it before
 // MONITOR_STOPPED, as in libzmq.
 int socket_base_t::close() {
+    if (ctx_->forked())
+        return 0;  // a socket inherited through fork(): left alone (ctx_t::forked)
     closing_ = true;
     // Pipes first: a session must learn that the socket is gone (and drain
     // what it left, within ZMQ_LINGER) before it is asked to stop.  Both

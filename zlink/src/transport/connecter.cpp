@@ -9,6 +9,8 @@
 #include <system_error>
 #include <utility>
 
+#include "transport/socks_handshake.hpp"
+
 namespace zlink {
 
 connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std::string address,
@@ -19,6 +21,7 @@ connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std
       opts_(opts),
       host_(&host),
       ivl_(opts.reconnect_ivl),
+      via_socks_(family.kind() == transport_kind::tcp && !opts.socks_proxy.empty()),
       retry_timer_(ioc),
       connect_timer_(ioc) {}
 
@@ -29,7 +32,7 @@ void connecter_t::attempt() {
     if (cancelled_)
         return;
     try {
-        family_.resolve(ioc_, address_, opts_,
+        family_.resolve(ioc_, dial_address(), opts_,
                         [self = shared_from_this()](const asio::error_code &ec,
                                                     const stream_family::endpoint_type &ep) {
                             self->on_resolved(ec, ep);
@@ -54,7 +57,7 @@ void connecter_t::on_resolved(const asio::error_code &ec, const stream_family::e
         return host_->connect_failed(open_ec);  // EMFILE: retried later
     }
     family_.prepare_connect(sock_->native_handle(), opts_);
-    if (family_.bind_source(sock_->native_handle(), address_, opts_) != 0) {
+    if (family_.bind_source(sock_->native_handle(), dial_address(), opts_) != 0) {
         const asio::error_code bind_ec(errno, asio::error::get_system_category());
         sock_.reset();
         return host_->connect_failed(bind_ec);  // e.g. source address in use: retried
@@ -123,12 +126,42 @@ void connecter_t::on_connected(const asio::error_code &ec) {
         sock_.reset();
         return host_->connect_failed(connect_timed_out_ ? asio::error::timed_out : ec);
     }
+    if (via_socks_)
+        return negotiate_socks();
+    hand_over();
+}
+
+void connecter_t::hand_over() {
     connecter_host::socket_type sock = std::move(*sock_);
     sock_.reset();
     asio::error_code ignore;
     sock.non_blocking(true, ignore);
     family_.tune(sock.native_handle(), opts_);
     host_->connected(std::move(sock));
+}
+
+// Connected to the proxy: ask it for the destination.  A failure closes this
+// connection and is reported like a failed connect (retried after the
+// back-off); the socket and its other endpoints are not affected.
+void connecter_t::negotiate_socks() {
+    socks_target target;
+    target.username = opts_.socks_username;
+    target.password = opts_.socks_password;
+    if (!socks_target_of(address_, target))
+        return on_socks_done(asio::error::invalid_argument);
+    socks_handshake(*sock_, target,
+                    [self = shared_from_this()](const asio::error_code &ec) { self->on_socks_done(ec); });
+}
+
+void connecter_t::on_socks_done(const asio::error_code &ec) {
+    if (cancelled_ || !sock_)
+        return;
+    if (!ec)
+        return hand_over();
+    asio::error_code ignore;
+    sock_->close(ignore);
+    sock_.reset();
+    host_->connect_failed(ec);
 }
 
 void connecter_t::attempt_later() {
@@ -147,6 +180,9 @@ void connecter_t::attempt_later() {
         host_->connect_retrying(wait);
 }
 
+// The socket is closed, not destroyed: a SOCKS exchange in flight may be
+// between two steps of a composed read or write that still names it; closed,
+// that step fails (and on_socks_done ignores it) instead of touching freed memory.
 void connecter_t::cancel() {
     cancelled_ = true;
     retry_timer_.cancel();
@@ -154,7 +190,6 @@ void connecter_t::cancel() {
     if (sock_) {
         asio::error_code ignore;
         sock_->close(ignore);
-        sock_.reset();
     }
 }
 

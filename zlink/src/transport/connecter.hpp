@@ -14,6 +14,11 @@
 //
 // ZMQ_CONNECT_TIMEOUT: a timer beside the pending connect closes one that
 // takes longer and reports it as a failure (ETIMEDOUT).
+//
+// ZMQ_SOCKS_PROXY (tcp only): the connection is made to the proxy instead,
+// and the SOCKS5 handshake (socks_handshake) asks it for the destination
+// before the host sees the socket; a refused or malformed exchange is a
+// failed attempt like a refused connect.
 #pragma once
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/steady_timer.hpp>
@@ -54,6 +59,11 @@ private:
     void on_writable(const asio::error_code &ec);
     void on_connected(const asio::error_code &ec);
     void start_connect_timer();
+    void negotiate_socks();
+    void on_socks_done(const asio::error_code &ec);
+    void hand_over();
+    // What to resolve and connect to: the proxy, or the address itself.
+    const std::string &dial_address() const { return via_socks_ ? opts_.socks_proxy : address_; }
 
     asio::io_context &ioc_;
     const stream_family &family_;
@@ -61,6 +71,7 @@ private:
     options_t opts_;
     connecter_host *host_;
     int ivl_;
+    bool via_socks_;
     bool cancelled_ = false;
     std::optional<connecter_host::socket_type> sock_;
     asio::steady_timer retry_timer_;

@@ -1,6 +1,6 @@
 // Generic socket options and context options with libzmq 4.3.5's rules:
 // defaults, accepted ranges, exact value sizes, strings, filters, and the
-// options zlink refuses (GSSAPI/VMCI: EINVAL; a SOCKS proxy: ENOTSUP).
+// options zlink refuses (GSSAPI/VMCI: EINVAL).
 #include <dirent.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -19,6 +19,7 @@
 
 #include "core/options.hpp"
 #include "zmq.h"
+#include "zlink.h"
 
 namespace {
 
@@ -204,10 +205,37 @@ TEST_F(SocketOptions, RefusedOptions) {
     }
     EXPECT_EQ(zmq_setsockopt(s, ZMQ_GSSAPI_PRINCIPAL, "me", 2), -1);
     EXPECT_EQ(set_int(ZMQ_VMCI_BUFFER_SIZE, 1), -1);
+}
+
+// libzmq's rules: the proxy text is stored and read back with its NUL; (NULL,
+// 0) unsets it and an empty text is EINVAL.  The credentials (libzmq's draft
+// options, in zlink.h) take "" as well, up to 255 bytes.
+TEST_F(SocketOptions, SocksOptions) {
+    char text[300];
+    size_t len = sizeof text;
+    ASSERT_EQ(zmq_setsockopt(s, ZMQ_SOCKS_PROXY, "somehost:1080", 13), 0);
+    ASSERT_EQ(zmq_getsockopt(s, ZMQ_SOCKS_PROXY, text, &len), 0);
+    EXPECT_EQ(len, 14u);
+    EXPECT_STREQ(text, "somehost:1080");
     errno = 0;
-    EXPECT_EQ(zmq_setsockopt(s, ZMQ_SOCKS_PROXY, "127.0.0.1:1080", 14), -1);
-    EXPECT_EQ(errno, ENOTSUP);
-    EXPECT_EQ(zmq_setsockopt(s, ZMQ_SOCKS_PROXY, nullptr, 0), 0);  // "no proxy" is fine
+    EXPECT_EQ(zmq_setsockopt(s, ZMQ_SOCKS_PROXY, "", 0), -1);
+    EXPECT_EQ(errno, EINVAL);
+    ASSERT_EQ(zmq_setsockopt(s, ZMQ_SOCKS_PROXY, nullptr, 0), 0);
+    len = sizeof text;
+    ASSERT_EQ(zmq_getsockopt(s, ZMQ_SOCKS_PROXY, text, &len), 0);
+    EXPECT_EQ(len, 1u);
+
+    const std::string longest(255, 'u');
+    for (int opt : {ZMQ_SOCKS_USERNAME, ZMQ_SOCKS_PASSWORD}) {
+        EXPECT_EQ(zmq_setsockopt(s, opt, "", 0), 0) << opt;
+        EXPECT_EQ(zmq_setsockopt(s, opt, longest.data(), 255), 0) << opt;
+        len = sizeof text;
+        ASSERT_EQ(zmq_getsockopt(s, opt, text, &len), 0) << opt;
+        EXPECT_EQ(len, 256u) << opt;
+        errno = 0;
+        EXPECT_EQ(zmq_setsockopt(s, opt, (longest + "u").data(), 256), -1) << opt;
+        EXPECT_EQ(errno, EINVAL) << opt;
+    }
 }
 
 TEST(TcpAddressMask, MatchesByPrefix) {
