@@ -31,7 +31,8 @@ enum class command_kind : std::uint8_t {
     // ---- to a pipe end (field `pipe`) ----
     activate_read,   // the peer flushed into the pipe after we found it empty
     activate_write,  // `value`: messages the peer has read (HWM credit)
-    pipe_term,       // the peer ended the pipe; a delimiter follows its data
+    pipe_term,       // the peer ended the pipe; a delimiter follows its data;
+                     // `value`: pipe_t::term_reason (1 = its owner is closing)
     pipe_term_ack,   // the peer has seen our pipe_term
     pipe_drained,    // self-sent: the delimiter was read while draining
     pipe_report,     // self-sent: tell the sink pipe_terminated, then free

@@ -106,14 +106,16 @@ void pipe_t::apply_hwms(int hwm_out, int hwm_in) {
 
 void pipe_t::send_activate_read() { send_to_peer(command_kind::activate_read); }
 void pipe_t::send_activate_write() { send_to_peer(command_kind::activate_write, msgs_read_); }
-void pipe_t::send_term() { send_to_peer(command_kind::pipe_term); }
+void pipe_t::send_term(term_reason why) {
+    send_to_peer(command_kind::pipe_term, static_cast<uint64_t>(why));
+}
 void pipe_t::send_term_ack() { send_to_peer(command_kind::pipe_term_ack); }
 
 void pipe_t::process(const command &c) {
     switch (c.kind) {
     case command_kind::activate_read: return process_activate_read();
     case command_kind::activate_write: return process_activate_write(c.value);
-    case command_kind::pipe_term: return process_term();
+    case command_kind::pipe_term: return process_term(static_cast<term_reason>(c.value));
     case command_kind::pipe_term_ack: return process_term_ack();
     case command_kind::pipe_hwms:
         return apply_hwms(static_cast<int>(c.value >> 32), static_cast<int>(c.value & 0xffffffffu));
@@ -199,7 +201,7 @@ void pipe_t::flush() {
         send_activate_read();
 }
 
-void pipe_t::terminate() {
+void pipe_t::terminate(term_reason why) {
     if (state_ == st_active) {
         state_ = st_term_sent;
         rollback();
@@ -207,7 +209,7 @@ void pipe_t::terminate() {
         d.init_delimiter();
         out_->write(d, false);
         out_->flush();  // the term command below wakes the peer anyway
-        send_term();
+        send_term(why);
     } else if (state_ == st_draining) {
         // Owner gives up on the unread rest: acknowledge now, report later
         // (never call back into the sink from inside its own call).
@@ -234,7 +236,8 @@ void pipe_t::process_activate_write(uint64_t msgs_read) {
     }
 }
 
-void pipe_t::process_term() {
+void pipe_t::process_term(term_reason why) {
+    peer_owner_closing_ = why == term_reason::owner_closing;
     if (state_ == st_active) {
         if (delimiter_seen_ || !delay_) {
             finish_passive();

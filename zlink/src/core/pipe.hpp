@@ -82,7 +82,15 @@ public:
     bool write(msg_t &msg);
     void rollback();
     void flush();
-    void terminate();
+    // Why an end is terminated; its peer learns it with the pipe_term command.
+    // owner_closing: the owner is in zmq_close, which stops the owner's IO
+    // objects (sessions) right after ending its pipes, so a session whose pipe
+    // ends this way waits for that stop instead of taking it for a refusal.
+    enum class term_reason : std::uint8_t { dropped, owner_closing };
+    void terminate(term_reason why = term_reason::dropped);
+    // Whether the peer ended the pipe because its owner is closing (valid
+    // from the peer's pipe_term on, e.g. inside pipe_terminated).
+    bool peer_owner_closing() const { return peer_owner_closing_; }
     bool is_active() const { return state_ == st_active; }
     // The other end, as an identity only (never call into it: other thread).
     pipe_t *peer() const { return peer_; }
@@ -119,11 +127,11 @@ private:
     void send_to_self(command_kind kind);
     void send_activate_read();
     void send_activate_write();
-    void send_term();
+    void send_term(term_reason why);
     void send_term_ack();
     void process_activate_read();
     void process_activate_write(uint64_t msgs_read);
-    void process_term();
+    void process_term(term_reason why);
     void process_term_ack();
     void finish_passive();
     void on_delimiter();
@@ -143,6 +151,7 @@ private:
     bool in_active_ = true;
     bool out_active_ = true;
     bool delimiter_seen_ = false;
+    bool peer_owner_closing_ = false;
     bool delay_ = true;
     bool want_routing_id_ = false;
     state_t state_ = st_active;

@@ -328,7 +328,7 @@ int socket_base_t::close() {
     // commands go to the session's thread in this order.
     std::vector<pipe_t *> ps(pipes_.begin(), pipes_.end());
     for (pipe_t *p : ps)
-        p->terminate();
+        p->terminate(pipe_t::term_reason::owner_closing);
     for (auto &o : owned_)
         o.second->request_stop(options.linger);
     ctx_->close_socket(this);

@@ -73,20 +73,22 @@ void session_t::start_engine(socket_type sock) {
 void session_t::stop() {
     if (requested_linger_ != keep_linger)
         opts_.linger = requested_linger_;  // the socket's ZMQ_LINGER at close
-    if (!pipe_) {
+    if (!pipe_ && !socket_closing_) {
         drop_engine();
         return maybe_finish();
     }
-    if (pipe_->is_active()) {
+    if (pipe_ && pipe_->is_active()) {
         // Disconnect/unbind/term: we end the pipe; queued output is dropped.
         pipe_->terminate();
         return;
     }
-    // The socket closed first (pipe draining): deliver what it left, within LINGER.
+    // The socket closed first (pipe draining, or already drained and ended):
+    // deliver what it left, within LINGER.
     if (opts_.linger == 0) {
-        pipe_->terminate();
+        if (pipe_)
+            pipe_->terminate();
         drop_engine();
-        return;
+        return maybe_finish();
     }
     if (opts_.linger > 0) {
         auto self = hold();
@@ -100,6 +102,8 @@ void session_t::stop() {
             self->maybe_finish();
         });
     }
+    if (!pipe_)
+        return close_when_flushed();  // what pipe_terminated does once stopping
     if (engine_)
         engine_->restart_output();
     if (!engine_ready_)
@@ -114,6 +118,15 @@ void session_t::stop() {
 void session_t::notice_bare_delimiter() {
     if (pipe_)
         pipe_->check_read();
+}
+
+// Let the last batch reach the wire, then close (LINGER's timer, if any, cuts it short).
+void session_t::close_when_flushed() {
+    if (engine_ && engine_ready_)
+        engine_->close_after_flush();
+    else
+        drop_engine();
+    maybe_finish();
 }
 
 void session_t::drop_engine() {
@@ -170,6 +183,8 @@ std::shared_ptr<session_t> session_t::hold() {
 void session_t::reconnect() {
     if (stopping_ && !pipe_)
         return maybe_finish();
+    if (socket_closing_)
+        return;  // stop() follows and finishes
     if (opts_.reconnect_ivl < 0)
         return give_up();  // reconnection disabled
     connecter_->attempt_later();
@@ -204,9 +219,10 @@ void session_t::engine_ready(const peer_info &peer) {
     build_metadata(peer);
     if (!opts_.raw_socket)
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
-    if (!pipe_)
-        attach_new_pipe();
-    else if (per_connection_pipe_ && !pipe_->is_active())
+    if (!pipe_) {
+        if (!socket_closing_)
+            attach_new_pipe();
+    } else if (per_connection_pipe_ && !pipe_->is_active())
         ;  // the last connection's pipe is still ending: pipe_terminated attaches ours
     else if (reconnected)  // SUB resends its subscriptions there
         send_to_owner(command{command_kind::hiccup, pipe_->peer()});
@@ -448,13 +464,13 @@ void session_t::pipe_terminated(pipe_t *pipe) {
     // libzmq, a raw endpoint is then over: no new pipe, no reconnect.
     if (opts_.raw_socket)
         stopping_ = true;
-    if (stopping_) {
-        // Let the last batch reach the wire, then close.
-        if (engine_ && engine_ready_)
-            engine_->close_after_flush();
-        else
-            drop_engine();
-        return maybe_finish();
+    if (stopping_)
+        return close_when_flushed();
+    if (pipe->peer_owner_closing()) {
+        // zmq_close ended the pipe and the socket's stop has not arrived yet:
+        // not a refusal (no reconnect, no new pipe); stop() finishes.
+        socket_closing_ = true;
+        return;
     }
     if (!connect_side_) {
         // Refused or dropped by the socket: this connection is over.

@@ -92,6 +92,7 @@ private:
     void drop_engine();
     void drop_out_pending();
     void notice_bare_delimiter();
+    void close_when_flushed();
     void queue_probe(pipe_t &socket_end);
     void maybe_finish();
     void close_zap();
@@ -124,6 +125,10 @@ private:
 
     asio::steady_timer linger_timer_;
     bool finished_sent_ = false;
+    // The socket's zmq_close ended our pipe and its stop is on its way (the IO
+    // thread can run the pipe's end before the stop arrives): no reconnect, no
+    // new pipe; stop() then finishes as if it had come first.
+    bool socket_closing_ = false;
 };
 
 }  // namespace zlink
