@@ -221,7 +221,9 @@ def test_cli_bench_unknown_library(capsys):
 
 @pytest.mark.parametrize("model", ["one-process", "two-process"])
 def test_ceiling_reports_every_probe(lib, capsys, model):
-    pins = ["--pin-sender", "0", "--pin-receiver", str(max(os.sched_getaffinity(0)))]
+    # The lowest and highest CPU this process may use (not CPU 0 by name: a cpuset may exclude it).
+    allowed = os.sched_getaffinity(0)
+    pins = ["--pin-sender", str(min(allowed)), "--pin-receiver", str(max(allowed))]
     code = cli.main(["ceiling", "--sizes", "64,65536", "--bytes", "4194304", "--lat-count", "100", "--json",
                      "--process-model", model, *pins])
     assert code == 0
