@@ -152,7 +152,7 @@ class Loop:
         except ValueError:
             return None
         out = speedref.measure(speedref.bench_cpus(pins, self.rt.cpus))
-        out["at"] = execute.now()
+        out["at"] = speedref.timestamp()
         return out
 
     def close_pair(self, group: Group, todo: list[tuple[planmod.Cell, int]], before: dict) -> None:

@@ -30,6 +30,7 @@ import os
 import statistics
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from testbed.sweep.placement import parse_cpu_list
@@ -48,6 +49,11 @@ def describe() -> dict:
     """What the manifest records about the workload."""
     return {"workload": WORKLOAD, "buffer_bytes": BUFFER_BYTES, "rounds_per_slice": ROUNDS_PER_SLICE,
             "slices": SLICES, "clock": "time.perf_counter_ns (monotonic)", "file": FILE_NAME}
+
+
+def timestamp() -> str:
+    """Wall-clock time with milliseconds: the report plots the reference against it."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _last_cpu() -> int | None:
