@@ -72,6 +72,10 @@ def test_the_summary_gives_median_min_max_cv_and_exclusions():
     assert (s["median_ms"], s["min_ms"], s["max_ms"]) == (25.0, 20.0, 30.0)
     assert s["cv"] == pytest.approx(5 / 25)
     assert speedref.summarize([]) == {"pairs": 0, "measurements": 0, "excluded": 0}
+    assert s["median_cpu_ms"] is None                       # no thread CPU time recorded
+    busy = dict(lines[0], before={"ms": 60.0, "per_cpu": [{"cpu": 0, "ms": 60.0, "cpu_ms": 25.0}]},
+                after={"ms": 60.0, "per_cpu": [{"cpu": 0, "ms": 60.0, "cpu_ms": 26.0}]})
+    assert speedref.summarize([busy])["median_cpu_ms"] == 25.5  # shared CPU: wall 60, CPU 25.5
 
 
 def test_next_look_point_counts_usable_pairs():

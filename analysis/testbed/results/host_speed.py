@@ -90,11 +90,14 @@ def section(pairs: list[dict], present: bool | None, tolerance: float | None, df
         "no `speed_drift_tolerance` was declared: the reference is recorded, no pair is excluded"
     lines += [f"A fixed CPU-bound workload ({speedref.WORKLOAD}, the same work every time) was timed on "
               f"the bench's CPUs before and after each interleaved pair; {rule}. Its spread across the run "
-              f"is the host's own, not the libraries'.", "",
+              f"is the host's own, not the libraries'. The thread's CPU time beside it tells the two causes "
+              f"apart: close to the wall figure, the CPU itself ran slower; far below it, other work shared "
+              f"the CPU.", "",
               fmt.md_table(["Pairs", "Measurements", "Median (ms)", "Min (ms)", "Max (ms)", "CV",
-                            "Largest change within a pair", "Excluded (host-drift)"],
+                            "CPU time median (ms)", "Largest change within a pair", "Excluded (host-drift)"],
                            [[str(s["pairs"]), str(s["measurements"]), f"{s['median_ms']:.2f}",
                              f"{s['min_ms']:.2f}", f"{s['max_ms']:.2f}", f"{100 * s['cv']:.1f}%",
+                             "-" if s["median_cpu_ms"] is None else f"{s['median_cpu_ms']:.2f}",
                              f"{100 * s['max_drift']:.1f}%", f"{s['excluded']} of {s['pairs']}"]]), ""]
     dropped = [ln for ln in pairs if ln.get("exclusion") == speedref.HOST_DRIFT]
     if dropped:

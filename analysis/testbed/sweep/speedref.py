@@ -161,5 +161,13 @@ def summarize(lines: list[dict]) -> dict:
     return {"pairs": len(pairs), "measurements": len(values),
             "median_ms": round(statistics.median(values), 4),
             "min_ms": round(min(values), 4), "max_ms": round(max(values), 4), "cv": round(cv, 6),
-            "max_drift": round(max(drifts), 6),
+            "max_drift": round(max(drifts), 6), "median_cpu_ms": _median_cpu_ms(pairs),
             "excluded": sum(ln.get("exclusion") == HOST_DRIFT for ln in pairs)}
+
+
+def _median_cpu_ms(pairs: list[dict]) -> float | None:
+    """Median thread CPU time of the measurements: near the wall figure when the CPU
+    itself is slow, far below it when other work shared the CPU."""
+    cpu = [p["cpu_ms"] for ln in pairs for side in ("before", "after")
+           for p in (ln.get(side) or {}).get("per_cpu", []) if isinstance(p.get("cpu_ms"), (int, float))]
+    return round(statistics.median(cpu), 4) if cpu else None
