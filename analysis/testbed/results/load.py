@@ -11,10 +11,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import schema
+from . import host_speed, schema
 from .run_manifest import RunManifest
 
 CELL_SCHEMA = "testbed.cell/1"
+HOST_DRIFT = host_speed.speedref.HOST_DRIFT  # tidy status of a pair the host's speed moved under
 WORK_FILE = "work.jsonl"  # the sweep's work-per-message records, one per cell
 
 # bench JSON field -> tidy metric (data-formats section 3 -> section 5)
@@ -152,6 +153,7 @@ def load_run(run_dir: Path) -> pd.DataFrame:
     manifest = RunManifest(read_manifest(run_dir), run_dir)
     run_id, experiment = manifest.run_id, manifest.experiment
     stops, work = manifest.stop_reasons(), read_work(run_dir)
+    drifted = host_speed.excluded(run_dir)
     rows = []
     for cell in read_cells(run_dir):
         ident = {
@@ -161,11 +163,13 @@ def load_run(run_dir: Path) -> pd.DataFrame:
             "io_threads": cell.get("io_threads", 1), "config": cell.get("config") or "",
             **_cell_attributes(cell), "status": cell.get("status", "ok"),
         }
+        if ident["status"] == "ok" and (cell.get("group"), cell["repetition"]) in drifted:
+            ident["status"] = HOST_DRIFT  # measured, kept, and left out of every verdict
         ident.update({schema.PARAM_PREFIX + k: str(v) for k, v in (cell.get("params") or {}).items()})
         common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": "",
                   "spread": np.nan, "n_summarized": 1, "value_precise": np.nan,
                   "stop_reason": stops.get(str(cell.get("group")), "") or str(cell.get("stop_reason") or "")}
-        metrics = _metrics(cell) + _work(cell, work) if ident["status"] == "ok" else []
+        metrics = _metrics(cell) + _work(cell, work) if ident["status"] in ("ok", HOST_DRIFT) else []
         if not metrics:
             rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})
         for name, value, unit in metrics:
@@ -177,7 +181,7 @@ def load_run(run_dir: Path) -> pd.DataFrame:
 
 def failed_attempts(df: pd.DataFrame) -> pd.DataFrame:
     cols = ["pattern", "transport", "msg_size", "config", "library", "repetition", "status"]
-    return df[df["status"] != "ok"][cols].drop_duplicates().reset_index(drop=True)
+    return df[~df["status"].isin(["ok", HOST_DRIFT])][cols].drop_duplicates().reset_index(drop=True)
 
 
 def ok_metrics(df: pd.DataFrame) -> pd.DataFrame:

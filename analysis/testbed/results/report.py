@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import ceiling as ceil
-from . import compare, decide, fmt, inflection, load, plots, report_detail, report_summary, schema
+from . import compare, decide, fmt, host_speed, inflection, load, plots, report_detail, report_summary, schema
 from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
 
 REPORT_NAME = "report.md"
@@ -41,6 +41,8 @@ def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path
         "confidence": manifest.confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
         "failed": load.failed_attempts(df), "published": False,
+        "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
+        "speed_tolerance": manifest.speed_tolerance,
     }
     return _render(df, cmp, ctx, out_dir, REPORT_NAME, FIGURES)
 
@@ -134,6 +136,9 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
     parts += _how_to_read(ctx)
     parts += report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
                                     cells)
+    if not ctx["published"]:
+        parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
+                                    out_dir, fig_rel)
     parts += report_detail.broken_ceiling(ctx, cmp)
     parts += _inflection_section(infl, best)
     if ctx.get("claims"):

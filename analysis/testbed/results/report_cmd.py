@@ -44,6 +44,8 @@ def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
         # Stored relative to the published run, so regenerate finds it in any clone.
         manifest["noise_floor_run"] = os.path.relpath(calibration.resolve(), dest.resolve())
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    if (run_dir / "speed.jsonl").is_file():  # the host speed reference and its exclusions
+        shutil.copyfile(run_dir / "speed.jsonl", dest / "speed.jsonl")
     if (run_dir / "ceiling.json").is_file():
         shutil.copyfile(run_dir / "ceiling.json", dest / "ceiling.json")
 

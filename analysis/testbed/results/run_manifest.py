@@ -103,6 +103,18 @@ class RunManifest:
         return _number(d.get("look_confidence"), _number(d.get("confidence"), DEFAULT_CONFIDENCE))
 
     @property
+    def speed_reference_present(self) -> bool | None:
+        """Did the runner time the host speed reference (None: a run from before it)."""
+        value = (self.typed.speed_reference or {}).get("present")
+        return bool(value) if value is not None else None
+
+    @property
+    def speed_tolerance(self) -> float | None:
+        """The host-drift tolerance the run declared (None: no pair was excluded)."""
+        value = (self.typed.speed_reference or {}).get("tolerance")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    @property
     def calibration_run(self) -> str | None:
         """An A/A run (path relative to this run) whose false-call rate the report quotes."""
         nf = self.typed.extra.get("noise_floor_run")

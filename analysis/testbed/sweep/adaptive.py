@@ -123,13 +123,16 @@ def failures(group: Group, records: list[dict]) -> int:
     return max(per_cell.values(), default=0)
 
 
-def samples(group: Group, records: list[dict], metric: str) -> dict[str, dict[int, float]]:
+def samples(group: Group, records: list[dict], metric: str,
+            excluded: set | frozenset = frozenset()) -> dict[str, dict[int, float]]:
     """library label -> {repetition: value of `metric`} over its ok repetitions (latest
-    attempt wins); the repetition index is what pairs the two sides of a comparison."""
+    attempt wins); the repetition index is what pairs the two sides of a comparison.
+    Pairs in `excluded` ((group, repetition) marked host-drift) are left out."""
     ids = {c.cell_id: c.library for c in group.cells}
     latest: dict[tuple, dict] = {}
     for r in records:
-        if r["cell_id"] in ids and r.get("repetition", -1) >= 0:
+        rep = r.get("repetition", -1)
+        if r["cell_id"] in ids and rep >= 0 and (group.group, rep) not in excluded:
             latest[(r["cell_id"], r["repetition"])] = r
     out: dict[str, dict[int, float]] = {label: {} for label in ids.values()}
     for (cid, rep), r in sorted(latest.items(), key=lambda kv: kv[0][1]):
@@ -149,10 +152,10 @@ class Judge:
         self.min_samples = decider.min_samples(self.confidence)
         self.reference, self.metrics = reference, metrics
 
-    def judge(self, group: Group, records: list[dict]) -> list[dict]:
+    def judge(self, group: Group, records: list[dict], excluded: set | frozenset = frozenset()) -> list[dict]:
         out = []
         for metric in self.metrics:
-            values = samples(group, records, metric)
+            values = samples(group, records, metric, excluded)
             ref = values.get(self.reference, {})
             for label, cand in values.items():
                 if label != self.reference:

@@ -31,6 +31,7 @@ PROFILE_NAMES = ("quick", "default", "full")
 PROFILE_KEYS = {
     "repetitions": "run", "min_repetitions": "run", "max_repetitions": "run", "time_budget_s": "run",
     "min_window_s": "run", "warmup_runs": "run", "timeout_s": "run", "verdicts": "run",
+    "speed_reference": "run", "speed_drift_tolerance": "run",
     "patterns": "workload", "transports": "workload", "sizes": "workload",
     "counts": "workload", "lat_counts": "workload", "warmup": "workload", "mode": "workload",
     "io_threads": "sweep", "placement": "sweep", "process_model": "sweep", "link": "sweep",

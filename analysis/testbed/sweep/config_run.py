@@ -17,6 +17,7 @@ DEFAULT_MIN_WINDOW_S = 0.5   # the reference library's timed window per run (iss
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MARGIN = 0.03        # SAME: the ratio's interval lies within +/-3%
 DEFAULT_LOOK_EVERY = 2       # adaptive: repetitions between two looks (decide calls)
+MAX_DRIFT_TOLERANCE = 0.5    # a host speed change of 50% within one pair: beyond that, no filter
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,11 @@ class Design:
     # at look_confidence so that all looks together keep `confidence`.
     looks: int = 1
     look_confidence: float | None = None
+    # Host speed reference (sweep/speedref.py): timed before and after every pair;
+    # a pair whose reference moved by more than drift_tolerance is excluded from the
+    # verdicts (None: recorded, never excluded).
+    speed_reference: bool = True
+    drift_tolerance: float | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -44,15 +50,22 @@ class Design:
             return False
         return n >= self.max_repetitions or (n - self.min_repetitions) % self.look_every == 0
 
-    def next_look(self, n: int) -> int:
-        return min(self.max_repetitions, max(self.min_repetitions, n + self.look_every))
-
     def as_manifest(self) -> dict:
         return {"adaptive": self.adaptive, "min_repetitions": self.min_repetitions,
                 "max_repetitions": self.max_repetitions, "time_budget_s": self.time_budget_s,
                 "min_window_s": self.min_window_s, "confidence": self.confidence, "margin": self.margin,
                 "look_every": self.look_every, "looks": self.looks, "verdicts": self.verdicts,
-                "look_confidence": self.look_confidence or self.confidence}
+                "look_confidence": self.look_confidence or self.confidence,
+                "speed_reference": self.speed_reference, "speed_drift_tolerance": self.drift_tolerance}
+
+    def next_look_point(self, valid: int) -> int:
+        """The first look at which more than `valid` usable pairs are judged (the
+        minimum when below it), capped: the adaptive loop runs batches until the
+        usable pairs reach it, so an excluded pair is replaced by another."""
+        if valid < self.min_repetitions:
+            return self.min_repetitions
+        steps = (valid - self.min_repetitions) // self.look_every + 1
+        return min(self.max_repetitions, self.min_repetitions + steps * self.look_every)
 
 
 def _cpu_list_ok(text: str) -> bool:
@@ -80,6 +93,19 @@ def _repetitions(sec: Section) -> tuple[int, int]:
     return low, high
 
 
+def _drift_tolerance(sec: Section, reference: bool) -> float | None:
+    allowed = f"a number > 0 and < {MAX_DRIFT_TOLERANCE:g} (0.05 = the reference may move 5% within a pair)"
+    value = sec.get("speed_drift_tolerance", float, None, allowed=allowed)
+    if value is None:
+        return None
+    if not 0 < value < MAX_DRIFT_TOLERANCE:
+        raise sec.err("speed_drift_tolerance", f"bad value {value!r}", allowed)
+    if not reference:
+        raise sec.err("speed_drift_tolerance", "given while speed_reference = false (nothing to compare)",
+                      "speed_reference = true, or no speed_drift_tolerance")
+    return value
+
+
 def _design(sec: Section) -> Design:
     low, high = _repetitions(sec)
     if high > low and sec.table.get("verdicts") is False:
@@ -92,11 +118,14 @@ def _design(sec: Section) -> Design:
     margin = sec.number("margin", DEFAULT_MARGIN, minimum=0.0, above=True)
     if margin >= 0.5:
         raise sec.err("margin", f"bad value {margin!r}", "a number > 0 and < 0.5 (0.03 = +/-3%)")
+    reference = sec.get("speed_reference", bool, True)
+    tolerance = _drift_tolerance(sec, reference)
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
                   min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
                   confidence=confidence, margin=margin,
                   look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY),
-                  verdicts=sec.get("verdicts", bool, True))
+                  verdicts=sec.get("verdicts", bool, True),
+                  speed_reference=reference, drift_tolerance=tolerance)
 
 
 def parse(sec: Section) -> dict:

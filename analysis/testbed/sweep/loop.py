@@ -9,6 +9,13 @@
    or the run's time budget is spent.
 3. Work per message: a pair of short extra runs per cell (work.py).
 
+Every batch (one interleaved pair: the libraries of a configuration back to back) is
+bracketed by the host speed reference (speedref.py) on the batch's CPUs. A pair whose
+reference moved by more than the design's drift tolerance is marked host-drift in
+speed.jsonl: its results stay in results.jsonl, the verdicts leave it out, and the
+adaptive rounds count only usable pairs toward a look, so it is replaced by another
+pair while the cap (which counts every pair run) and the budget allow.
+
 Everything is derived from the files of the run directory (results, calibration,
 work), so a resumed session continues exactly where the last one stopped.
 """
@@ -18,7 +25,7 @@ import dataclasses
 import itertools
 import random
 
-from testbed.sweep import adaptive, calibrate, execute, flamegraphs, store, work
+from testbed.sweep import adaptive, calibrate, execute, flamegraphs, placement, speedref, store, work
 from testbed.sweep import plan as planmod
 from testbed.sweep.adaptive import Group
 from testbed.sweep.execute import Attempt, Counts
@@ -44,6 +51,9 @@ class Loop:
         self.groups = groups_of(ctx.cells)
         self.spent = sum(r.get("wall_seconds", 0.0) for r in self.records) + sum(
             p.get("wall_seconds", 0.0) for cal in self.cals.values() for p in cal.probes)
+        self.speed_path = ctx.run_dir / speedref.FILE_NAME
+        self.excluded = speedref.excluded_pairs(store.read_lines(self.speed_path))
+        self.spent += sum(speedref.seconds_of(ln) for ln in store.read_lines(self.speed_path))
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
 
@@ -79,15 +89,23 @@ class Loop:
                 if n >= self.design.max_repetitions:  # never past the cap, whatever evaluate() said
                     group.stop_reason = "cap"
                     continue
-                for rep in range(n, self.design.next_look(n)):  # up to the next look
+                target = self.design.next_look_point(self.usable(group, n))
+                # Up to the next look in usable pairs: a host-drift pair is replaced by
+                # one more, but every pair run counts toward the cap.
+                while n < self.design.max_repetitions and self.usable(group, n) < target:
                     if self.over_budget():
                         return self.stop_all("budget")
-                    batch = group.batch(rep, self.runnable)
+                    batch = group.batch(n, self.runnable)
                     self.progress.grow(len(batch))
                     self.run_batch(group, batch)
                     if group.stop_reason:
                         break
+                    n = adaptive.reps_done(group, self.done, self.runnable)
                 self.evaluate(group)
+
+    def usable(self, group: Group, n: int) -> int:
+        """Pairs among the first n that the verdicts use (not marked host-drift)."""
+        return n - sum((group.group, rep) in self.excluded for rep in range(n))
 
     def over_budget(self) -> bool:
         budget = self.design.time_budget_s
@@ -107,6 +125,7 @@ class Loop:
         if not todo:
             return
         counts = self.counts_for(group)
+        before = self.speed_reference(todo[0][0])
         for cell, rep in todo:
             lib = self.ctx.libs[cell.library_name]
             att = Attempt(cell, rep, lib.bench_binary(cell.pattern), lib.info.get("build_id", ""),
@@ -116,8 +135,42 @@ class Loop:
                 rec["target_window_s"] = self.design.min_window_s
             self.store(rec)
             self.maybe_flamegraph(cell, rep, lib, counts)
+        if before is not None:
+            self.close_pair(group, todo, before)
         if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
             group.stop_reason = "failing"
+
+    # ------------------------------------------------------------ host speed reference
+
+    def speed_reference(self, cell: planmod.Cell) -> dict | None:
+        """The reference on the CPUs this cell's bench will use (None: switched off,
+        or the placement cannot be given here, which the cell's own record reports)."""
+        if not self.design.speed_reference:
+            return None
+        try:
+            pins = placement.pins_for(cell.placement, self.rt.cpus)
+        except ValueError:
+            return None
+        out = speedref.measure(speedref.bench_cpus(pins, self.rt.cpus))
+        out["at"] = speedref.timestamp()
+        return out
+
+    def close_pair(self, group: Group, todo: list[tuple[planmod.Cell, int]], before: dict) -> None:
+        after = self.speed_reference(todo[0][0])
+        if after is None:
+            return
+        rep = todo[0][1]
+        line = speedref.pair_line(group.group, rep, [c.cell_id for c, _ in todo], before, after,
+                                  self.design.drift_tolerance, before["at"])
+        store.append_line(self.speed_path, line)
+        self.spent += speedref.seconds_of(line)
+        if line["exclusion"]:
+            self.excluded.add((group.group, rep))
+            self.progress.say(f"  {group.group} rep{rep}: host speed moved {100 * line['drift']:.1f}% "
+                              f"within the pair (> {100 * line['tolerance']:g}%): excluded as "
+                              f"{line['exclusion']}")
+        else:
+            self.excluded.discard((group.group, rep))
 
     def store(self, rec: dict) -> None:
         self.results.append(rec)
@@ -144,14 +197,15 @@ class Loop:
         n = adaptive.reps_done(group, self.done, self.runnable)
         if not any(c.library_name in self.runnable for c in group.cells):
             group.stop_reason = "library-missing"
-        if group.stop_reason or not self.design.is_look(n):
+        at_cap = n >= self.design.max_repetitions
+        if group.stop_reason or not (self.design.is_look(self.usable(group, n)) or at_cap):
             return
-        group.decisions = self.judge.judge(group, self.records) if self.judge else []
+        group.decisions = self.judge.judge(group, self.records, self.excluded) if self.judge else []
         if adaptive.all_decided(group.decisions):
             group.stop_reason = "decided"
         elif self.reference_cell(group) is None:
             group.stop_reason = "reference-missing"
-        elif n >= self.design.max_repetitions:
+        elif at_cap:
             group.stop_reason = "cap" if self.design.adaptive else "fixed"
 
     # ------------------------------------------------------------ calibration

@@ -66,6 +66,9 @@ class RunManifest:
     hosts: dict = field(default_factory=dict)         # role -> host facts (two-host runs), driver
     links: dict = field(default_factory=dict)         # link name -> shaping asked for and applied
     work_per_message: dict = field(default_factory=dict)  # method (perf/callgrind) and why
+    # Host speed reference (speedref.py): present or not, the workload, the drift
+    # tolerance, and at the end its spread over the run and the pairs it excluded.
+    speed_reference: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)         # keys other writers added; kept verbatim
 
     def to_dict(self) -> dict:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from testbed.sweep import adaptive, execute, flamegraphs, hostinfo, placement, store, summary, work
+from testbed.sweep import adaptive, execute, flamegraphs, hostinfo, placement, speedref, store, summary, work
 from testbed.sweep import perf as perfmod
 from testbed.sweep import plan as planmod
 from testbed.sweep.config import Experiment
@@ -127,6 +127,8 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
     needs_hosts = any(c.process_model == "two-host" for c in ctx.cells)
     work_setup = work.detect(exp.work_per_message and exp.kind == "bench")
     m.work_per_message = work_setup.as_manifest()
+    m.speed_reference = {"present": ctx.design.speed_reference, **speedref.describe(),
+                         "tolerance": ctx.design.drift_tolerance}
     interrupted, loop = False, None
     with Topology(exp, needs_hosts) as topo:
         m.hosts, m.links = topo.manifest_hosts, topo.manifest_links
@@ -164,6 +166,8 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     m.host["load_after"] = hostinfo.load_average()
     m.summary = summary.summarize(records, ctx, list(groups), loop.spent if loop else 0.0)
     m.placement["threads"] = placement.summarize(records)
+    if m.speed_reference.get("present"):
+        m.speed_reference.update(speedref.summarize(store.read_lines(run_dir / speedref.FILE_NAME)))
     if m.sessions:
         m.sessions[-1]["ended_at"] = now()
     if m.flamegraphs:

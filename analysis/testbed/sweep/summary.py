@@ -108,6 +108,13 @@ def print_summary(m, run_dir: Path) -> None:
     for miss in m.missing_libraries:
         print(f"  MISSING LIBRARY {miss['label']} ({miss['name']}): {s['not_run_missing_library']} runs "
               f"not done: {miss['reason']}", file=out)
+    ref = m.speed_reference
+    if ref.get("present") and ref.get("measurements"):
+        tol = ref.get("tolerance")
+        rule = f"tolerance {100 * tol:g}%" if tol is not None else "no tolerance declared: none excluded"
+        print(f"  host speed reference: {ref['pairs']} pairs, median {ref['median_ms']:.1f} ms "
+              f"(min {ref['min_ms']:.1f}, max {ref['max_ms']:.1f}, CV {100 * ref['cv']:.1f}%); "
+              f"{ref['excluded']} pairs excluded as host-drift ({rule})", file=out)
     if not m.perf["available"]:
         print(f"  perf unavailable: {m.perf['reason']} (results carry no counters)", file=out)
     print(f"raw results: {run_dir}", file=out)
