@@ -109,8 +109,9 @@ int socket_base_t::process_commands(int timeout_ms) {
 // DONTWAIT into a pipe of 2000 and expects EAGAIN).  libzmq 4.3.5 looks at a
 // sender's commands at most about once per millisecond, and programs written
 // for it expect a burst to fill the pipe.  So do we: commands queued within
-// the interval wait for the next send after it, or for the blocking path,
-// which always runs them.  When nothing is queued this costs one atomic load.
+// the interval wait for the next send after it, for the blocking path (which
+// always runs them), or for the send after one that failed with EAGAIN.
+// When nothing is queued this costs one atomic load.
 int socket_base_t::process_commands_throttled() {
     if (mailbox_.has_work()) {
         const uint64_t now = ticks_now();
@@ -191,8 +192,16 @@ int socket_base_t::send(msg_t &msg, int flags) {
         msg.set_flags(msg_t::more);
     if (xsend(msg) == 0)
         return 0;
-    if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.sndtimeo == 0)
+    if (errno != EAGAIN)
         return -1;
+    if ((flags & ZMQ_DONTWAIT) || options.sndtimeo == 0) {
+        // The burst is over: the caller will wait, poll or read before trying
+        // again, so the next send looks at the commands whatever the interval
+        // (a drained pipe's credit is never hidden from a retry).
+        last_send_check_ = 0;
+        errno = EAGAIN;
+        return -1;
+    }
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
     return retry_until(options.sndtimeo, [this](int wait) { return process_commands(wait); },
