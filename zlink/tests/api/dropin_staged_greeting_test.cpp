@@ -4,11 +4,8 @@
 // peer's version-major arrived; READY only after the peer's whole greeting. zlink must
 // put the same bytes on the wire in the same steps. zmq.h on the zlink side, a plain
 // POSIX socket on the other, so nothing here depends on zlink's codec.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -18,11 +15,13 @@
 
 #include "zmq.h"
 #include "api_test_util.hpp"
+#include "loopback_socket.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using api_test::last_endpoint;
+using test_support::unique_fd;
 
 // How long a test waits to be sure the other side sent nothing more. Long
 // enough for an IO thread on a loaded 2-core host; a byte that was due
@@ -57,12 +56,8 @@ std::string ready(const std::string &type) {
 // One end of a TCP connection with reads bounded in time.
 class raw_fd {
 public:
-    explicit raw_fd(int fd = -1) : fd_(fd) {}
-    ~raw_fd() { if (fd_ >= 0) ::close(fd_); }
-    raw_fd(const raw_fd &) = delete;
-    raw_fd &operator=(const raw_fd &) = delete;
-    raw_fd(raw_fd &&o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-    int get() const { return fd_; }
+    explicit raw_fd(unique_fd fd) : fd_(std::move(fd)) {}
+    int get() const { return fd_.get(); }
 
     // Reads until `n` octets arrived, the peer closed, or `ms` passed.
     std::string read_up_to(size_t n, int ms = deadline_ms) {
@@ -71,11 +66,11 @@ public:
         while (got.size() < n) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 end - std::chrono::steady_clock::now());
-            pollfd p{fd_, POLLIN, 0};
+            pollfd p{fd_.get(), POLLIN, 0};
             if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
                 break;
             char buf[256];
-            const ssize_t r = ::recv(fd_, buf, std::min(sizeof buf, n - got.size()), 0);
+            const ssize_t r = ::recv(fd_.get(), buf, std::min(sizeof buf, n - got.size()), 0);
             if (r <= 0) {
                 closed_ = true;
                 break;
@@ -88,62 +83,26 @@ public:
     std::string read_more() { return read_up_to(4096, quiet_ms); }
     bool closed() const { return closed_; }
     void write(const std::string &s) {
-        ASSERT_EQ(::send(fd_, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
+        ASSERT_EQ(::send(fd_.get(), s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
     }
 
 private:
-    int fd_;
+    unique_fd fd_;
     bool closed_ = false;
 };
-
-// A listening TCP socket on 127.0.0.1, any port.
-class raw_listener {
-public:
-    raw_listener() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof a;
-        ::bind(fd_.get(), reinterpret_cast<sockaddr *>(&a), sizeof a);
-        ::listen(fd_.get(), 4);
-        ::getsockname(fd_.get(), reinterpret_cast<sockaddr *>(&a), &len);
-        port_ = ntohs(a.sin_port);
-    }
-    std::string endpoint() const { return "tcp://127.0.0.1:" + std::to_string(port_); }
-    raw_fd accept() {
-        pollfd p{fd_.get(), POLLIN, 0};
-        if (::poll(&p, 1, deadline_ms) != 1)
-            return raw_fd{};
-        return raw_fd{::accept(fd_.get(), nullptr, nullptr)};
-    }
-
-private:
-    raw_fd fd_;
-    uint16_t port_ = 0;
-};
-
-raw_fd raw_connect(const std::string &endpoint) {
-    const auto colon = endpoint.rfind(':');
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(static_cast<uint16_t>(std::stoi(endpoint.substr(colon + 1))));
-    raw_fd fd{::socket(AF_INET, SOCK_STREAM, 0)};
-    if (::connect(fd.get(), reinterpret_cast<sockaddr *>(&a), sizeof a) != 0)
-        return raw_fd{};
-    return fd;
-}
 
 class dropin_staged_greeting : public api_test::socket_owner {
 protected:
     dropin_staged_greeting() : socket_owner(deadline_ms) {}
-    // A zlink DEALER connected to a raw listener; returns the accepted raw end.
+    // A zlink DEALER connected to the raw listener; returns the accepted raw end.
     raw_fd dealer_to_raw(void *&dealer) {
         dealer = socket(ZMQ_DEALER);
         EXPECT_EQ(0, zmq_connect(dealer, listener.endpoint().c_str()));
-        return listener.accept();
+        return accepted();
     }
-    raw_listener listener;
+    // The listener's next connection (an empty end after deadline_ms without one).
+    raw_fd accepted() { return raw_fd{listener.accept(deadline_ms)}; }
+    test_support::loopback_listener listener;  // a raw TCP listener on 127.0.0.1, any port
 };
 
 // test_stream.cpp:160 reads the signature as one 10-octet frame; zlink sent 64.
@@ -186,7 +145,7 @@ TEST_F(dropin_staged_greeting, EachStepWaitsForThePeersMatchingStep) {
 TEST_F(dropin_staged_greeting, BoundRouterSendsOnlyTheSignatureFirst) {
     void *router = socket(ZMQ_ROUTER);
     ASSERT_EQ(0, zmq_bind(router, "tcp://127.0.0.1:*"));
-    raw_fd peer = raw_connect(last_endpoint(router));
+    raw_fd peer{test_support::connect_loopback(test_support::port_of(last_endpoint(router)))};
     ASSERT_GE(peer.get(), 0);
     EXPECT_EQ(peer.read_up_to(10), signature());
     EXPECT_EQ(peer.read_more(), "");
@@ -200,7 +159,7 @@ TEST_F(dropin_staged_greeting, PaddingCarriesRoutingIdLengthPlusOne) {
     void *dealer = socket(ZMQ_DEALER);
     ASSERT_EQ(0, zmq_setsockopt(dealer, ZMQ_ROUTING_ID, "abc", 3));
     ASSERT_EQ(0, zmq_connect(dealer, listener.endpoint().c_str()));
-    raw_fd peer = listener.accept();
+    raw_fd peer = accepted();
     ASSERT_GE(peer.get(), 0);
     EXPECT_EQ(peer.read_up_to(10), signature(4));
 }

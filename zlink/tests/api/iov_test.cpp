@@ -9,28 +9,25 @@
 
 #include <gtest/gtest.h>
 
+#include "api_test_util.hpp"
 #include "zmq.h"
 
 namespace {
 
-class Iov : public ::testing::Test {
+// Two inproc PAIR sockets; socket_owner closes them and terminates the context.
+class Iov : public api_test::socket_owner {
 protected:
     void SetUp() override {
-        ctx = zmq_ctx_new();
-        in = zmq_socket(ctx, ZMQ_PAIR);
-        out = zmq_socket(ctx, ZMQ_PAIR);
+        socket_owner::SetUp();
+        in = socket(ZMQ_PAIR);
+        out = socket(ZMQ_PAIR);
         ASSERT_EQ(zmq_bind(in, "inproc://iov"), 0);
         ASSERT_EQ(zmq_connect(out, "inproc://iov"), 0);
-    }
-    void TearDown() override {
-        zmq_close(in);
-        zmq_close(out);
-        zmq_ctx_term(ctx);
     }
     static iovec part(const char *text) {
         return {const_cast<char *>(text), std::strlen(text)};
     }
-    void *ctx = nullptr, *in = nullptr, *out = nullptr;
+    void *in = nullptr, *out = nullptr;
 };
 
 TEST_F(Iov, SendsPartsAsOneMessageAndReceivesThemBack) {

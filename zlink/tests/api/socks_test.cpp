@@ -4,11 +4,8 @@
 // records what it was asked, and relays bytes to the real destination.  Its
 // replies can be spoiled, to show that a bad proxy fails that one connection
 // and the connecter tries again (reconnect) without harming the socket.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -19,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "loopback_socket.hpp"
 #include "transport/socks.hpp"
 #include "zlink.h"
 #include "zmq.h"
@@ -95,24 +93,13 @@ enum class answer { good, garbage_reply, refused_reply, bad_version_choice };
 class mock_proxy {
 public:
     mock_proxy(std::vector<answer> script, std::string user = {}, std::string pass = {})
-        : script_(std::move(script)), user_(std::move(user)), pass_(std::move(pass)) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(listener_, reinterpret_cast<sockaddr *>(&a), sizeof a);
-        ::listen(listener_, 8);
-        socklen_t len = sizeof a;
-        ::getsockname(listener_, reinterpret_cast<sockaddr *>(&a), &len);
-        port_ = ntohs(a.sin_port);
-        thread_ = std::thread([this] { serve(); });
-    }
+        : script_(std::move(script)), user_(std::move(user)), pass_(std::move(pass)),
+          listener_(8), thread_([this] { serve(); }) {}
     ~mock_proxy() {
         stop_ = true;
         thread_.join();
-        ::close(listener_);
     }
-    std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+    std::string address() const { return listener_.address(); }
     int connections() const { return connections_.load(); }
     std::vector<bytes> requests() {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -142,73 +129,66 @@ private:
 
     void serve() {
         while (!stop_) {
-            if (!wait_readable(listener_))
+            if (!wait_readable(listener_.fd()))
                 return;
-            const int client = ::accept(listener_, nullptr, nullptr);
-            if (client < 0)
+            const test_support::unique_fd client{::accept(listener_.fd(), nullptr, nullptr)};
+            if (!client)
                 continue;
             const int n = connections_++;
             const answer how = script_[std::min<size_t>(n, script_.size() - 1)];
-            const int remote = negotiate(client, how);
-            if (remote >= 0) {
-                relay(client, remote);
-                ::close(remote);
-            }
-            ::close(client);
+            const test_support::unique_fd remote = negotiate(client.get(), how);
+            if (remote)
+                relay(client.get(), remote.get());
         }
     }
 
-    // The server side of RFC 1928/1929; the connected destination, or -1.
-    int negotiate(int client, answer how) {
+    // The server side of RFC 1928/1929; the connected destination, or an empty fd.
+    test_support::unique_fd negotiate(int client, answer how) {
         std::uint8_t b[300];
         if (!read_exact(client, b, 2) || !read_exact(client, b + 2, b[1]))
-            return -1;
+            return {};
         const std::uint8_t want = user_.empty() ? 0 : 2;
         const bool offered = std::memchr(b + 2, want, b[1]) != nullptr;
         send_all(client, {std::uint8_t(how == answer::bad_version_choice ? 4 : 5),
                           std::uint8_t(offered ? want : 0xff)});
         if (!offered || how == answer::bad_version_choice)
-            return -1;
+            return {};
         if (want == 2) {
             if (!read_exact(client, b, 2) || !read_exact(client, b + 2, b[1] + 1u))
-                return -1;
+                return {};
             const std::string user(reinterpret_cast<char *>(b + 2), b[1]);
             const size_t plen = b[2 + b[1]];
             std::uint8_t p[256];
             if (!read_exact(client, p, plen))
-                return -1;
+                return {};
             const bool ok = user == user_ && std::string(reinterpret_cast<char *>(p), plen) == pass_;
             send_all(client, {1, std::uint8_t(ok ? 0 : 1)});
             if (!ok)
-                return -1;
+                return {};
         }
         if (!read_exact(client, b, 5))
-            return -1;
+            return {};
         const size_t rest = b[3] == 1 ? 5 : b[3] == 4 ? 17 : b[3] == 3 ? b[4] + 2u : 0;
         if (rest == 0 || !read_exact(client, b + 5, rest))
-            return -1;
+            return {};
         {
             std::lock_guard<std::mutex> lock(mutex_);
             requests_.emplace_back(b, b + 5 + rest);
         }
         if (how == answer::garbage_reply) {
             send_all(client, {'g', 'a', 'r', 'b', 'a', 'g', 'e', '!', '!', '!'});
-            return -1;
+            return {};
         }
         if (how == answer::refused_reply) {
             send_all(client, {5, 5, 0, 1, 0, 0, 0, 0, 0, 0});
-            return -1;
+            return {};
         }
         // Every destination is this host; the port is the request's last two bytes.
-        const int remote = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        std::memcpy(&a.sin_port, b + 5 + rest - 2, 2);
-        if (::connect(remote, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
-            ::close(remote);
+        const std::uint16_t port = static_cast<std::uint16_t>(b[5 + rest - 2] << 8 | b[5 + rest - 1]);
+        test_support::unique_fd remote = test_support::try_connect_loopback(port);
+        if (!remote) {
             send_all(client, {5, 5, 0, 1, 0, 0, 0, 0, 0, 0});
-            return -1;
+            return {};
         }
         send_all(client, {5, 0, 0, 1, 127, 0, 0, 1, 0, 0});
         return remote;
@@ -233,13 +213,12 @@ private:
 
     std::vector<answer> script_;
     std::string user_, pass_;
-    int listener_ = -1;
-    int port_ = 0;
+    test_support::loopback_listener listener_;
     std::atomic<bool> stop_{false};
     std::atomic<int> connections_{0};
     std::mutex mutex_;
     std::vector<bytes> requests_;
-    std::thread thread_;
+    std::thread thread_;  // last: it starts serving once everything above exists
 };
 
 class SocksConnect : public ::testing::Test {

@@ -4,7 +4,6 @@
 // and ZMQ_IPC_FILTER_UID refusing peers, ZMQ_USE_FD adopting a listening
 // socket, zmq_unbind closing the accepted connections, and the connection
 // metadata zmq_msg_gets reads (Socket-Type, Identity, Peer-Address, SRCFD).
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "api_test_util.hpp"
+#include "loopback_socket.hpp"
 
 namespace {
 
@@ -188,17 +188,10 @@ TEST_F(TransportOptions, IpcUidFilterRefusesOtherUsers) {
 }
 
 TEST_F(TransportOptions, UseFdAdoptsTheApplicationsListeningSocket) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
-    ASSERT_EQ(::listen(fd, 16), 0);
-    socklen_t len = sizeof addr;
-    getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
-    const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+    test_support::loopback_listener listener(16);
+    const std::string endpoint = listener.endpoint();
     void *server = socket(ZMQ_PAIR), *client = socket(ZMQ_PAIR);
-    set_int(server, ZMQ_USE_FD, fd);
+    set_int(server, ZMQ_USE_FD, listener.release());
     ASSERT_EQ(zmq_bind(server, endpoint.c_str()), 0);
     EXPECT_EQ(last_endpoint(server), endpoint);
     ASSERT_EQ(zmq_connect(client, endpoint.c_str()), 0);
@@ -240,27 +233,12 @@ TEST_F(TransportOptions, UnbindClosesTheAcceptedConnections) {
 // A listening socket whose accept queue is full: the kernel drops further
 // SYNs, so a connect to it hangs until ZMQ_CONNECT_TIMEOUT gives up.
 struct stuffed_listener {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    int fillers[4] = {-1, -1, -1, -1};
-    std::string endpoint;
+    test_support::loopback_listener listener{0};
+    test_support::unique_fd fillers[4];
+    std::string endpoint = listener.endpoint();
     stuffed_listener() {
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
-        ::listen(fd, 0);
-        socklen_t len = sizeof addr;
-        getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
-        endpoint = "tcp://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
-        for (int &f : fillers) {  // fill the queue; the later ones stay half-open
-            f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-            ::connect(f, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
-        }
-    }
-    ~stuffed_listener() {
-        for (int f : fillers)
-            ::close(f);
-        ::close(fd);
+        for (auto &f : fillers)  // fill the queue; the later ones stay half-open
+            f = test_support::start_connect_loopback(listener.port());
     }
 };
 
@@ -287,30 +265,18 @@ TEST_F(TransportOptions, ConnectTimeoutGivesUpOnAHangingConnect) {
 // A TCP server that accepts every connection and closes it at once: a peer
 // that never lets a queued message through.
 struct slamming_server {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    test_support::loopback_listener listener{16};
+    std::string endpoint = listener.endpoint();
     std::atomic<bool> done{false};
-    std::thread loop;
-    std::string endpoint;
-    slamming_server() {
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
-        ::listen(fd, 16);
-        socklen_t len = sizeof addr;
-        getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
-        endpoint = "tcp://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
-        loop = std::thread([this] {
-            while (!done)
-                if (int c = ::accept(fd, nullptr, nullptr); c >= 0)
-                    ::close(c);
-        });
-    }
+    std::thread loop{[this] {
+        while (!done)
+            if (int c = ::accept(listener.fd(), nullptr, nullptr); c >= 0)
+                ::close(c);
+    }};
     ~slamming_server() {
         done = true;
-        ::shutdown(fd, SHUT_RDWR);  // wakes accept()
+        ::shutdown(listener.fd(), SHUT_RDWR);  // wakes accept()
         loop.join();
-        ::close(fd);
     }
 };
 

@@ -1,46 +1,16 @@
 // PAIR over tcp and ipc through the C API: the stream engine end to end.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "loopback_socket.hpp"
 #include "zmq.h"
 
 namespace {
-
-// A tcp port that is free now and lies below the kernel's ephemeral range. A port inside
-// that range can be taken as the source port of any outgoing connection on the host,
-// including this test's own connect-before-bind attempts (a self-connect), and the bind
-// then fails with EADDRINUSE: it did once in CI, with 35000 + pid.
-int free_port_below_ephemeral() {
-    int low = 32768, high = 60999;
-    if (FILE *f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
-        if (std::fscanf(f, "%d %d", &low, &high) != 2)
-            low = 32768;
-        std::fclose(f);
-    }
-    const int first = 10000, span = low - first > 100 ? low - first : 100;
-    for (int i = 0; i < 500; ++i) {
-        const int port = first + static_cast<int>((getpid() + i * 7919) % span);
-        const int fd = socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(static_cast<uint16_t>(port));
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        const bool free = bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0;
-        close(fd);
-        if (free)
-            return port;
-    }
-    return -1;
-}
 
 class PairStream : public ::testing::TestWithParam<std::string> {
 protected:
@@ -96,8 +66,10 @@ TEST_P(PairStream, PingPong) {
 }
 
 TEST_P(PairStream, ConnectBeforeBindQueues) {
-    const int port = GetParam() == "tcp" ? free_port_below_ephemeral() : 0;
-    ASSERT_GE(port, 0) << "no free tcp port below the ephemeral range";
+    // Chosen before anything binds it, so below the ephemeral range: a port inside it
+    // can be taken by an outgoing connection, even this test's own connect attempt (a
+    // self-connect), and the bind then fails with EADDRINUSE (it did in CI, 35000 + pid).
+    const int port = GetParam() == "tcp" ? test_support::free_port_below_ephemeral() : 0;
     std::string ep = GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(port)
                                          : "ipc://@zlink-cbb-" + std::to_string(getpid());
     ASSERT_EQ(zmq_connect(b, ep.c_str()), 0);

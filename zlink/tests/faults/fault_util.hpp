@@ -5,6 +5,8 @@
 
 #include <zmq.h>
 
+#include "loopback_socket.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -130,17 +132,7 @@ private:
 
 // A loopback port nobody listens on right now (the restarted peer must bind
 // the same endpoint again, so ":*" cannot be used).
-inline int free_tcp_port() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
+inline int free_tcp_port() { return test_support::loopback_listener{}.port(); }
 
 inline std::string fixed_endpoint(const std::string &transport) {
     static std::atomic<int> n{0};
@@ -179,15 +171,9 @@ inline std::vector<std::string> recv_frames(void *s, int flags = 0) {
 // Sends the attack on a fresh connection; "" if the target closed it (or,
 // for a hang-up case, after we closed), else why not.
 inline std::string raw_attack(int port, const std::string &bytes, bool we_hang_up) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
-        ::close(fd);
-        return std::string("connect: ") + std::strerror(errno);
-    }
+    const test_support::unique_fd conn = test_support::try_connect_loopback(static_cast<std::uint16_t>(port));
+    if (!conn) return std::string("connect: ") + std::strerror(errno);
+    const int fd = conn.get();
     size_t off = 0;
     while (off < bytes.size()) {
         const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
@@ -209,7 +195,6 @@ inline std::string raw_attack(int port, const std::string &bytes, bool we_hang_u
             }  // n > 0: our greeting/READY from the target; keep reading
         }
     }
-    ::close(fd);
     return why;
 }
 

@@ -5,8 +5,6 @@
 #include "fault_util.hpp"
 #include "zmtp_bytes.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -43,16 +41,6 @@ std::string read_exactly(int fd, size_t n) {
     return got;
 }
 
-int connect_raw(int port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(0, ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a));
-    return fd;
-}
-
 }  // namespace
 
 TEST(PingContext, PongEchoesTheContextCutTo16Octets) {
@@ -61,7 +49,8 @@ TEST(PingContext, PongEchoesTheContextCutTo16Octets) {
     set_int(router, ZMQ_LINGER, 0);
     ASSERT_EQ(0, zmq_bind(router, "tcp://127.0.0.1:*"));
     const std::string ep = last_endpoint(router);
-    const int fd = connect_raw(std::stoi(ep.substr(ep.rfind(':') + 1)));
+    test_support::unique_fd conn = test_support::connect_loopback(test_support::port_of(ep));
+    const int fd = conn.get();
 
     const std::string hello = greeting() + ready_dealer();
     ASSERT_EQ(static_cast<ssize_t>(hello.size()), ::send(fd, hello.data(), hello.size(), 0));
@@ -78,7 +67,7 @@ TEST(PingContext, PongEchoesTheContextCutTo16Octets) {
     const std::string want = pong("LOL") + pong(long_context.substr(0, 16));
     EXPECT_EQ(want, read_exactly(fd, want.size()));
 
-    ::close(fd);
+    conn.reset();  // closed before the router, as a peer that hangs up first
     zmq_close(router);
     zmq_ctx_term(ctx);
 }
