@@ -37,6 +37,8 @@ public:
     // signal interrupted the wait (zmq_send/zmq_recv then fail with EINTR).
     int wait(int timeout_ms);
     int fd() const { return fd_; }
+    // True when process() would find something to run: one atomic load, no lock.
+    bool has_work() const { return active_ || pending_.load(std::memory_order_acquire); }
 
 private:
     bool go_to_sleep();  // true when the queue was empty (reader now asleep)

@@ -40,6 +40,7 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -147,6 +148,8 @@ private:
     // Runs pending commands; with timeout_ms != 0 first waits for one.
     // Returns -1/ETERM once the context is terminating.
     int process_commands(int timeout_ms);
+    // send()'s variant: runs pending commands at most once per ~1 ms (see .cpp).
+    int process_commands_throttled();
 
     ctx_t *ctx_;
     mailbox mailbox_;
@@ -158,6 +161,7 @@ private:
     bool rcvmore_ = false;
     bool closing_ = false;
     bool terminated_ = false;  // ctx_term seen
+    uint64_t last_send_check_ = 0;  // ticks_now() of send's last command run
     // monitor
     void stop_monitor_locked();
     void send_event_locked(int event, int value, const std::string &endpoint);

@@ -140,4 +140,39 @@ TEST_F(dropin, proxy_steerable_answers_every_command_on_a_rep_control) {
     EXPECT_EQ(0, proxy.get());
 }
 
+// test_hwm_pubsub test_blocking_tcp: a burst of non-blocking sends from an
+// XPUB (XPUB_NODROP, SNDHWM 2000) over tcp fills the pipe and gets EAGAIN
+// within 6000 sends, even while the IO thread drains the pipe as fast as it
+// fills.  The sender looks at the reader's progress (activate_write) at most
+// about once per millisecond, as libzmq's does; when it looked on every send,
+// a quick IO thread kept granting credit and the burst never blocked (most
+// runs on an idle host).  Five rounds: each must block.
+TEST_F(dropin, nonblocking_xpub_burst_over_tcp_blocks_at_sndhwm) {
+    void *pub = socket(ZMQ_XPUB), *sub = socket(ZMQ_SUB);
+    ASSERT_EQ(0, zmq_bind(pub, "tcp://127.0.0.1:*"));
+    ASSERT_EQ(0, zmq_connect(sub, api_test::last_endpoint(pub).c_str()));
+    set_int(pub, ZMQ_SNDHWM, 2000);
+    set_int(pub, ZMQ_XPUB_NODROP, 1);
+    set_int(pub, ZMQ_RCVTIMEO, 5000);
+    ASSERT_EQ(0, zmq_setsockopt(sub, ZMQ_SUBSCRIBE, nullptr, 0));
+    unsigned char subscription[2] = {};
+    ASSERT_EQ(1, zmq_recv(pub, subscription, sizeof subscription, 0));  // subscribed
+    set_int(sub, ZMQ_RCVTIMEO, 100);
+    for (int round = 0; round < 5; ++round) {
+        // Past the interval: the round starts with the reader's progress seen.
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        int sent = 0;
+        while (sent < 6000 && zmq_send(pub, nullptr, 0, ZMQ_DONTWAIT) == 0)
+            ++sent;
+        EXPECT_LT(sent, 6000) << "round " << round << ": the burst never blocked";
+        // At least SNDHWM less the reads not yet reported (the reader reports
+        // every lwm = 1000 reads): the sender did see the progress it may see.
+        EXPECT_GE(sent, 1000) << "round " << round;
+        int got = 0;  // drain before the next round; RCVTIMEO bounds the wait
+        while (got < sent && zmq_recv(sub, nullptr, 0, 0) == 0)
+            ++got;
+        EXPECT_EQ(sent, got) << "round " << round;
+    }
+}
+
 }  // namespace
