@@ -155,6 +155,19 @@ def test_compact_keeps_what_reports_need(run, tmp_path):
     assert report.render_run(tmp_path).read_text() == report.render_run(run, tmp_path / "x").read_text()
 
 
+def test_publishing_names_only_a_published_calibration(run, tmp_path):
+    """A published manifest that named results/ (never committed) broke every clone's
+    regenerate: a results/ run maps to its published copy, or publishing stops."""
+    reports = tmp_path / "reports"
+    in_results = tmp_path / "results" / "noise-floor" / "aa-run"
+    with pytest.raises(report_cmd.CalibrationNotPublished, match="publish it first"):
+        report_cmd.published_calibration(in_results, reports)
+    copy = reports / "noise-floor" / "aa-run"
+    report_cmd.compact(run, copy)
+    assert report_cmd.published_calibration(in_results, reports) == copy.resolve()
+    assert report_cmd.published_calibration(copy, reports) == copy.resolve()
+
+
 def test_inflection_command_on_a_run(run, capsys):
     assert inflection_cmd.main(argparse.Namespace(path=run, metric="throughput_msgs")) == 0
     assert "helps up to ~1 KiB" in capsys.readouterr().out

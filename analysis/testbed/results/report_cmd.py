@@ -50,6 +50,26 @@ def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
         shutil.copyfile(run_dir / "ceiling.json", dest / "ceiling.json")
 
 
+class CalibrationNotPublished(ValueError):
+    pass
+
+
+def published_calibration(calibration: Path, reports: Path) -> Path:
+    """The A/A run a published report may name: one under `reports`, since that tree is
+    all a clone has (results/ is never committed). A run given from results/ is mapped to
+    its published copy (same experiment and run id); without one, publishing stops and
+    says how to publish the A/A run first."""
+    cal, reports = calibration.resolve(), reports.resolve()
+    if cal.is_relative_to(reports):
+        return cal
+    copy = reports / cal.parent.name / cal.name
+    if (copy / "manifest.json").is_file():
+        return copy
+    raise CalibrationNotPublished(
+        f"--calibration {calibration}: a published report can name only a published A/A run, "
+        f"and {copy} does not exist; publish it first (./testbed report {calibration} --publish)")
+
+
 def main(args) -> int:
     from testbed.results import load, report
     from testbed.results.run_manifest import RunManifest
@@ -61,10 +81,12 @@ def main(args) -> int:
         calibration = args.calibration.resolve() if args.calibration else None
         if args.publish:
             out = paths.REPORTS_DIR / manifest.experiment / manifest.run_id
+            if calibration is not None:
+                calibration = published_calibration(calibration, paths.REPORTS_DIR)
             compact(run_dir, out, calibration)
             run_dir, calibration = out, None  # the published manifest names it now
         path = report.render_run(run_dir, out, calibration)
-    except (load.RunDirError, ManifestError, FileNotFoundError) as exc:
+    except (load.RunDirError, ManifestError, FileNotFoundError, CalibrationNotPublished) as exc:
         print(f"testbed report: {exc}", file=sys.stderr)
         return 2
     print(path)
