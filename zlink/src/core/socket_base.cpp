@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "core/ctx.hpp"
 #include "core/io_object.hpp"
@@ -39,14 +40,34 @@ long ms_left(clock_type::time_point deadline) {
 // The blocking half of send and recv: retry `attempt` (0, or -1 with errno) while
 // it fails with EAGAIN, processing commands in between (they wake us when a pipe
 // becomes writable/readable), until timeout_ms passes (-1 = forever) -> EAGAIN.
+//
+// Before the first sleep the thread may offer its core once (sched_yield) and
+// look again (offer_core).  Why: the peer that would wake us is often runnable
+// on this very core (one core, or more busy threads than cores).  Sleeping at
+// once hands the core to it for a moment only: its next message wakes us (an
+// eventfd write), we preempt it, take that one message and sleep again - two
+// context switches, a wake-up and a poll per handful of messages.  After a
+// yield the peer runs on for its time slice and we find a batch waiting.
+// Only for messages below offer_core_below: a slice's worth of large messages
+// is megabytes in flight, and there the run-ahead cost more than the wake-ups
+// saved (PAIR inproc 256 KiB fell to a fifth, 64 KiB was mixed).  Measured in
+// docs/profiling/2026-11-24-yield.md.  Alone on its core the yield returns at
+// once: one system call before a sleep.
+constexpr size_t offer_core_below = 32 * 1024;
+
 template <typename Process, typename Attempt>
-int retry_until(int timeout_ms, Process process, Attempt attempt) {
+int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attempt) {
     const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout_ms);
     for (;;) {
         int wait = timeout_ms < 0 ? -1 : static_cast<int>(ms_left(deadline));
         if (timeout_ms > 0 && wait <= 0) {
             errno = EAGAIN;
             return -1;
+        }
+        if (offer_core) {
+            offer_core = false;
+            std::this_thread::yield();
+            wait = 0;
         }
         if (process(wait) != 0)
             return -1;
@@ -204,7 +225,8 @@ int socket_base_t::send(msg_t &msg, int flags) {
     }
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
-    return retry_until(options.sndtimeo, [this](int wait) { return process_commands(wait); },
+    return retry_until(options.sndtimeo, msg.size() < offer_core_below,
+                       [this](int wait) { return process_commands(wait); },
                        [this, &msg] { return xsend(msg); });
 }
 
@@ -219,15 +241,18 @@ int socket_base_t::recv(msg_t &msg, int flags) {
     msg.init();
     if (xrecv(msg) == 0) {
         rcvmore_ = msg.has_more();
+        last_recv_size_ = msg.size();
         return 0;
     }
     if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
         return -1;
-    return retry_until(options.rcvtimeo, [this](int wait) { return process_commands(wait); },
+    return retry_until(options.rcvtimeo, last_recv_size_ < offer_core_below,
+                       [this](int wait) { return process_commands(wait); },
                        [this, &msg] {
                            if (xrecv(msg) != 0)
                                return -1;
                            rcvmore_ = msg.has_more();
+                           last_recv_size_ = msg.size();
                            return 0;
                        });
 }

@@ -162,6 +162,7 @@ private:
     bool closing_ = false;
     bool terminated_ = false;  // ctx_term seen
     uint64_t last_send_check_ = 0;  // ticks_now() of send's last command run
+    size_t last_recv_size_ = 0;     // recv's last message: gates the yield before a sleep
     // monitor
     void stop_monitor_locked();
     void send_event_locked(int event, int value, const std::string &endpoint);
