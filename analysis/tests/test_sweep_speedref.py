@@ -192,3 +192,20 @@ def test_tolerance_defaults_and_profiles(tmp_path):
     assert config.load(write(tmp_path, text), "default", NAMES).design.drift_tolerance == 0.05
     assert config.load(write(tmp_path, text), "default", NAMES).design.as_manifest()[
         "speed_drift_tolerance"] == 0.05
+
+
+# ------------------------------------------------------------------ the estimate
+
+def test_the_estimate_counts_the_reference_before_and_after_every_pair(tmp_path):
+    from testbed.sweep import estimate, plan
+    on = config.load(write(tmp_path, EXPERIMENT), "default", NAMES)
+    off = config.load(write(tmp_path, EXPERIMENT.replace("repetitions = 2", "repetitions = 2\n"
+                                                         "speed_reference = false", 1)), "default", NAMES)
+    cells = plan.expand(on)
+    groups = {c.group for c in cells}
+    per_cpu = {c.group: 1 if c.placement == "one-core" else 2 for c in cells}
+    reps = on.design.min_repetitions
+    expected = reps * sum(2 * n * estimate.SPEED_REFERENCE_S for n in per_cpu.values())
+    assert len(groups) >= 2 and expected > 0
+    added = estimate.run_seconds(cells, on) - estimate.run_seconds(plan.expand(off), off)
+    assert added == pytest.approx(expected)

@@ -23,6 +23,7 @@ BYTES_PER_S = {"tcp": 0.8e9, "ipc": 0.9e9, "inproc": 3.0e9}  # loaded-host loopb
 RTT_BASE_S = {"tcp": 90e-6, "ipc": 70e-6, "inproc": 50e-6}
 STARTUP_PROCESS_S = 0.05           # one bench process with tiny counts (measured ~25 ms)
 CALLGRIND_RUN_S = 3.0              # one short run under valgrind, start-up included
+SPEED_REFERENCE_S = 0.03           # the host speed reference on one CPU (speedref.py: ~25-30 ms)
 
 
 def history_key(r: dict) -> tuple:
@@ -97,10 +98,21 @@ def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
     if calibrates(exp):
         groups = {c.group: s for c, s in zip(cells, per_rep, strict=True)}
         total += sum(groups.values())  # one probe per configuration, about one run long
+    total += reps * reference_seconds(cells, exp)
     if exp.work_per_message and exp.kind == "bench":
         total += len(work_cells(cells, exp)) * 2 * CALLGRIND_RUN_S  # worst case: callgrind
     warm = exp.warmup_runs * len({c.library_name for c in cells}) * PROCESS_OVERHEAD_S * 3
     return total + warm
+
+
+def reference_seconds(cells: list[Cell], exp: Experiment) -> float:
+    """The host speed reference of one repetition of every configuration: timed before
+    and after each interleaved pair, on each CPU the pair runs on (one-core: one CPU;
+    any other placement: both of a 2-core host, the most this estimate assumes)."""
+    if not exp.design.speed_reference or exp.kind != "bench":
+        return 0.0
+    cpus = {c.group: 1 if c.placement == "one-core" else 2 for c in cells}
+    return sum(2 * n * SPEED_REFERENCE_S for n in cpus.values())
 
 
 def bounds(cells: list[Cell], exp: Experiment, history: dict | None = None) -> tuple[float, float]:
