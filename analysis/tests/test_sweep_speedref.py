@@ -196,16 +196,17 @@ def test_tolerance_defaults_and_profiles(tmp_path):
 
 # ------------------------------------------------------------------ the estimate
 
-def test_the_estimate_counts_the_reference_before_and_after_every_pair(tmp_path):
+@pytest.mark.parametrize("placement,cpus", [("free", 2), ("one-core", 1)])
+def test_the_estimate_counts_the_reference_before_and_after_every_pair(tmp_path, placement, cpus):
     from testbed.sweep import estimate, plan
-    on = config.load(write(tmp_path, EXPERIMENT), "default", NAMES)
-    off = config.load(write(tmp_path, EXPERIMENT.replace("repetitions = 2", "repetitions = 2\n"
-                                                         "speed_reference = false", 1)), "default", NAMES)
+    text = EXPERIMENT.replace("io_threads = [1]", f'io_threads = [1]\nplacement = ["{placement}"]', 1)
+    on = config.load(write(tmp_path, text), "default", NAMES)
+    off = config.load(write(tmp_path, text.replace("repetitions = 2", "repetitions = 2\n"
+                                                   "speed_reference = false", 1)), "default", NAMES)
     cells = plan.expand(on)
-    groups = {c.group for c in cells}
-    per_cpu = {c.group: 1 if c.placement == "one-core" else 2 for c in cells}
-    reps = on.design.min_repetitions
-    expected = reps * sum(2 * n * estimate.SPEED_REFERENCE_S for n in per_cpu.values())
-    assert len(groups) >= 2 and expected > 0
+    groups = len({c.group for c in cells})
+    assert groups >= 2 and {c.placement for c in cells} == {placement}
+    # before and after each pair, on each of the pair's CPUs, every repetition
+    expected = on.design.min_repetitions * groups * 2 * cpus * estimate.SPEED_REFERENCE_S
     added = estimate.run_seconds(cells, on) - estimate.run_seconds(plan.expand(off), off)
     assert added == pytest.approx(expected)

@@ -111,8 +111,8 @@ def reference_seconds(cells: list[Cell], exp: Experiment) -> float:
     any other placement: both of a 2-core host, the most this estimate assumes)."""
     if not exp.design.speed_reference or exp.kind != "bench":
         return 0.0
-    cpus = {c.group: 1 if c.placement == "one-core" else 2 for c in cells}
-    return sum(2 * n * SPEED_REFERENCE_S for n in cpus.values())
+    cpus_per_group = {c.group: 1 if c.placement == "one-core" else 2 for c in cells}
+    return sum(2 * n * SPEED_REFERENCE_S for n in cpus_per_group.values())
 
 
 def bounds(cells: list[Cell], exp: Experiment, history: dict | None = None) -> tuple[float, float]:

@@ -239,22 +239,20 @@ int socket_base_t::recv(msg_t &msg, int flags) {
         return -1;
     msg.close();
     msg.init();
-    if (xrecv(msg) == 0) {
+    // One attempt, and what a received message updates; xrecv's errno on failure.
+    auto take = [this, &msg] {
+        if (xrecv(msg) != 0)
+            return -1;
         rcvmore_ = msg.has_more();
         last_recv_size_ = msg.size();
         return 0;
-    }
+    };
+    if (take() == 0)
+        return 0;
     if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
         return -1;
     return retry_until(options.rcvtimeo, last_recv_size_ < offer_core_below,
-                       [this](int wait) { return process_commands(wait); },
-                       [this, &msg] {
-                           if (xrecv(msg) != 0)
-                               return -1;
-                           rcvmore_ = msg.has_more();
-                           last_recv_size_ = msg.size();
-                           return 0;
-                       });
+                       [this](int wait) { return process_commands(wait); }, take);
 }
 
 // ---- endpoints: through the transport table (core/transport.hpp) ----
