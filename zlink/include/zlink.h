@@ -35,8 +35,10 @@ void zlink_version (int *major_, int *minor_, int *patch_);
    Each is first read from the environment variable of the same name when the
    context is created; zmq_ctx_set overrides it for sockets created later.
    Sizes are bytes.  A per-transport batch size, when set (> 0), wins over the
-   global one; -1 means "not set, use the global value".  See README.md for
-   defaults and limits. */
+   global one; -1 means "not set, use the global value".  Unset, a
+   connection's batches adapt (8 KiB growing to 64 KiB while small messages
+   stream); a size that is set is static.  See README.md for defaults and
+   limits. */
 #define ZMQ_ASIO_IN_BATCH_SIZE 0x5a4c01
 #define ZMQ_ASIO_OUT_BATCH_SIZE 0x5a4c02
 #define ZMQ_ASIO_IN_BATCH_SIZE_TCP 0x5a4c03

@@ -1,5 +1,6 @@
 #include "core/knobs.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +65,7 @@ knobs_t knobs_t::from_env() {
         errno = 0;
         long long v = std::strtoll(text, &end, 10);
         if (errno == 0 && end != text && *end == '\0' && in_range(d, v))
-            k.*d.field = static_cast<int>(v);
+            k.assign(d.field, static_cast<int>(v));
         else
             report_once(d, text, k.*d.field);
     }
@@ -78,7 +79,7 @@ int knobs_t::set(int option, int value) {
             bool per_transport = !d.is_transfer && d.field != &knobs_t::in_batch &&
                                  d.field != &knobs_t::out_batch;
             if (in_range(d, value) || (per_transport && value == -1)) {
-                this->*d.field = value;
+                assign(d.field, value);
                 return 0;
             }
             errno = EINVAL;
@@ -96,6 +97,36 @@ int knobs_t::get(int option, int &value) const {
         }
     errno = EINVAL;
     return -1;
+}
+
+void knobs_t::assign(int knobs_t::*field, int value) {
+    this->*field = value;
+    if (field == &knobs_t::in_batch)
+        in_batch_set = true;
+    else if (field == &knobs_t::out_batch)
+        out_batch_set = true;
+}
+
+namespace {
+int ceiling(int per_transport, bool global_set, int global) {
+    if (per_transport > 0)
+        return per_transport;
+    return global_set ? global : std::max(global, knobs_t::adaptive_ceiling);
+}
+}  // namespace
+
+int knobs_t::in_ceiling_for(transport_kind t) const {
+    int v = t == transport_kind::tcp   ? in_batch_tcp
+            : t == transport_kind::ipc ? in_batch_ipc
+                                       : in_batch_inproc;
+    return ceiling(v, in_batch_set, in_batch);
+}
+
+int knobs_t::out_ceiling_for(transport_kind t) const {
+    int v = t == transport_kind::tcp   ? out_batch_tcp
+            : t == transport_kind::ipc ? out_batch_ipc
+                                       : out_batch_inproc;
+    return ceiling(v, out_batch_set, out_batch);
 }
 
 int knobs_t::in_for(transport_kind t) const {

@@ -96,8 +96,10 @@ struct options_t {
     bool raw_notify = true;        // STREAM_NOTIFY: empty frame on (dis)connect
     bool probe_router = false;     // PROBE_ROUTER (DEALER/REQ/ROUTER): empty message to each new peer
     // Resolved per endpoint from the context knobs (bytes).
-    int in_batch = 8192;
+    int in_batch = 8192;          // where a connection's batches start
     int out_batch = 8192;
+    int in_batch_ceiling = 65536;  // how far they may grow (= the start: static)
+    int out_batch_ceiling = 65536;
     int max_transfer = 0;
     std::string last_endpoint;
     security_options security;  // ZMQ_MECHANISM, PLAIN, CURVE, ZAP options

@@ -57,6 +57,8 @@ engine_t::engine_t(socket_type sock, const options_t &opts, std::unique_ptr<wire
       raw_(!hs_),
       dec_(max_body(opts)),
       enc_(batch_bytes(opts.out_batch)),
+      in_size_(batch_bytes(opts.in_batch), batch_bytes(opts.in_batch_ceiling)),
+      out_size_(batch_bytes(opts.out_batch), batch_bytes(opts.out_batch_ceiling)),
       handshake_timer_(sock_.get_executor()),
       heartbeat_timer_(sock_.get_executor()) {
     in_msg_.init();
@@ -181,7 +183,7 @@ void engine_t::advance_handshake() {
         // never answers must not hold it until HANDSHAKE_IVL). Bytes the peer
         // sends after its handshake wait undecoded; once a whole input batch of
         // them is buffered, reading waits for the answer too (memory bounded).
-        if (in_end_ - in_begin_ < batch_bytes(opts_.in_batch))
+        if (in_end_ - in_begin_ < in_size_.now())
             start_read();
         return;
     }
@@ -285,20 +287,22 @@ void engine_t::start_read() {
     if (!prepare_chunk())
         return fail("out of memory", 0);
     reading_ = true;
-    const size_t room = std::min(chunk_.size() - in_end_, batch_bytes(opts_.in_batch));
-    sock_.async_read_some(asio::buffer(chunk_bytes() + in_end_, room), std::move(handler));
+    read_room_ = std::min(chunk_.size() - in_end_, in_size_.now());
+    sock_.async_read_some(asio::buffer(chunk_bytes() + in_end_, read_room_), std::move(handler));
 }
 
 // Reads go into a chunk several batches large.  Small received frames become
 // windows into it (no allocation, no copy per message), so a chunk that has
 // windows is never written again from its start: reading goes on after the
-// last read, and a fresh chunk comes when less than one batch is left.  Bytes
-// not yet decoded move along to the fresh chunk.
+// last read, and a fresh chunk comes when less than one batch is left, or
+// when the batch shrank and the chunk is more than twice what it needs (an
+// idle connection gives the memory of its busy past back).  Bytes not yet
+// decoded move along to the fresh chunk.
 bool engine_t::prepare_chunk() {
-    const size_t batch = batch_bytes(opts_.in_batch);
+    const size_t batch = in_size_.now();
     if (!chunk_windows_ && in_begin_ == in_end_)
         in_begin_ = in_end_ = 0;  // nothing refers to the chunk: start over
-    if (chunk_.size() >= in_end_ + batch)
+    if (chunk_.size() >= in_end_ + batch && chunk_.size() <= 2 * chunk_batches * batch)
         return true;
     msg_t fresh;
     if (fresh.init_size(chunk_batches * batch) != 0)
@@ -329,8 +333,10 @@ void engine_t::on_read(const asio::error_code &ec, size_t n) {
         body_in_place_ = false;
         if (dec_.body_filled(n) == wire::frame_decoder::step::frame)
             frame_complete();
-    } else
+    } else {
         in_end_ += n;
+        read_bytes_ = n;
+    }
     if (raw_)
         return process_raw_input();
     if (!ready_)
@@ -358,9 +364,14 @@ void engine_t::process_raw_input() {
 
 // Decodes what is buffered, publishes it with one flush, reads on.
 void engine_t::process_input() {
+    const size_t frames_before = frames_in_;
     decode_frames();
     if (stopped_)
         return;
+    if (read_bytes_) {  // after a chunk read: size the next one
+        in_size_.observe(read_bytes_, frames_in_ - frames_before, read_bytes_ == read_room_);
+        read_bytes_ = 0;
+    }
     host_->flush_frames();  // one wake-up for the whole batch (also when blocked)
     start_read();
 }
@@ -411,6 +422,7 @@ bool engine_t::begin_body() {
 }
 
 void engine_t::frame_complete() {
+    ++frames_in_;
     if (tf_)
         return open_frame();
     const auto &h = dec_.header();
@@ -550,7 +562,7 @@ void engine_t::write_handshake() {
                       });
 }
 
-// Pulls frames into the encoder until the batch holds ZMQ_ASIO_OUT_BATCH_SIZE
+// Pulls frames into the encoder until the batch holds out_size_.now()
 // bytes (copied or referenced) or the host has none.  Counting referenced
 // bodies too matters: an engine that drained the pipe into one huge gather
 // list would leave it empty, so the pipe's reader (us) would be asleep at
@@ -560,12 +572,22 @@ void engine_t::write_handshake() {
 bool engine_t::fill_batch() {
     if (raw_)
         return fill_raw_batch();
+    const size_t limit = out_size_.now();
+    if (enc_.staging_capacity() != limit)
+        enc_.resize_staging(limit);  // empty here: the last batch is written
     add_heartbeats();
-    const size_t limit = batch_bytes(opts_.out_batch);
+    size_t frames = 0;
+    bool full = false;
     msg_t m;
-    while (!stopped_ && enc_.pending_bytes() + sealed_.size() < limit && host_->pull_frame(m)) {
+    while (!stopped_ && host_->pull_frame(m)) {
         if (!add_frame(m)) {
             host_->return_frame(m);  // first of the next batch
+            full = true;
+            break;
+        }
+        ++frames;
+        if (enc_.pending_bytes() + sealed_.size() >= limit) {
+            full = true;
             break;
         }
     }
@@ -573,6 +595,7 @@ bool engine_t::fill_batch() {
         release_in_flight();
         return false;
     }
+    out_size_.observe(enc_.pending_bytes() + sealed_.size(), frames, full);
     gather_.clear();
     for (const auto &b : enc_.buffers())
         gather_.add(b.data, b.size);
@@ -584,7 +607,7 @@ bool engine_t::fill_batch() {
 bool engine_t::fill_raw_batch() {
     size_t bytes = 0;
     msg_t m;
-    while (!close_after_flush_ && bytes < batch_bytes(opts_.out_batch) && host_->pull_frame(m)) {
+    while (!close_after_flush_ && bytes < out_size_.now() && host_->pull_frame(m)) {
         if (m.size() == 0) {
             m.close();
             close_after_flush_ = true;
@@ -662,13 +685,13 @@ bool engine_t::add_frame(msg_t &m) {
 // A SUB/XSUB's subscription message (\x01/\x00 + topic) goes as a sealed
 // SUBSCRIBE/CANCEL command to a ZMTP 3.1 peer, as libzmq sends it.
 bool engine_t::add_sealed(msg_t &m) {
-    if (!sealed_.empty() && sealed_.size() + m.size() > batch_bytes(opts_.out_batch))
+    if (!sealed_.empty() && sealed_.size() + m.size() > out_size_.now())
         return false;
     auto body = bytes_of(m);
     const bool sub_side = opts_.type == ZMQ_SUB || opts_.type == ZMQ_XSUB;
     if (sub_side && !out_more_ && !m.has_more() && !body.empty() && body[0] <= 1 &&
         peer_version_.has_subscribe_commands()) {
-        const std::string_view name = body[0] == 1 ? "\x09SUBSCRIBE" : "\x06CANCEL";
+        const std::string_view name = body[0] == 1 ? "\x09" "SUBSCRIBE" : "\x06" "CANCEL";
         std::vector<uint8_t> cmd(name.begin(), name.end());
         cmd.insert(cmd.end(), body.begin() + 1, body.end());
         seal_command(cmd);

@@ -8,13 +8,14 @@
 // monitor events and reconnecting belongs to its host, the session.
 //
 // Data path, chosen for throughput with few syscalls:
-//   in:  one async read into the in-batch buffer (ZMQ_ASIO_IN_BATCH_SIZE);
+//   in:  one async read into the in-batch buffer (adaptive, or
+//        ZMQ_ASIO_IN_BATCH_SIZE when set: transport/batch_size.hpp);
 //        every complete frame is pushed to the host, then ONE flush_frames()
 //        per read (one wake-up of the socket at most).  A large body still
 //        missing after the buffered bytes is read by the kernel straight into
 //        the message (zero copy).
 //   out: frames pulled from the host into the encoder until the out batch
-//        (ZMQ_ASIO_OUT_BATCH_SIZE) is full; small frames copied into one
+//        (adaptive, or ZMQ_ASIO_OUT_BATCH_SIZE) is full; small frames copied into one
 //        staging run, large bodies referenced in place (scatter/gather);
 //        the batch goes out by non-blocking sendmsg() at once, batch after
 //        batch (a bounded number per turn), and only a full socket buffer
@@ -49,6 +50,7 @@
 
 #include "core/msg.hpp"
 #include "core/options.hpp"
+#include "transport/batch_size.hpp"
 #include "transport/engine_gather.hpp"
 #include "wire/frame_decoder.hpp"
 #include "wire/frame_encoder.hpp"
@@ -196,7 +198,12 @@ private:
 
     wire::frame_decoder dec_;
     wire::frame_encoder enc_;
-    // Receive chunk: chunk_batches input batches (ZMQ_ASIO_IN_BATCH_SIZE) in
+    batch_size in_size_;   // the next read's bytes (transport/batch_size.hpp)
+    batch_size out_size_;  // the next write batch's bytes
+    size_t read_room_ = 0;    // bytes the pending chunk read asked for
+    size_t read_bytes_ = 0;   // ... and got: judged after it is decoded
+    size_t frames_in_ = 0;    // frames decoded, ever (per-read counts)
+    // Receive chunk: chunk_batches input batches (in_size_.now()) in
     // one heap block that small received frames point into (msg_t windows).
     static constexpr size_t chunk_batches = 4;
     msg_t chunk_;

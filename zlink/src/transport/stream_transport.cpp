@@ -26,6 +26,8 @@ options_t stream_transport::endpoint_options(const socket_base_t &s) const {
     knobs_t k = s.ctx()->knobs();
     snap.in_batch = k.in_for(family_.kind());
     snap.out_batch = k.out_for(family_.kind());
+    snap.in_batch_ceiling = k.in_ceiling_for(family_.kind());
+    snap.out_batch_ceiling = k.out_ceiling_for(family_.kind());
     snap.max_transfer = family_.kind() == transport_kind::tcp ? k.tcp_max_transfer : 0;
     return snap;
 }

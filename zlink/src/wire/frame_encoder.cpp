@@ -20,13 +20,24 @@ constexpr std::size_t max_command_prefix = 256;
 
 frame_encoder::frame_encoder(std::size_t staging_capacity, std::size_t copy_threshold,
                              std::size_t max_buffers)
-    : staging_capacity_(
-          std::max(staging_capacity, max_header_size + max_command_prefix + copy_threshold)),
+    : staging_capacity_(0),
       copy_threshold_(copy_threshold),
       max_buffers_(std::max<std::size_t>(max_buffers, 3))
 {
-    staging_ = std::make_unique<std::uint8_t[]>(staging_capacity_);
+    resize_staging(staging_capacity);
     bufs_ = std::make_unique<const_buffer[]>(max_buffers_);
+}
+
+bool frame_encoder::resize_staging(std::size_t capacity)
+{
+    if (!empty())
+        return false;
+    capacity = std::max(capacity, max_header_size + max_command_prefix + copy_threshold_);
+    if (capacity != staging_capacity_) {
+        staging_ = std::make_unique<std::uint8_t[]>(capacity);
+        staging_capacity_ = capacity;
+    }
+    return true;
 }
 
 // Appends octets to the staging area, extending the last gather entry when it

@@ -71,6 +71,12 @@ public:
     std::size_t pending_bytes() const noexcept { return pending_; }
     bool empty() const noexcept { return pending_ == 0; }
 
+    // Gives the staging area a new capacity (raised as the constructor raises
+    // it), for a batch size that changes between batches.  Only while empty():
+    // returns false, changing nothing, when bytes are pending.
+    bool resize_staging(std::size_t staging_capacity);
+    std::size_t staging_capacity() const noexcept { return staging_capacity_; }
+
     // Drops the first n (<= pending_bytes()) octets after they were written. When
     // the batch is fully written the staging buffer is reused from the start.
     void consume(std::size_t n) noexcept;

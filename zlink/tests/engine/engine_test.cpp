@@ -215,6 +215,42 @@ TEST_F(EnginePair, ManySmallFramesAreBatchedIntoFewReadsAndFlushes) {
     EXPECT_GT(a.returns, 0) << "no batch ever filled up";
 }
 
+// The default batches adapt (transport/batch_size.hpp): a stream of small
+// frames is read in far fewer, larger reads than a static 8 KiB batch allows.
+TEST_F(EnginePair, AStreamOfSmallFramesGrowsTheBatchesAStaticSizeDoesNot) {
+    auto flushes_for = [&](int ceiling) {
+        options_t o = options_for(ZMQ_PAIR);
+        o.in_batch = o.out_batch = 8192;
+        o.in_batch_ceiling = o.out_batch_ceiling = ceiling;
+        int fds[2];
+        socket_pair(fds);
+        recording_host x, y;
+        x.engine = std::make_shared<engine_t>(adopt(ioc, fds[0]), o, null_for(o), x);
+        y.engine = std::make_shared<engine_t>(adopt(ioc, fds[1]), o, null_for(o), y);
+        x.engine->start();
+        y.engine->start();
+        EXPECT_TRUE(run_until(ioc, [&] { return x.ready && y.ready; }));
+        constexpr int n = 50000;
+        for (int i = 0; i < n; ++i)
+            x.outbox.push_back(make_msg(pattern(64, i), false));
+        x.engine->restart_output();
+        EXPECT_TRUE(run_until(ioc, [&] { return y.received.size() == n; }));
+        for (int i = 0; i < n; i += 997)
+            EXPECT_EQ(y.received[static_cast<size_t>(i)].body, pattern(64, i)) << i;
+        x.engine->terminate();
+        y.engine->terminate();
+        ioc.restart();
+        ioc.poll();
+        return y.flushes;
+    };
+    const int static_flushes = flushes_for(8192);
+    const int adaptive_flushes = flushes_for(65536);
+    // 50000 x 66 bytes is 3.3 MB: >= 403 reads of 8 KiB, >= 51 of 64 KiB.
+    EXPECT_GE(static_flushes, 403);
+    EXPECT_LT(adaptive_flushes, static_flushes / 3)
+        << "static " << static_flushes << ", adaptive " << adaptive_flushes;
+}
+
 TEST_F(EnginePair, TinyBatchesAndSizesAroundTheCopyThresholdArriveIntact) {
     options_t o = options_for(ZMQ_PAIR);
     o.in_batch = 256;
@@ -422,6 +458,23 @@ TEST_F(EnginePair, FrameTransformSealsEveryOutgoingAndOpensEveryIncomingMessage)
     EXPECT_EQ(tb->opened, 3);
     EXPECT_EQ(tb->sealed, 1);
     EXPECT_EQ(ta->opened, 1);
+}
+
+// A SUB's subscribe and cancel go sealed as SUBSCRIBE/CANCEL commands to a
+// ZMTP 3.1 peer, which hands them to its host in message form again.
+TEST_F(EnginePair, FrameTransformCarriesSubscribeAndCancelCommands) {
+    auto ha = std::make_unique<test_handshake>(zlink::wire::handshake_options{}, true, false);
+    auto hb = std::make_unique<test_handshake>(zlink::wire::handshake_options{}, true, false);
+    auto *ta = &ha->transform_impl;
+    start(options_for(ZMQ_SUB), options_for(ZMQ_PUB), std::move(ha), std::move(hb));
+    ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
+    a.send(std::string("\x01" "news"));
+    a.send(std::string("\x00" "news", 5));
+    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 2 || b.ended; }));
+    EXPECT_FALSE(b.ended) << b.ended->reason;
+    EXPECT_EQ(b.received, (std::vector<frame>{{std::string("\x01" "news"), false},
+                                              {std::string("\x00" "news", 5), false}}));
+    EXPECT_EQ(ta->sealed, 2);
 }
 
 TEST_F(EngineRaw, FrameTransformPutsOnlyMessageCommandsOnTheWire) {

@@ -121,6 +121,34 @@ TEST(Encoder, LargeBodyIsReferencedNotCopied)
                                  {0x00, 0x04}, "tail"}));
 }
 
+// The staging area can be resized between batches (the engine's adaptive
+// batch), never while bytes are pending.
+TEST(Encoder, StagingResizesOnlyBetweenBatches)
+{
+    frame_encoder enc(1024, 256);
+    const bytes small = repeat(0x11, 200);
+    int fit = 0;
+    while (enc.add(small, false))
+        ++fit;
+    EXPECT_EQ(fit, 1024 / 202);
+    EXPECT_FALSE(enc.resize_staging(8192)) << "resized under pending bytes";
+    EXPECT_EQ(enc.staging_capacity(), 1024u);
+    enc.consume(enc.pending_bytes());
+    ASSERT_TRUE(enc.resize_staging(8192));
+    EXPECT_EQ(enc.staging_capacity(), 8192u);
+    int more = 0;
+    while (more < 1000 && enc.add(small, false))
+        ++more;
+    EXPECT_EQ(more, 8192 / 202);
+    const bytes wire = flatten(enc);
+    EXPECT_EQ(wire.size(), static_cast<std::size_t>(more) * 202);
+    EXPECT_EQ(bytes(wire.begin(), wire.begin() + 202), cat({{0x00, 200}, small}));
+    enc.consume(enc.pending_bytes());
+    ASSERT_TRUE(enc.resize_staging(16));  // raised to fit one header + copied body
+    EXPECT_GE(enc.staging_capacity(), 256u + 9);
+    EXPECT_TRUE(enc.add(small, false));
+}
+
 // Partial writes: consume() in odd steps reproduces the exact byte stream.
 TEST(Encoder, PartialWritesAtEveryStep)
 {

@@ -1,0 +1,54 @@
+// batch_size: how many bytes the engine's next read (or write batch) may take,
+// between a floor and a ceiling.  floor == ceiling is a static batch (a
+// ZMQ_ASIO_*_BATCH_SIZE knob set by the user); the default is adaptive.
+//
+// Why adaptive: one batch size cannot serve both ends of the size range
+// (batch-sweep 2026-11-24: 64 KiB batches gave 1.3x the 8 KiB default at
+// 256 B-1 KiB, level at 64-256 KiB).  A stream of small frames wants big
+// reads and writes (fewer syscalls, fewer wake-ups per message); a request
+// and reply, or a large body read straight into its message, wants a small
+// one (a big read would copy the body through the buffer; idle connections
+// should not hold big buffers).
+//
+// The rule: a batch that came back full of small frames (at least
+// `small_frames` of them) doubles the next one; a batch that used under a
+// quarter of its size `shrink_after` times in a row halves it.  Growing fast
+// and shrinking slowly keeps a stream with the odd short batch at its size.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+
+namespace zlink {
+
+class batch_size {
+public:
+    static constexpr std::size_t small_frames = 4;
+    static constexpr int shrink_after = 8;
+
+    batch_size(std::size_t floor, std::size_t ceiling)
+        : floor_(floor), ceiling_(std::max(floor, ceiling)), now_(floor) {}
+
+    std::size_t now() const noexcept { return now_; }
+    std::size_t ceiling() const noexcept { return ceiling_; }
+
+    // One batch is done: `bytes` taken in `frames` complete frames; `full`:
+    // it stopped because it reached now() (not because input ran out).
+    void observe(std::size_t bytes, std::size_t frames, bool full) noexcept {
+        if (full && frames >= small_frames) {
+            now_ = std::min(now_ * 2, ceiling_);
+            light_ = 0;
+        } else if (bytes < now_ / 4) {
+            if (++light_ >= shrink_after) {
+                now_ = std::max(now_ / 2, floor_);
+                light_ = 0;
+            }
+        } else
+            light_ = 0;
+    }
+
+private:
+    std::size_t floor_, ceiling_, now_;
+    int light_ = 0;  // light batches in a row
+};
+
+}  // namespace zlink
