@@ -7,8 +7,11 @@
 // 256 B-1 KiB, level at 64-256 KiB).  A stream of small frames wants big
 // reads and writes (fewer syscalls, fewer wake-ups per message); a request
 // and reply, or a large body read straight into its message, wants a small
-// one (a big read would copy the body through the buffer; idle connections
-// should not hold big buffers).
+// one (a big read would copy the body through the buffer; a connection that
+// never streams should not hold big buffers).  Memory: a streaming connection
+// holds up to 4 x ceiling of receive chunk and 1 x ceiling of send staging;
+// it gives them back only once its traffic turns light (a connection that
+// falls silent keeps them, as it makes no batches to judge).
 //
 // The rule: a batch that came back full of small frames (at least
 // `small_frames` of them) doubles the next one; a batch that used under a
