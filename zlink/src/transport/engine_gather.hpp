@@ -38,6 +38,8 @@ public:
 
     // One non-blocking sendmsg() of at most max_bytes (0 = no cap) from the
     // unwritten entries, on fd; consumes what the kernel took and returns it.
+    // When all that is unwritten exceeds the cap by no more than an eighth of
+    // it (at most 1 KiB), the call takes it all: no tail call for a header.
     // A full socket buffer is 0 bytes with ec = would_block; a failure is 0
     // bytes with ec set.  Never raises SIGPIPE.
     std::size_t write_to(int fd, std::size_t max_bytes, std::error_code &ec);

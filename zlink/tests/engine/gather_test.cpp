@@ -128,6 +128,33 @@ TEST(GatherList, TheTransferCapEndsACallInsideAnEntry) {
     EXPECT_EQ(got, a + b + c);
 }
 
+// A cap the size of one message must not send the message's last bytes (its
+// header's worth) in a call of their own: a tail within an eighth of the cap
+// rides along; a longer one is still cut at the cap.
+TEST(GatherList, AShortTailPastTheCapRidesAlong) {
+    small_pair p;
+    ASSERT_GE(p.w, 0);
+    const std::string header = pattern(9, 1), body = pattern(800, 2);
+    gather_list g;
+    g.add(header.data(), header.size());
+    g.add(body.data(), body.size());
+    std::error_code ec;
+    EXPECT_EQ(g.write_to(p.w, 800, ec), 809u) << "the 9-byte tail went in a call of its own";
+    ASSERT_FALSE(ec) << ec.message();
+    std::string got;
+    p.drain(got);
+    EXPECT_EQ(got, header + body);
+    const std::string more = pattern(101, 3);  // 101 > 800 / 8: cut at the cap
+    g.clear();
+    g.add(body.data(), body.size());
+    g.add(more.data(), more.size());
+    EXPECT_EQ(g.write_to(p.w, 800, ec), 800u);
+    EXPECT_EQ(g.write_to(p.w, 800, ec), 101u);
+    got.clear();
+    p.drain(got);
+    EXPECT_EQ(got, body + more);
+}
+
 TEST(GatherList, AClosedPeerIsAnErrorNotASignal) {
     small_pair p;
     ASSERT_GE(p.w, 0);
