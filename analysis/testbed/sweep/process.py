@@ -2,6 +2,14 @@
 takes its children, e.g. perf's workload, with it), output captured in files (a
 chatty process can never block on a full pipe), and a hard deadline.
 
+A process group, not a session: with the kernel's autogroup scheduling
+(/proc/sys/kernel/sched_autogroup_enabled = 1, the Debian default) every new
+session is a scheduling group of its own. Two roles in two sessions on one core
+made every small round trip bimodal for both libraries (~26-28 us or ~15-20 us per
+run, 2026-11-24, docs/profiling/2026-11-24-autogroup.md); in one session, as when
+a user starts both from one shell, they are not. So the roles stay in the runner's
+session: one scheduling group, the user's regime.
+
 `supervise` runs several processes that belong together (the two roles of a cell):
 when one of them fails, the others get a short grace period to notice and are then
 killed, so a dead receiver never leaves its sender hanging until the cell timeout.
@@ -36,7 +44,7 @@ class Proc:
         self._err = tempfile.TemporaryFile(dir=workdir)
         self.t0 = time.monotonic()
         self.popen = subprocess.Popen(argv, stdout=self._out, stderr=self._err, env=env,
-                                      stdin=subprocess.DEVNULL, start_new_session=True)
+                                      stdin=subprocess.DEVNULL, process_group=0)
         self.killed = ""
         self.t1: float | None = None
 
