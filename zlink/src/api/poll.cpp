@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <memory>
+#include <thread>
 
 #include "api/boundary.hpp"
 #include "core/socket_base.hpp"
@@ -83,18 +84,41 @@ int next_wait(long timeout, poll_clock::time_point start, bool first) {
     return spent >= timeout ? 0 : static_cast<int>(timeout - spent);
 }
 
+// Whether the wait may offer the core once before it sleeps, as a blocking
+// recv does (core/socket_base.cpp, retry_until): only when every socket polled
+// takes small messages.  Without it a zmq_poll round trip on one core cost
+// ~21.5 us against ~15 us through recv (scorecard 6e3f, ROUTER_ROUTER_POLL).
+bool offers_core(const zmq_pollitem_t *items, int n) {
+    bool any = false;
+    for (int i = 0; i < n; ++i) {
+        if (!items[i].socket)
+            continue;
+        if (!static_cast<const socket_base_t *>(items[i].socket)->offers_core_before_sleep())
+            return false;
+        any = true;
+    }
+    return any;
+}
+
 int poll_items(zmq_pollitem_t *items, int n, long timeout, pollfd *fds) {
     if (build_pollset(items, n, fds) != 0)
         return -1;
     const auto start = poll_clock::now();
+    bool offer = offers_core(items, n);
     for (bool first = true;; first = false) {
-        const int wait = next_wait(timeout, start, first);
+        int wait = next_wait(timeout, start, first);
+        const bool offered = wait != 0 && offer;
+        if (offered) {  // yield, then look once more without sleeping
+            offer = false;
+            std::this_thread::yield();
+            wait = 0;
+        }
         if (::poll(fds, static_cast<nfds_t>(n), wait) < 0)
             return -1;  // EINTR and friends, as libzmq
         const int ready = collect_revents(items, n, fds);
         if (ready != 0 || timeout == 0)
             return ready;
-        if (!first && wait == 0)
+        if (!first && wait == 0 && !offered)
             return 0;  // the time is up
     }
 }

@@ -79,6 +79,8 @@ int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attemp
 }
 }  // namespace
 
+bool socket_base_t::offers_core_before_sleep() const { return last_recv_size_ < offer_core_below; }
+
 socket_base_t *socket_base_t::create(int type, ctx_t *ctx) {
     for (const socket_type_entry &e : socket_type_table()) {
         if (e.type != type)
@@ -251,7 +253,7 @@ int socket_base_t::recv(msg_t &msg, int flags) {
         return 0;
     if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
         return -1;
-    return retry_until(options.rcvtimeo, last_recv_size_ < offer_core_below,
+    return retry_until(options.rcvtimeo, offers_core_before_sleep(),
                        [this](int wait) { return process_commands(wait); }, take);
 }
 

@@ -87,6 +87,9 @@ public:
     // For zmq_poll: processes pending commands, then reports ZMQ_POLLIN/OUT.
     int poll_events();
     int fd() const { return mailbox_.fd(); }
+    // For zmq_poll: whether a wait for this socket may offer the core before it
+    // sleeps, as a blocking recv does (socket_base.cpp, retry_until).
+    bool offers_core_before_sleep() const;
     int monitor(const char *endpoint, int events);
 
     // ---- used by ctx, transports and the reaper ----
