@@ -108,6 +108,11 @@ void knobs_t::assign(int knobs_t::*field, int value) {
 }
 
 namespace {
+// The per-transport value of a knob for t (-1 when not set).
+int for_transport(transport_kind t, int tcp, int ipc, int inproc) {
+    return t == transport_kind::tcp ? tcp : t == transport_kind::ipc ? ipc : inproc;
+}
+
 int ceiling(int per_transport, bool global_set, int global) {
     if (per_transport > 0)
         return per_transport;
@@ -116,30 +121,22 @@ int ceiling(int per_transport, bool global_set, int global) {
 }  // namespace
 
 int knobs_t::in_ceiling_for(transport_kind t) const {
-    int v = t == transport_kind::tcp   ? in_batch_tcp
-            : t == transport_kind::ipc ? in_batch_ipc
-                                       : in_batch_inproc;
-    return ceiling(v, in_batch_set, in_batch);
+    return ceiling(for_transport(t, in_batch_tcp, in_batch_ipc, in_batch_inproc), in_batch_set,
+                   in_batch);
 }
 
 int knobs_t::out_ceiling_for(transport_kind t) const {
-    int v = t == transport_kind::tcp   ? out_batch_tcp
-            : t == transport_kind::ipc ? out_batch_ipc
-                                       : out_batch_inproc;
-    return ceiling(v, out_batch_set, out_batch);
+    return ceiling(for_transport(t, out_batch_tcp, out_batch_ipc, out_batch_inproc),
+                   out_batch_set, out_batch);
 }
 
 int knobs_t::in_for(transport_kind t) const {
-    int v = t == transport_kind::tcp   ? in_batch_tcp
-            : t == transport_kind::ipc ? in_batch_ipc
-                                       : in_batch_inproc;
+    int v = for_transport(t, in_batch_tcp, in_batch_ipc, in_batch_inproc);
     return v > 0 ? v : in_batch;
 }
 
 int knobs_t::out_for(transport_kind t) const {
-    int v = t == transport_kind::tcp   ? out_batch_tcp
-            : t == transport_kind::ipc ? out_batch_ipc
-                                       : out_batch_inproc;
+    int v = for_transport(t, out_batch_tcp, out_batch_ipc, out_batch_inproc);
     return v > 0 ? v : out_batch;
 }
 

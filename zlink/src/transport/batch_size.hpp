@@ -32,7 +32,6 @@ public:
         : floor_(floor), ceiling_(std::max(floor, ceiling)), now_(floor) {}
 
     std::size_t now() const noexcept { return now_; }
-    std::size_t ceiling() const noexcept { return ceiling_; }
 
     // One batch is done: `bytes` taken in `frames` complete frames; `full`:
     // it stopped because it reached now() (not because input ran out).

@@ -295,9 +295,9 @@ void engine_t::start_read() {
 // windows into it (no allocation, no copy per message), so a chunk that has
 // windows is never written again from its start: reading goes on after the
 // last read, and a fresh chunk comes when less than one batch is left, or
-// when the batch shrank and the chunk is more than twice what it needs (an
-// idle connection gives the memory of its busy past back).  Bytes not yet
-// decoded move along to the fresh chunk.
+// when the batch shrank and the chunk is more than twice what it needs (a
+// connection whose traffic turned light gives its streaming memory back).
+// Bytes not yet decoded move along to the fresh chunk.
 bool engine_t::prepare_chunk() {
     const size_t batch = in_size_.now();
     if (!chunk_windows_ && in_begin_ == in_end_)
@@ -573,8 +573,7 @@ bool engine_t::fill_batch() {
     if (raw_)
         return fill_raw_batch();
     const size_t limit = out_size_.now();
-    if (enc_.staging_capacity() != limit)
-        enc_.resize_staging(limit);  // empty here: the last batch is written
+    enc_.resize_staging(limit);  // empty here (the last batch is written); no-op if unchanged
     add_heartbeats();
     size_t frames = 0;
     bool full = false;
