@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <chrono>
 #include <memory>
-#include <thread>
 
 #include "api/boundary.hpp"
+#include "core/core_offer.hpp"
 #include "core/socket_base.hpp"
 #include "zmq.h"
 
@@ -85,7 +85,7 @@ int next_wait(long timeout, poll_clock::time_point start, bool first) {
 }
 
 // Whether the wait may offer the core once before it sleeps, as a blocking
-// recv does (core/socket_base.cpp, retry_until): only when every socket polled
+// recv does (core/core_offer.hpp): only when every socket polled
 // takes small messages.  Without it a zmq_poll round trip on one core cost
 // ~21.5 us against ~15 us through recv (scorecard 6e3f, ROUTER_ROUTER_POLL).
 bool offers_core(const zmq_pollitem_t *items, int n) {
@@ -104,15 +104,10 @@ int poll_items(zmq_pollitem_t *items, int n, long timeout, pollfd *fds) {
     if (build_pollset(items, n, fds) != 0)
         return -1;
     const auto start = poll_clock::now();
-    bool offer = offers_core(items, n);
+    zlink::core_offer offer(offers_core(items, n));
     for (bool first = true;; first = false) {
         int wait = next_wait(timeout, start, first);
-        const bool offered = wait != 0 && offer;
-        if (offered) {  // yield, then look once more without sleeping
-            offer = false;
-            std::this_thread::yield();
-            wait = 0;
-        }
+        const bool offered = offer.before_sleep(wait);  // then one more look
         if (::poll(fds, static_cast<nfds_t>(n), wait) < 0)
             return -1;  // EINTR and friends, as libzmq
         const int ready = collect_revents(items, n, fds);

@@ -3,8 +3,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
+#include "core/core_offer.hpp"
 #include "core/ctx.hpp"
 #include "core/io_object.hpp"
 #include "core/socket_registry.hpp"
@@ -41,34 +41,24 @@ long ms_left(clock_type::time_point deadline) {
 // it fails with EAGAIN, processing commands in between (they wake us when a pipe
 // becomes writable/readable), until timeout_ms passes (-1 = forever) -> EAGAIN.
 //
-// Before the first sleep the thread may offer its core once (sched_yield) and
-// look again (offer_core).  Why: the peer that would wake us is often runnable
-// on this very core (one core, or more busy threads than cores).  Sleeping at
-// once hands the core to it for a moment only: its next message wakes us (an
-// eventfd write), we preempt it, take that one message and sleep again - two
-// context switches, a wake-up and a poll per handful of messages.  After a
-// yield the peer runs on for its time slice and we find a batch waiting.
+// Before the first sleep the thread may offer its core once (core/core_offer.hpp).
 // Only for messages below offer_core_below: a slice's worth of large messages
 // is megabytes in flight, and there the run-ahead cost more than the wake-ups
 // saved (PAIR inproc 256 KiB fell to a fifth, 64 KiB was mixed).  Measured in
-// docs/profiling/2026-11-24-yield.md.  Alone on its core the yield returns at
-// once: one system call before a sleep.
+// docs/profiling/2026-11-24-yield.md.
 constexpr size_t offer_core_below = 32 * 1024;
 
 template <typename Process, typename Attempt>
 int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attempt) {
     const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout_ms);
+    core_offer offer(offer_core);
     for (;;) {
         int wait = timeout_ms < 0 ? -1 : static_cast<int>(ms_left(deadline));
         if (timeout_ms > 0 && wait <= 0) {
             errno = EAGAIN;
             return -1;
         }
-        if (offer_core) {
-            offer_core = false;
-            std::this_thread::yield();
-            wait = 0;
-        }
+        offer.before_sleep(wait);
         if (process(wait) != 0)
             return -1;
         if (attempt() == 0)

@@ -88,7 +88,7 @@ public:
     int poll_events();
     int fd() const { return mailbox_.fd(); }
     // For zmq_poll: whether a wait for this socket may offer the core before it
-    // sleeps, as a blocking recv does (socket_base.cpp, retry_until).
+    // sleeps, as a blocking recv does (core/core_offer.hpp).
     bool offers_core_before_sleep() const;
     int monitor(const char *endpoint, int events);
 

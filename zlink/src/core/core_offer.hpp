@@ -1,0 +1,33 @@
+// core_offer: before a thread's first sleep in one wait, give its core away once.
+//
+// Why (measured in docs/profiling/2026-11-24-yield.md): the peer that would wake
+// us is often runnable on this very core. Sleeping at once hands it the core for
+// a moment only: its next message wakes us, we preempt it, take that one message
+// and sleep again. After a yield the peer runs on for its time slice and we find
+// a batch waiting. Alone on its core the yield returns at once. Blocking send and
+// recv (socket_base.cpp) and zmq_poll (api/poll.cpp) wait the same way through it.
+#pragma once
+#include <thread>
+
+namespace zlink {
+
+class core_offer {
+public:
+    explicit core_offer(bool armed) : armed_(armed) {}
+    // Called with the sleep about to start (ms, -1 = forever, 0 = none). The first
+    // time a real sleep is due it yields instead and turns `wait` into a look
+    // without sleeping; returns whether it did.
+    bool before_sleep(int &wait) {
+        if (!armed_ || wait == 0)
+            return false;
+        armed_ = false;
+        std::this_thread::yield();
+        wait = 0;
+        return true;
+    }
+
+private:
+    bool armed_;
+};
+
+}  // namespace zlink
