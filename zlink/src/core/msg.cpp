@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/large_blocks.hpp"
+
 namespace zlink {
 
 const char *metadata_t::get(std::string_view name) const {
@@ -50,7 +52,8 @@ int msg_t::init_size(size_t size) noexcept {
     }
     // One allocation for header and bytes: halves malloc traffic per message.
     // A size so large that the sum wraps is refused, not under-allocated.
-    void *block = size <= SIZE_MAX - sizeof(msg_body) ? std::malloc(sizeof(msg_body) + size) : nullptr;
+    void *block =
+        size <= SIZE_MAX - sizeof(msg_body) ? large_blocks::take(sizeof(msg_body) + size) : nullptr;
     if (!block) {
         init();
         errno = ENOMEM;
@@ -113,10 +116,15 @@ int msg_t::close() noexcept {
         msg_body *b = u_.ext.body;
         // Unshared bodies skip the atomic: only this msg_t can see them.
         if (!(flags_ & shared) || b->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            if (b->ffn)
+            const bool owns_bytes = !b->ffn;  // header and bytes in one block (init_size)
+            if (!owns_bytes)
                 b->ffn(b->data, b->hint);
+            const size_t block_bytes = sizeof(msg_body) + b->size;
             b->~msg_body();
-            std::free(b);
+            if (owns_bytes)
+                large_blocks::give(b, block_bytes);
+            else
+                std::free(b);
         }
     }
     if (meta_) {

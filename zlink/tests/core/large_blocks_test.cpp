@@ -1,0 +1,89 @@
+// large_blocks: freed large message blocks are kept (bounded) and reused.
+// The cache is process-wide, so each test uses sizes no other test uses and
+// looks at changes in held_bytes(), not at its absolute value.
+#include "core/large_blocks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/msg.hpp"
+
+namespace lb = zlink::large_blocks;
+
+TEST(LargeBlocks, AGivenBlockIsTakenAgainForTheSameSize) {
+    const size_t n = 300001;
+    void *a = lb::take(n);
+    ASSERT_NE(a, nullptr);
+    const size_t before = lb::held_bytes();
+    lb::give(a, n);
+    EXPECT_EQ(lb::held_bytes(), before + n);
+    void *b = lb::take(n);
+    EXPECT_EQ(b, a);
+    EXPECT_EQ(lb::held_bytes(), before);
+    lb::give(b, n);
+}
+
+TEST(LargeBlocks, ReuseIsBoundedToAnEighthLarger) {
+    const size_t big = 400003;
+    void *a = lb::take(big);
+    ASSERT_NE(a, nullptr);
+    lb::give(a, big);
+    void *small = lb::take(300007);  // 100 KB spare > an eighth of 300 KB: not this one
+    EXPECT_NE(small, a);
+    void *close = lb::take(380011);  // 20 KB spare <= an eighth: reused
+    EXPECT_EQ(close, a);
+    std::memset(close, 1, 380011);  // the whole request is usable
+    lb::give(small, 300007);
+    lb::give(close, 380011);
+}
+
+TEST(LargeBlocks, SmallBlocksAreNotKept) {
+    const size_t before = lb::held_bytes();
+    void *a = lb::take(lb::min_bytes - 1);
+    ASSERT_NE(a, nullptr);
+    lb::give(a, lb::min_bytes - 1);
+    EXPECT_EQ(lb::held_bytes(), before);
+}
+
+TEST(LargeBlocks, TheBudgetBoundsWhatIsHeld) {
+    std::vector<void *> blocks;
+    const size_t n = 1000033;
+    for (size_t i = 0; i < lb::budget() / n + 4; ++i)
+        blocks.push_back(lb::take(n));
+    for (void *b : blocks)
+        lb::give(b, n);
+    EXPECT_LE(lb::held_bytes(), lb::budget());
+    ASSERT_GE(lb::budget(), n);            // the default budget, as the tests run
+    EXPECT_GT(lb::held_bytes(), lb::budget() - n);  // it filled up to the budget
+    // Drain them so later tests see room again.
+    for (size_t i = 0; i < blocks.size(); ++i)
+        lb::give(lb::take(n), 0);  // bytes 0: freed, never kept
+}
+
+TEST(LargeBlocks, ClosingALargeMessageKeepsItsBlock) {
+    const size_t before = lb::held_bytes();
+    zlink::msg_t m;
+    ASSERT_EQ(m.init_size(512 * 1024 + 17), 0);
+    void *data = m.data();
+    m.close();
+    EXPECT_GT(lb::held_bytes(), before);
+    zlink::msg_t again;
+    ASSERT_EQ(again.init_size(512 * 1024 + 17), 0);
+    EXPECT_EQ(again.data(), data);
+    EXPECT_EQ(lb::held_bytes(), before);
+    again.close();
+}
+
+TEST(LargeBlocks, TheBudgetComesFromTheEnvironmentValue) {
+    EXPECT_EQ(lb::budget_from(nullptr), lb::default_budget);
+    EXPECT_EQ(lb::budget_from("0"), 0u);
+    EXPECT_EQ(lb::budget_from("1048576"), 1048576u);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(lb::budget_from("lots"), lb::default_budget);
+    EXPECT_EQ(lb::budget_from("-5"), lb::default_budget);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("ZMQ_ASIO_BLOCK_CACHE='lots'"), std::string::npos) << err;
+    EXPECT_NE(err.find("allowed"), std::string::npos) << err;
+}
