@@ -87,3 +87,21 @@ TEST(LargeBlocks, TheBudgetComesFromTheEnvironmentValue) {
     EXPECT_NE(err.find("ZMQ_ASIO_BLOCK_CACHE='lots'"), std::string::npos) << err;
     EXPECT_NE(err.find("allowed"), std::string::npos) << err;
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+
+// Under ASan a kept block is poisoned, so a message body used after its close
+// is still reported, as it would be were the block freed.
+TEST(LargeBlocks, AKeptBlockIsPoisonedUnderAsan) {
+    const size_t n = 200003;
+    void *a = lb::take(n);
+    ASSERT_NE(a, nullptr);
+    lb::give(a, n);
+    EXPECT_TRUE(__asan_address_is_poisoned(a));
+    void *b = lb::take(n);
+    ASSERT_EQ(b, a);
+    EXPECT_FALSE(__asan_address_is_poisoned(b));
+    lb::give(b, n);
+}
+#endif
