@@ -4,9 +4,10 @@
 // two threads (the application fills one, an IO thread frees it once written;
 // the other way round when receiving). glibc serves these sizes from the top of a
 // heap and hands free space at the top back to the kernel once it passes its trim
-// threshold, so the next burst faults every page in again, zeroed by the kernel:
-// about 10 page faults per 256 KiB message in batch-sweep 388d, for libzmq and
-// zlink alike. A block kept here is reused warm, with no fault and no zeroing.
+// threshold, so the next burst faults every page in again, zeroed by the kernel
+// (8-16 page faults per 256 KiB message, libzmq and zlink alike). A block kept here
+// is reused with no fault and no zeroing. It does not help a sender that runs far
+// ahead of its IO thread (HWM unlimited): that needs more blocks than are kept.
 // Measured in docs/profiling/2026-11-24-large-blocks.md.
 //
 // Bounded: at most max_blocks blocks and a byte budget (default_budget, or
