@@ -155,6 +155,17 @@ def test_compact_keeps_what_reports_need(run, tmp_path):
     assert report.render_run(tmp_path).read_text() == report.render_run(run, tmp_path / "x").read_text()
 
 
+def test_publishing_keeps_the_work_per_message(tmp_path):
+    """The run's report has a Work column from work.jsonl; its published copy lost it
+    (side-by-side c4a6) until publishing copied that file too."""
+    run = make_run(tmp_path / "runs", patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), work=True)
+    report_cmd.compact(run, tmp_path / "pub")
+    assert (tmp_path / "pub" / "work.jsonl").read_text() == (run / "work.jsonl").read_text()
+    published = report.render_run(tmp_path / "pub").read_text()
+    assert "2,300" in published
+    assert published == report.render_run(run, tmp_path / "x").read_text()
+
+
 def test_publishing_names_only_a_published_calibration(run, tmp_path):
     """A published manifest that named results/ (never committed) broke every clone's
     regenerate: a results/ run maps to its published copy, or publishing stops."""

@@ -44,10 +44,11 @@ def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
         # Stored relative to the published run, so regenerate finds it in any clone.
         manifest["noise_floor_run"] = os.path.relpath(calibration.resolve(), dest.resolve())
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    if (run_dir / "speed.jsonl").is_file():  # the host speed reference and its exclusions
-        shutil.copyfile(run_dir / "speed.jsonl", dest / "speed.jsonl")
-    if (run_dir / "ceiling.json").is_file():
-        shutil.copyfile(run_dir / "ceiling.json", dest / "ceiling.json")
+    # The host speed reference and its exclusions, the work per message (the report's
+    # Work column) and the ceiling probe: the report reads each when it is there.
+    for name in ("speed.jsonl", "work.jsonl", "ceiling.json"):
+        if (run_dir / name).is_file():
+            shutil.copyfile(run_dir / name, dest / name)
 
 
 class CalibrationNotPublished(ValueError):
