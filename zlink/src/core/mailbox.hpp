@@ -42,6 +42,7 @@ public:
 
 private:
     bool go_to_sleep();  // true when the queue was empty (reader now asleep)
+    bool sleep_if_empty();  // go_to_sleep() with mutex_ held
     bool consume_signal(int timeout_ms);
     void requeue_from(size_t first);
 
