@@ -13,6 +13,16 @@
 // it gives them back only once its traffic turns light (a connection that
 // falls silent keeps them, as it makes no batches to judge).
 //
+// Where it starts: reads at the floor (a fresh connection holds a chunk of 4
+// reads, which should stay small until the peer streams); writes at the
+// ceiling.  A write batch only ever holds what is queued, so a large limit
+// costs a quiet connection nothing but its staging buffer (given back after
+// shrink_after light batches), while starting a stream at 8 KiB decided how
+// it ran: two-process tcp at 1 KiB on one core, one run in two settled into a
+// mode with ~1.6x the receiver's kernel time, the default 0.94x of a static
+// 64 KiB batch (batch-sweep 0545; interleaved probes 1.05-1.06x); starting
+// writes at the ceiling gave 1.01x (docs/profiling/2026-11-24-direct-reads.md).
+//
 // The rule: a batch that came back full of small frames (at least
 // `small_frames` of them) doubles the next one; a batch that used under a
 // quarter of its size `shrink_after` times in a row halves it.  Growing fast
@@ -28,8 +38,10 @@ public:
     static constexpr std::size_t small_frames = 4;
     static constexpr int shrink_after = 8;
 
-    batch_size(std::size_t floor, std::size_t ceiling)
-        : floor_(floor), ceiling_(std::max(floor, ceiling)), now_(floor) {}
+    enum class start { at_floor, at_ceiling };
+    batch_size(std::size_t floor, std::size_t ceiling, start from = start::at_floor)
+        : floor_(floor), ceiling_(std::max(floor, ceiling)),
+          now_(from == start::at_floor ? floor_ : ceiling_) {}
 
     std::size_t now() const noexcept { return now_; }
 

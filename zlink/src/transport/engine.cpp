@@ -58,7 +58,8 @@ engine_t::engine_t(socket_type sock, const options_t &opts, std::unique_ptr<wire
       dec_(max_body(opts)),
       enc_(batch_bytes(opts.out_batch)),
       in_size_(batch_bytes(opts.in_batch), batch_bytes(opts.in_batch_ceiling)),
-      out_size_(batch_bytes(opts.out_batch), batch_bytes(opts.out_batch_ceiling)),
+      out_size_(batch_bytes(opts.out_batch), batch_bytes(opts.out_batch_ceiling),
+                batch_size::start::at_ceiling),
       handshake_timer_(sock_.get_executor()),
       heartbeat_timer_(sock_.get_executor()) {
     in_msg_.init();
@@ -270,25 +271,102 @@ void engine_t::handshake_done() {
 
 // ---------------------------------------------------------------------- input
 
+// Reading follows the write side: the engine reads with non-blocking recv()
+// calls of its own and asks Asio only to wait for readability once the socket
+// is empty.  Why: an Asio read operation costs an operation object, the
+// reactor's descriptor lock and a trip through the scheduler per read; a
+// 256 KiB message takes several reads, and callgrind counted that machinery
+// at ~4,400 instructions per message over ipc, which left zlink ~0.8% above
+// libzmq there (docs/profiling/2026-11-24-direct-reads.md).
+//
+// start_read() from outside the loop posts the loop (never reads inline: its
+// callers, e.g. the session restarting input, do not expect frames pushed
+// back at them from inside the call); from inside it (on_read's processing
+// asked for more) it only tells the loop to go on.
 void engine_t::start_read() {
     if (reading_ || input_blocked_ || stopped_)
         return;
-    auto handler = [self = shared_from_this()](const asio::error_code &ec, size_t n) {
-        self->on_read(ec, n);
-    };
-    auto rem = dec_.body_remaining();
-    if (ready_ && !raw_ && in_begin_ == in_end_ && rem.size() >= in_place_threshold) {
-        // Zero copy: the kernel writes straight into the message body.
-        body_in_place_ = true;
-        reading_ = true;
-        sock_.async_read_some(asio::buffer(rem.data(), rem.size()), std::move(handler));
+    reading_ = true;
+    if (in_read_loop_) {
+        read_more_ = true;
         return;
     }
+    asio::post(sock_.get_executor(), [self = shared_from_this()] { self->read_loop(); });
+}
+
+// reading_ is set on entry (a read is owed to this engine).  Reads until the
+// socket is empty (then waits for readability), the input stops asking for
+// more (blocked, stopped) or reads_per_turn reads ran (1 in the handshake): then the rest of the
+// turn is posted, so one busy connection cannot starve the others of this
+// IO thread, nor its command mailbox.
+void engine_t::read_loop() {
+    auto self = shared_from_this();
+    in_read_loop_ = true;
+    for (int turn = 0;; ++turn) {
+        if (stopped_)
+            break;
+        // Before the handshake is done, one read per turn: connections then
+        // complete their handshakes in the order their bytes arrived, as when
+        // every read was its own Asio operation (libzmq's test_spec_req
+        // round-robins over peers in the order they connected; looping let a
+        // connection whose bytes were all there finish ahead of the others).
+        if (turn == (ready_ ? reads_per_turn : 1)) {
+            asio::post(sock_.get_executor(), [self] { self->read_loop(); });
+            break;
+        }
+        auto buf = next_read_buffer();
+        if (!buf.data()) {
+            reading_ = false;
+            fail("out of memory", 0);
+            break;
+        }
+        const ssize_t n = ::recv(sock_.native_handle(), buf.data(), buf.size(), MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            body_in_place_ = false;  // the next turn chooses its buffer again
+            wait_readable();
+            break;
+        }
+        read_more_ = false;
+        if (n < 0)
+            on_read(asio::error_code(errno, asio::system_category()), 0);
+        else if (n == 0)
+            on_read(asio::error::eof, 0);
+        else
+            on_read({}, static_cast<size_t>(n));
+        if (!read_more_)
+            break;  // blocked, stopped, or a read is owed elsewhere
+    }
+    in_read_loop_ = false;
+}
+
+void engine_t::wait_readable() {
+    sock_.async_wait(asio::socket_base::wait_read,
+                     [self = shared_from_this()](const asio::error_code &ec) {
+                         if (self->stopped_)
+                             return;
+                         if (ec) {
+                             self->reading_ = false;
+                             return self->fail_read(ec);
+                         }
+                         self->read_loop();
+                     });
+}
+
+// Where the next read goes: straight into the body of a large message being
+// decoded (zero copy: the kernel writes into it), else the receive chunk.
+// Null when a fresh chunk could not be allocated.
+asio::mutable_buffer engine_t::next_read_buffer() {
+    auto rem = dec_.body_remaining();
+    if (ready_ && !raw_ && in_begin_ == in_end_ && rem.size() >= in_place_threshold) {
+        body_in_place_ = true;
+        return asio::buffer(rem.data(), rem.size());
+    }
     if (!prepare_chunk())
-        return fail("out of memory", 0);
-    reading_ = true;
+        return {};
     read_room_ = std::min(chunk_.size() - in_end_, in_size_.now());
-    sock_.async_read_some(asio::buffer(chunk_bytes() + in_end_, read_room_), std::move(handler));
+    return asio::buffer(chunk_bytes() + in_end_, read_room_);
 }
 
 // Reads go into a chunk several batches large.  Small received frames become
@@ -513,8 +591,13 @@ void engine_t::on_ping(std::span<const uint8_t> data) {
     data = data.first(std::min(data.size(), 2 + wire::max_ping_context));
     if (wire::parse_ping_data(data, ttl, ctx) != wire::wire_error::none)
         return;
-    pong_ctx_.assign(reinterpret_cast<const char *>(ctx.data()), ctx.size());
-    pong_due_ = true;
+    // Every PING gets its PONG, also when several arrive while output is busy
+    // (our handshake still being written when the reads run ahead): a single
+    // slot answered only the last (PingContext test).  Bounded: a peer pinging
+    // faster than we can write loses its oldest answers, never our memory.
+    if (pongs_.size() == max_pending_pongs)
+        pongs_.pop_front();
+    pongs_.emplace_back(reinterpret_cast<const char *>(ctx.data()), ctx.size());
     if (ttl > 0 && peer_ttl_ms_ == 0) {
         peer_ttl_ms_ = ttl * 100;
         arm_heartbeat();
@@ -627,9 +710,10 @@ void engine_t::add_heartbeats() {
     const int ttl_ds = std::min(opts_.heartbeat_ttl / 100, 65535);
     if (tf_)
         return add_sealed_heartbeats(static_cast<uint16_t>(ttl_ds));
-    if (pong_due_ && enc_.add_pong({reinterpret_cast<const uint8_t *>(pong_ctx_.data()),
-                                    pong_ctx_.size()}))
-        pong_due_ = false;
+    while (!pongs_.empty() &&
+           enc_.add_pong({reinterpret_cast<const uint8_t *>(pongs_.front().data()),
+                          pongs_.front().size()}))
+        pongs_.pop_front();
     if (ping_due_ && enc_.add_ping(static_cast<uint16_t>(ttl_ds), {}))
         ping_due_ = false;
 }
@@ -637,10 +721,12 @@ void engine_t::add_heartbeats() {
 // Transform path: PING/PONG go inside protected frames with the command bit, as
 // libzmq sends them over CURVE.
 void engine_t::add_sealed_heartbeats(uint16_t ttl_ds) {
-    if (pong_due_) {
+    while (!pongs_.empty()) {
         std::vector<uint8_t> pong{4, 'P', 'O', 'N', 'G'};
-        pong.insert(pong.end(), pong_ctx_.begin(), pong_ctx_.end());
-        pong_due_ = !seal_command(pong);
+        pong.insert(pong.end(), pongs_.front().begin(), pongs_.front().end());
+        if (!seal_command(pong))
+            break;
+        pongs_.pop_front();
     }
     if (ping_due_) {
         const std::vector<uint8_t> ping{4, 'P', 'I', 'N', 'G', static_cast<uint8_t>(ttl_ds >> 8),

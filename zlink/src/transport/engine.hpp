@@ -8,7 +8,8 @@
 // monitor events and reconnecting belongs to its host, the session.
 //
 // Data path, chosen for throughput with few syscalls:
-//   in:  one async read into the in-batch buffer (adaptive, or
+//   in:  non-blocking recv() calls of its own (Asio only waits for
+//        readability) into the in-batch buffer (adaptive, or
 //        ZMQ_ASIO_IN_BATCH_SIZE when set: transport/batch_size.hpp);
 //        every complete frame is pushed to the host, then ONE flush_frames()
 //        per read (one wake-up of the socket at most).  A large body still
@@ -43,6 +44,7 @@
 #include <asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -152,6 +154,9 @@ private:
     void handshake_done();
     // input
     void start_read();
+    void read_loop();
+    void wait_readable();
+    asio::mutable_buffer next_read_buffer();
     bool prepare_chunk();
     bool begin_body();
     void on_read(const asio::error_code &ec, size_t n);
@@ -211,7 +216,10 @@ private:
     size_t in_begin_ = 0, in_end_ = 0;  // undecoded bytes: chunk_[in_begin_, in_end_)
     std::uint8_t *chunk_bytes() { return static_cast<std::uint8_t *>(chunk_.data()); }
     std::span<const std::uint8_t> buffered() { return {chunk_bytes() + in_begin_, in_end_ - in_begin_}; }
-    bool reading_ = false;
+    bool reading_ = false;        // a read is owed: posted, looping or waiting for readability
+    bool in_read_loop_ = false;   // read_loop() is on the stack
+    bool read_more_ = false;      // ... and the input asked it for another read
+    static constexpr int reads_per_turn = 16;
     bool input_blocked_ = false;  // push_frame refused: wait for restart_input
     bool body_in_place_ = false;  // the current read targets a message body
     msg_t in_msg_;                // frame being decoded
@@ -225,8 +233,8 @@ private:
     std::vector<msg_t> in_flight_;    // bodies the gather list references
     gather_list gather_;              // the batch's unwritten bytes
     std::vector<std::uint8_t> sealed_;  // transform: sealed frames of this batch
-    std::string pong_ctx_;
-    bool pong_due_ = false;
+    std::deque<std::string> pongs_;  // contexts of PINGs not yet answered
+    static constexpr size_t max_pending_pongs = 16;
     bool ping_due_ = false;
 
     asio::steady_timer handshake_timer_;

@@ -54,3 +54,13 @@ TEST(BatchSize, EqualFloorAndCeilingIsStatic) {
     below.observe(16384, 100, true);
     EXPECT_EQ(below.now(), 16384u);
 }
+
+TEST(BatchSize, AWriteBatchStartsAtTheCeilingAndStillShrinksWhenLight) {
+    batch_size b(8192, 65536, batch_size::start::at_ceiling);
+    EXPECT_EQ(b.now(), 65536u);
+    for (int i = 0; i < batch_size::shrink_after; ++i)
+        b.observe(100, 1, false);
+    EXPECT_EQ(b.now(), 32768u);
+    batch_size fixed(16384, 16384, batch_size::start::at_ceiling);  // a knob: static
+    EXPECT_EQ(fixed.now(), 16384u);
+}
