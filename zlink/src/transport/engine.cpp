@@ -112,6 +112,12 @@ void engine_t::fail(const char *reason, int event, int value) {
 // HANDSHAKE_FAILED_NO_DETAIL when this happens mid-handshake: EPIPE for the end of
 // the stream (libzmq's read turns 0 bytes into EPIPE), else the socket's error.
 void engine_t::fail_read(const asio::error_code &ec) {
+    // The handshake already failed and our ERROR is on its way: a peer that
+    // read it and hung up ends the connection with that failure (e.g. ZAP's
+    // 400), not as a hang-up.  Reads can see the EOF before our write's
+    // completion runs (the read loop is posted, not woken by the reactor).
+    if (failing_set_)
+        return stop(failing_);
     const bool eof = ec == asio::error::eof;
     const bool system = ec.category() == asio::system_category();
     fail(eof ? "peer closed the connection" : "read failed", 0, eof ? EPIPE : system ? ec.value() : 0);
