@@ -19,9 +19,9 @@
 // costs a quiet connection nothing but its staging buffer (given back after
 // shrink_after light batches), while starting a stream at 8 KiB decided how
 // it ran: two-process tcp at 1 KiB on one core, one run in two settled into a
-// mode with ~1.6x the receiver's kernel time, the default 0.94x of a static
+// mode with ~1.7x the receiver's kernel time, the default 0.94x of a static
 // 64 KiB batch (batch-sweep 0545; interleaved probes 1.05-1.06x); starting
-// writes at the ceiling gave 1.01x (docs/profiling/2026-11-24-direct-reads.md).
+// writes at the ceiling gave 1.00x (docs/profiling/2026-11-24-direct-reads.md).
 //
 // The rule: a batch that came back full of small frames (at least
 // `small_frames` of them) doubles the next one; a batch that used under a

@@ -302,9 +302,9 @@ void engine_t::start_read() {
 
 // reading_ is set on entry (a read is owed to this engine).  Reads until the
 // socket is empty (then waits for readability), the input stops asking for
-// more (blocked, stopped) or reads_per_turn reads ran (1 in the handshake): then the rest of the
-// turn is posted, so one busy connection cannot starve the others of this
-// IO thread, nor its command mailbox.
+// more (blocked, stopped) or reads_per_turn reads ran (1 in the handshake):
+// then the rest of the turn is posted, so one busy connection cannot starve
+// the others of this IO thread, nor its command mailbox.
 void engine_t::read_loop() {
     auto self = shared_from_this();
     in_read_loop_ = true;
@@ -350,13 +350,10 @@ void engine_t::read_loop() {
 void engine_t::wait_readable() {
     sock_.async_wait(asio::socket_base::wait_read,
                      [self = shared_from_this()](const asio::error_code &ec) {
-                         if (self->stopped_)
-                             return;
-                         if (ec) {
-                             self->reading_ = false;
-                             return self->fail_read(ec);
-                         }
-                         self->read_loop();
+                         if (ec)
+                             return self->on_read(ec, 0);  // clears reading_, reports
+                         if (!self->stopped_)
+                             self->read_loop();
                      });
 }
 
