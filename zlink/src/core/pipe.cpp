@@ -1,5 +1,7 @@
 #include "core/pipe.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 
 #include "core/executor.hpp"
@@ -7,6 +9,14 @@
 namespace zlink {
 
 namespace {
+// With no HWM, a writer whose reader shares its core can queue without bound: the
+// application thread fills 256 KiB blocks faster than its IO thread writes them out,
+// so every block is fresh memory (faulted in and zeroed: 24-26 page faults per
+// 256 KiB message) and is sent from DRAM, not cache. Once this many bytes were
+// written while the reader never ran dry, the writer yields its core once. The
+// HWM's meaning is unchanged: nothing blocks, and a reader on another core (or none
+// runnable) costs one sched_yield per MiB. docs/profiling/2026-11-24-run-ahead.md.
+constexpr size_t run_ahead_limit = 1u << 20;
 // Report read progress at most every 1024 messages, or at half the HWM for
 // small HWMs, so the writer resumes before the queue runs dry.
 constexpr int max_wm_delta = 1024;
@@ -181,6 +191,7 @@ bool pipe_t::write(msg_t &msg) {
         return false;
     const bool more = msg.has_more();
     const bool counted = !more && !(msg.flags() & msg_t::routing_id);
+    bytes_ahead_ += msg.size();
     out_->write(msg, more);
     msg.init();  // ownership moved into the pipe
     if (counted)
@@ -197,8 +208,14 @@ void pipe_t::rollback() {
 void pipe_t::flush() {
     if (state_ == st_done)
         return;
-    if (!out_->flush())
+    if (!out_->flush()) {
         send_activate_read();
+        bytes_ahead_ = 0;  // the reader had run dry: it is keeping up
+    } else if (bytes_ahead_ > run_ahead_limit) {
+        bytes_ahead_ = 0;
+        if (hwm_ == 0 && !out_->conflating())
+            sched_yield();
+    }
 }
 
 void pipe_t::terminate(term_reason why) {

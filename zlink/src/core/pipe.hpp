@@ -18,7 +18,9 @@
 //   check_write()    false if the HWM is reached (then wait for write_activated)
 //   write(msg)       false if full (msg untouched); on success msg is moved
 //                    from (left empty).  Nothing is visible before flush().
-//   flush()          publishes written messages and wakes the peer if needed.
+//   flush()          publishes written messages and wakes the peer if needed;
+//                    with no HWM, yields the core after 1 MiB queued ahead of a
+//                    reader that never ran dry (pipe.cpp says why).
 //   rollback()       drops frames of an unfinished multipart message.
 //   terminate()      start closing; the peer still receives everything written
 //                    before (a delimiter marks the end), then both ends get
@@ -162,6 +164,7 @@ private:
     uint64_t msgs_read_ = 0;
     uint64_t msgs_written_ = 0;
     uint64_t peers_msgs_read_ = 0;
+    size_t bytes_ahead_ = 0;  // written since the reader last ran dry (see flush)
 };
 
 }  // namespace zlink
