@@ -96,7 +96,8 @@ def computed_figures(a, info: dict) -> tuple:
     thr = {"count": a.count, "warmup": a.warmup, "receiver_seconds": a.count / speed,
            "sender_seconds": a.count / speed, "msgs_per_sec": speed, "bytes_per_sec": speed * a.size,
            "mb_per_sec": speed * a.size / 1e6, "sender_msgs_per_sec": speed, "mb_unit": "1e6 bytes"}
-    lat = {"count": a.lat_count, "warmup": 100, "unit": "us", "measure": "rtt/2", "min": p50 / 2,
+    lat_warmup = 100 if a.lat_warmup is None else a.lat_warmup
+    lat = {"count": a.lat_count, "warmup": lat_warmup, "unit": "us", "measure": "rtt/2", "min": p50 / 2,
            "p50": p50, "p90": p50 * 1.5, "p99": p50 * 2, "p999": p50 * 2.5, "max": p50 * 3, "mean": p50}
     return thr, lat
 

@@ -184,10 +184,11 @@ def test_an_interrupted_adaptive_run_resumes_where_it_stopped(tmp_path, monkeypa
     assert {g["stop_reason"] for g in groups(run_dir)} == {"decided"}
 
 
-@pytest.mark.parametrize("window", [0.5, 0.2])
-def test_calibration_gives_every_library_the_reference_count(tmp_path, monkeypatch, window):
+@pytest.mark.parametrize("window, lat_warmup_s", [(0.5, 0.0), (0.2, 0.3)])
+def test_calibration_gives_every_library_the_reference_count(tmp_path, monkeypatch, window, lat_warmup_s):
     text = experiment(tmp_path, "repetitions = 3").read_text()
-    exp = write_experiment(tmp_path, text.replace("min_window_s = 0", f"min_window_s = {window}"))
+    exp = write_experiment(tmp_path, text.replace(
+        "min_window_s = 0", f"min_window_s = {window}\nlat_warmup_s = {lat_warmup_s}"))
     assert run(tmp_path, monkeypatch, FakeDecide(decided_at=3), exp) == 0
     run_dir = only_run_dir(tmp_path / "out")
     recs = read_results(run_dir)
@@ -203,6 +204,15 @@ def test_calibration_gives_every_library_the_reference_count(tmp_path, monkeypat
         assert cal["count"] / 1e6 == pytest.approx(window * 1.2, rel=0.01)
         assert cal["lat_count"] * 2 * 10.0 / 1e6 == pytest.approx(window * 1.2, rel=0.01)
         assert len(cal["probes"]) == 2  # the 1 ms first window was too short to scale from
+        # the latency warm-up: the bench's default count, or round trips lasting the target
+        warmups = {r["result"]["latency"]["warmup"] for r in group}
+        if lat_warmup_s:
+            assert cal["lat_warmup"] * 2 * 10.0 / 1e6 == pytest.approx(lat_warmup_s * 1.2, rel=0.01)
+            assert warmups == {cal["lat_warmup"]}
+            assert {r["lat_warmup"] for r in group} == {cal["lat_warmup"]}
+            assert {r["lat_warmup_s"] for r in group} == {lat_warmup_s}
+        else:
+            assert cal["lat_warmup"] is None and warmups == {100}
 
 
 def test_with_the_stats_piece_decide_a_large_effect_is_decided_at_the_first_look(tmp_path, monkeypatch):

@@ -54,3 +54,19 @@ def test_calibrations_survive_a_torn_line(tmp_path):
     calibrate.append(tmp_path, again)
     loaded = calibrate.load(tmp_path)
     assert set(loaded) == {"g1", "g3"} and loaded["g1"] == cal and loaded["g3"].count == again.count
+
+
+def test_a_timed_latency_warm_up_scales_from_the_probes_round_trip():
+    calls = []
+    cal = calibrate.calibrate("g", "ref", Counts(100_000, 2000), 0.5, probe_at(1e6, 20.0, calls),
+                              lat_warmup_s=0.3)
+    # 40 us round trips: 0.3 s x headroom of them, run by every library of the group
+    assert cal.lat_warmup * 40e-6 == pytest.approx(0.3 * calibrate.HEADROOM, rel=1e-3)
+    assert cal.counts().lat_warmup == cal.lat_warmup and cal.lat_warmup_s == 0.3
+    assert calls[0].lat_warmup is None  # the probe itself runs the bench's default warm-up
+    # without a target the bench keeps its default; a broken window cannot explode it
+    plain = calibrate.calibrate("g", "ref", Counts(100_000, 2000), 0.5, probe_at(1e6, 20.0, []))
+    assert plain.lat_warmup is None
+    assert calibrate.warmup_round_trips(1e-12, 1000, 0.3) == calibrate.MAX_LAT_WARMUP
+    assert calibrate.warmup_round_trips(None, 1000, 0.3) is None
+    assert calibrate.warmup_round_trips(10.0, 1000, 0.3) == calibrate.MIN_COUNT

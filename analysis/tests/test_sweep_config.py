@@ -170,6 +170,7 @@ TWO_HOST = ('io_threads = [1]', 'io_threads = [1]\nprocess_model = ["two-host"]\
     ('repetitions = 2', 'repetitions = 2\ntime_budget_s = 0', "run.time_budget_s", "a number > 0"),
     ('repetitions = 2', 'repetitions = 2\ntime_budget_s = "1h"', "run.time_budget_s", "a number > 0"),
     ('min_window_s = 0', 'min_window_s = -1', "run.min_window_s", "a number >= 0"),
+    ('min_window_s = 0', 'min_window_s = 0\nlat_warmup_s = "long"', "run.lat_warmup_s", "a number >= 0"),
     ('repetitions = 2', 'repetitions = 2\nconfidence = 1.5', "run.confidence", "< 1"),
     ('repetitions = 2', 'repetitions = 2\nmargin = 0', "run.margin", "a number > 0"),
     ('[workload]', '[workload]\ntime_budget_s = 60', "workload.time_budget_s", "[run] time_budget_s"),

@@ -157,9 +157,12 @@ class RunManifest:
         budget = d.get("time_budget_s")
         budget = "none" if budget is None else f"{budget:g} s"
         kind = "adaptive" if d.get("adaptive") else "fixed"
+        # Only runs that asked for it name the timed latency warm-up, so reports of
+        # earlier runs regenerate unchanged.
+        warmup = f", latency warm-up >= {d['lat_warmup_s']} s" if d.get("lat_warmup_s") else ""
         return [("design", f"{kind}: {reps} repetitions a side{looks}, run confidence "
                            f"{d.get('confidence', '?')}, budget {budget}, timed window >= "
-                           f"{d.get('min_window_s', '?')} s")]
+                           f"{d.get('min_window_s', '?')} s{warmup}")]
 
     def _hosts_rows(self) -> list[tuple[str, str]]:
         """Two-host runs name both ends in `hosts`; shaped links are described in `links`."""

@@ -2,6 +2,9 @@
 of the reference library (declared counts) measures how long its timed windows last;
 the counts are then scaled so that each window lasts at least `[run].min_window_s`
 (with headroom), and every library of the configuration runs those same counts.
+With `[run].lat_warmup_s`, the uncounted round trips before the latency window are
+scaled the same way, from the probe's mean round trip, so that the warm-up lasts at
+least that long whatever the message size.
 
 Cheap by design: one probe, a second only when the first window was too short to
 scale from reliably, and the scale is capped. Short windows were a noise source
@@ -23,6 +26,7 @@ MAX_SCALE = 100.0     # never more than 100x the declared count (a broken probe 
 MIN_SCALE = 0.05      # nor less than 1/20 of it
 RELIABLE_FRACTION = 0.1  # a window under 10% of the target is re-probed before scaling
 MIN_COUNT = 100
+MAX_LAT_WARMUP = 1_000_000  # round trips: a broken probe (a ~0 s window) cannot explode a run
 
 
 @dataclass
@@ -35,9 +39,12 @@ class Calibration:
     reason: str = ""
     target_window_s: float = 0.0
     probes: list[dict] = field(default_factory=list)
+    lat_warmup: int | None = None  # None: the bench's default warm-up count
+    lat_warmup_s: float = 0.0      # the warm-up target it was scaled to (0: none)
 
     def counts(self) -> Counts:
-        return Counts(self.count, self.lat_count, calibrated=self.status == "calibrated")
+        return Counts(self.count, self.lat_count, calibrated=self.status == "calibrated",
+                      lat_warmup=self.lat_warmup)
 
 
 def windows(result: dict | None, lat_count: int) -> tuple[float | None, float | None]:
@@ -59,12 +66,21 @@ def scaled(count: int, window: float | None, target: float) -> int:
     return max(MIN_COUNT, math.ceil(count * factor))
 
 
+def warmup_round_trips(lat_window_s: float | None, lat_count: int, target_s: float) -> int | None:
+    """Round trips that last `target_s` x HEADROOM at the probe's mean round trip (None:
+    no target, or no latency window to scale from)."""
+    if target_s <= 0 or not lat_window_s or lat_window_s <= 0 or lat_count <= 0:
+        return None
+    per_round_trip = lat_window_s / lat_count
+    return min(MAX_LAT_WARMUP, max(MIN_COUNT, math.ceil(target_s * HEADROOM / per_round_trip)))
+
+
 def calibrate(group: str, library: str, declared: Counts, min_window_s: float,
-              probe: Callable[[Counts], dict]) -> Calibration:
+              probe: Callable[[Counts], dict], lat_warmup_s: float = 0.0) -> Calibration:
     """Probe with `declared` counts (twice at most) and scale them; `probe` runs the
     reference library's cell with the given counts and returns its result record."""
     cal = Calibration(group, library, declared.count, declared.lat_count, "calibrated",
-                      target_window_s=min_window_s)
+                      target_window_s=min_window_s, lat_warmup_s=lat_warmup_s)
     counts = declared
     for _ in range(2):
         rec = probe(counts)
@@ -77,6 +93,7 @@ def calibrate(group: str, library: str, declared: Counts, min_window_s: float,
             return cal
         cal.count = scaled(counts.count, thr_s, min_window_s)
         cal.lat_count = scaled(counts.lat_count, lat_s, min_window_s)
+        cal.lat_warmup = warmup_round_trips(lat_s, counts.lat_count, lat_warmup_s)
         short = [w for w in (thr_s, lat_s) if w is not None and w < min_window_s * RELIABLE_FRACTION]
         if not short:
             break

@@ -39,6 +39,12 @@ class Design:
     # verdicts (None: recorded, never excluded).
     speed_reference: bool = True
     drift_tolerance: float | None = None
+    # Calibrated runs only: uncounted round trips before the latency window, scaled
+    # like the counts so that they last at least this long (0: the bench's default
+    # count). A round trip that follows a throughput phase in the same processes can
+    # run in a slower mode for ~0.2-0.3 s (scorecard README); a warm-up counted in
+    # round trips ends at very different times at 64 B and 256 KiB.
+    lat_warmup_s: float = 0.0
 
     @property
     def adaptive(self) -> bool:
@@ -53,7 +59,8 @@ class Design:
     def as_manifest(self) -> dict:
         return {"adaptive": self.adaptive, "min_repetitions": self.min_repetitions,
                 "max_repetitions": self.max_repetitions, "time_budget_s": self.time_budget_s,
-                "min_window_s": self.min_window_s, "confidence": self.confidence, "margin": self.margin,
+                "min_window_s": self.min_window_s,
+                "lat_warmup_s": self.lat_warmup_s, "confidence": self.confidence, "margin": self.margin,
                 "look_every": self.look_every, "looks": self.looks, "verdicts": self.verdicts,
                 "look_confidence": self.look_confidence or self.confidence,
                 "speed_reference": self.speed_reference, "speed_drift_tolerance": self.drift_tolerance}
@@ -122,6 +129,7 @@ def _design(sec: Section) -> Design:
     tolerance = _drift_tolerance(sec, reference)
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
                   min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
+                  lat_warmup_s=sec.number("lat_warmup_s", 0.0, minimum=0.0),
                   confidence=confidence, margin=margin,
                   look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY),
                   verdicts=sec.get("verdicts", bool, True),

@@ -64,6 +64,7 @@ class Counts:
     lat_count: int
     mode: str | None = None     # None: the experiment's mode
     calibrated: bool = False
+    lat_warmup: int | None = None  # None: the bench's default (lat_count / 10, 10..1000)
 
 
 @dataclass(frozen=True)
@@ -89,9 +90,12 @@ def declared_counts(cell: Cell) -> Counts:
 
 
 def _options(cell: Cell, exp: Experiment, counts: Counts) -> dict:
-    return {"count": counts.count, "lat_count": counts.lat_count, "warmup": exp.warmup,
+    opts = {"count": counts.count, "lat_count": counts.lat_count, "warmup": exp.warmup,
             "io_threads": cell.io_threads, "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms,
             "mode": counts.mode or exp.mode}
+    if counts.lat_warmup is not None:
+        opts["lat_warmup"] = counts.lat_warmup
+    return opts
 
 
 def bench_argv(binary: Path, cell: Cell, exp: Experiment, counts: Counts | None = None,
@@ -133,7 +137,7 @@ def base_record(att: Attempt, counts: Counts) -> dict:
         # Additive fields (docs/data-formats.md §4 allows adding):
         "library_name": cell.library_name, "build_id": att.build_id, "role": att.role,
         "group": cell.group, "kind": cell.kind, "count": counts.count, "lat_count": counts.lat_count,
-        "calibrated": counts.calibrated, "placement": cell.placement,
+        "lat_warmup": counts.lat_warmup, "calibrated": counts.calibrated, "placement": cell.placement,
         "process_model": cell.process_model, "link": cell.link,
     }
 

@@ -133,6 +133,8 @@ class Loop:
             rec = execute.run_cell(att, self.rt, counts)
             if counts.calibrated:
                 rec["target_window_s"] = self.design.min_window_s
+                if self.design.lat_warmup_s:
+                    rec["lat_warmup_s"] = self.design.lat_warmup_s
             self.store(rec)
             self.maybe_flamegraph(cell, rep, lib, counts)
         if before is not None:
@@ -231,7 +233,8 @@ class Loop:
         def probe(counts: Counts) -> dict:
             return execute.run_cell(Attempt(ref, -1, binary, build_id, "probe"), self.rt, counts)
 
-        cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe)
+        cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe,
+                                  lat_warmup_s=self.design.lat_warmup_s)
         calibrate.append(self.ctx.run_dir, cal)
         self.spent += sum(p["wall_seconds"] for p in cal.probes)
         if cal.status != "calibrated":

@@ -273,7 +273,9 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
     print(f"cells: {len(cells)}; repetitions: {low_reps}; runs: {len(cells) * low_reps}; "
           f"shuffle seed: {seed}; per-cell timeout: {exp.timeout_s:g}s")
     print(f"design: repetitions {reps}, budget {design.time_budget_s or 'none'}, "
-          f"min window {design.min_window_s:g}s, confidence {design.confidence:g}, margin {design.margin:g}")
+          f"min window {design.min_window_s:g}s, "
+          + (f"latency warm-up {design.lat_warmup_s:g}s, " if design.lat_warmup_s else "")
+          + f"confidence {design.confidence:g}, margin {design.margin:g}")
     span = fmt_duration(low) + (f" to {fmt_duration(high)}" if high > low else "")
     print(f"estimated duration: {span} (all listed libraries; {measured} of {len(cells)} "
           f"cells timed from earlier runs, the rest from a rough model)")
