@@ -316,6 +316,23 @@ def test_without_perf_the_run_goes_on_and_says_so_once(tmp_path):
     assert all(r["perf"] == {"available": False, "reason": m["perf"]["reason"], "events": {}} for r in recs)
 
 
+def test_perf_stat_off_runs_speed_cells_bare_and_says_why(tmp_path):
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    text = write_experiment(tmp_path).read_text()
+    exp = write_experiment(tmp_path, text.replace("[perf]\n", "[perf]\nstat = false\n"))
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"], env_for(listing))
+    assert proc.returncode == 0, proc.stderr
+    assert "[perf].stat = false" in proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["perf"]["available"] is False and "[perf].stat = false" in m["perf"]["reason"]
+    recs = read_results(run_dir)
+    assert recs and all(r["status"] == "ok" and r["perf"]["events"] == {} for r in recs)
+    argvs = [argv for r in recs for argv in (r["command"].values() if isinstance(r["command"], dict)
+                                             else [r["command"]])]
+    assert argvs and not any(argv[0] == "perf" for argv in argvs)  # nothing wrapped
+
+
 def test_a_placement_the_host_cannot_give_fails_its_cells_only(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
     cpu = min(os.sched_getaffinity(0))  # one CPU this process may use (a cpuset may exclude CPU 0)

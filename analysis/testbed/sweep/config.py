@@ -89,6 +89,11 @@ class Experiment:
     work_per_message: bool
     perf_work: tuple[dict, ...]  # cells to measure work per message for (empty: all)
     hyperfine_runs: int
+    # false: speed runs are not wrapped in `perf stat`. Counting even software events
+    # costs every context switch: about 2.5 us of a 64 KiB tcp round trip on one core for
+    # both libraries, and it made zlink's slow round-trip mode 9 in 16 runs instead of
+    # 1 in 16 (docs/profiling/2026-11-24-perf-wrapper.md).
+    perf_stat: bool = True
     hosts: HostsSpec | None = None
     links: dict[str, LinkSpec] = field(default_factory=dict)
     profiles: tuple[str, ...] = field(default=())
@@ -310,6 +315,7 @@ def _perf(path: Path, sec: Section, sweep: dict) -> dict:
     selectors = tuple(selector(path, f"perf.record[{i}]", item, allowed_keys)
                       for i, item in enumerate(record))
     work = sec.get("work_per_message", bool, True)
+    stat = sec.get("stat", bool, True)
     raw_work = sec.get("work", list, [], allowed="an array of tables [[perf.work]] selecting cells")
     work_cells = tuple(selector(path, f"perf.work[{i}]", item, allowed_keys)
                        for i, item in enumerate(raw_work))
@@ -317,4 +323,4 @@ def _perf(path: Path, sec: Section, sweep: dict) -> dict:
         raise sec.err("work", "selects cells, but work_per_message = false", "work_per_message = true")
     sec.done()
     return {"perf_events": events, "perf_hardware": tuple(hardware), "perf_record": selectors,
-            "work_per_message": work, "perf_work": work_cells}
+            "work_per_message": work, "perf_work": work_cells, "perf_stat": stat}

@@ -178,6 +178,9 @@ def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:
 
 
 def _perf(exp: config.Experiment) -> perfmod.PerfSetup:
+    if not exp.perf_stat:
+        runner.warn("perf stat is off for speed runs ([perf].stat = false): cells carry no counters")
+        return perfmod.PerfSetup(False, "off: [perf].stat = false (speed runs are not wrapped in perf stat)")
     perf = perfmod.detect(exp.perf_events, exp.perf_hardware)
     if not perf.available:
         runner.warn(f"perf unavailable: {perf.reason}; cells run without counters")
