@@ -320,7 +320,8 @@ def test_perf_stat_off_runs_speed_cells_bare_and_says_why(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
     text = write_experiment(tmp_path).read_text()
     exp = write_experiment(tmp_path, text.replace("[perf]\n", "[perf]\nstat = false\n"))
-    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"], env_for(listing))
+    argv = ["run", str(exp), "--out", str(tmp_path / "out"), "--profile", "quick"]
+    proc = run_testbed(argv, env_for(listing))
     assert proc.returncode == 0, proc.stderr
     assert "[perf].stat = false" in proc.stderr
     run_dir = only_run_dir(tmp_path / "out")
