@@ -90,12 +90,11 @@ def declared_counts(cell: Cell) -> Counts:
 
 
 def _options(cell: Cell, exp: Experiment, counts: Counts) -> dict:
-    opts = {"count": counts.count, "lat_count": counts.lat_count, "warmup": exp.warmup,
-            "io_threads": cell.io_threads, "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms,
-            "mode": counts.mode or exp.mode}
-    if counts.lat_warmup is not None:
-        opts["lat_warmup"] = counts.lat_warmup
-    return opts
+    # None values (lat_warmup unless calibrated to a time) keep the bench's defaults:
+    # command.bench_argv leaves them out.
+    return {"count": counts.count, "lat_count": counts.lat_count, "warmup": exp.warmup,
+            "lat_warmup": counts.lat_warmup, "io_threads": cell.io_threads, "hwm": exp.hwm,
+            "timeout_ms": exp.bench_timeout_ms, "mode": counts.mode or exp.mode}
 
 
 def bench_argv(binary: Path, cell: Cell, exp: Experiment, counts: Counts | None = None,
