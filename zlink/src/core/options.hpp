@@ -101,6 +101,7 @@ struct options_t {
     int in_batch_ceiling = 65536;  // how far they may grow (= the start: static)
     int out_batch_ceiling = 65536;
     int max_transfer = 0;
+    int first_write = 0;  // a batch's first sendmsg cap, 0: none (transport/write_cap.hpp)
     std::string last_endpoint;
     security_options security;  // ZMQ_MECHANISM, PLAIN, CURVE, ZAP options
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <utility>
 
+#include "transport/write_cap.hpp"
 #include "wire/command.hpp"
 #include "wire/error.hpp"
 #include "wire/mechanism.hpp"
@@ -622,11 +623,13 @@ void engine_t::pump_out() {
             return;
         if (batches == batches_per_turn)
             return yield_output();
+        more_waiting_ = false;
         if (!fill_batch()) {
             if (close_after_flush_ && !stopped_)
                 stop(engine_end{true, 0, 0, true, "closed after flush"});
             return;
         }
+        first_write_pending_ = true;
         write_batch();
     }
 }
@@ -667,12 +670,15 @@ bool engine_t::fill_batch() {
     while (!stopped_ && host_->pull_frame(m)) {
         if (!add_frame(m)) {
             host_->return_frame(m);  // first of the next batch
+            more_waiting_ = true;
             full = true;
             break;
         }
         ++frames;
         if (enc_.pending_bytes() + sealed_.size() >= limit) {
             full = true;
+            if (first_write_depends_on_more(opts_.first_write, enc_.pending_bytes() + sealed_.size()))
+                more_waiting_ = host_has_frame();
             break;
         }
     }
@@ -702,6 +708,9 @@ bool engine_t::fill_raw_batch() {
         in_flight_.push_back(m);
         m.init();
     }
+    if (!close_after_flush_ && bytes >= out_size_.now() &&
+        first_write_depends_on_more(opts_.first_write, bytes))
+        more_waiting_ = host_has_frame();
     gather_.clear();
     for (auto &f : in_flight_)
         gather_.add(f.data(), f.size());
@@ -799,17 +808,32 @@ bool engine_t::write_batch() {
     const size_t cap = opts_.max_transfer > 0 ? static_cast<size_t>(opts_.max_transfer) : 0;
     while (!gather_.empty()) {
         std::error_code ec;
-        gather_.write_to(sock_.native_handle(), cap, ec);
+        // first_write is 0 wherever max_transfer is set (stream_transport.cpp).
+        const size_t first = first_write_pending_ && opts_.first_write > 0
+                                 ? first_write_cap(opts_.first_write, gather_.pending_bytes(), more_waiting_)
+                                 : 0;
+        gather_.write_to(sock_.native_handle(), first > 0 ? first : cap, ec);
         if (ec == std::errc::resource_unavailable_try_again) {
-            wait_writable();
+            wait_writable();  // nothing went: the first write is still to come
             return false;
         }
+        first_write_pending_ = false;
         if (ec) {
             fail("write failed", 0);
             return false;
         }
     }
     batch_written();
+    return true;
+}
+
+// Asks the host whether a frame waits behind the batch, without taking it:
+// the frame is pulled and handed straight back (engine_host::return_frame).
+bool engine_t::host_has_frame() {
+    msg_t next;
+    if (stopped_ || !host_->pull_frame(next))
+        return false;
+    host_->return_frame(next);
     return true;
 }
 

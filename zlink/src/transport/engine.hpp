@@ -179,6 +179,7 @@ private:
     void add_sealed_heartbeats(uint16_t ttl_ds);
     bool seal_command(std::span<const uint8_t> body);
     bool write_batch();
+    bool host_has_frame();
     void wait_writable();
     void yield_output();
     void batch_written();
@@ -205,6 +206,10 @@ private:
     wire::frame_encoder enc_;
     batch_size in_size_;   // the next read's bytes (transport/batch_size.hpp)
     batch_size out_size_;  // the next write batch's bytes
+    // The batch's first sendmsg is still to come, and whether more frames
+    // waited behind it: they decide its cap (transport/write_cap.hpp).
+    bool first_write_pending_ = false;
+    bool more_waiting_ = false;
     size_t read_room_ = 0;    // bytes the pending chunk read asked for
     size_t read_bytes_ = 0;   // ... and got: judged after it is decoded
     size_t frames_in_ = 0;    // frames decoded, ever (per-read counts)
