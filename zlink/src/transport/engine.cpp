@@ -808,11 +808,11 @@ bool engine_t::write_batch() {
     const size_t cap = opts_.max_transfer > 0 ? static_cast<size_t>(opts_.max_transfer) : 0;
     while (!gather_.empty()) {
         std::error_code ec;
-        // first_write is 0 wherever max_transfer is set (stream_transport.cpp).
+        // A batch's first write: the rule's cap, or the knob's when that is smaller.
         const size_t first = first_write_pending_ && opts_.first_write > 0
                                  ? first_write_cap(opts_.first_write, gather_.pending_bytes(), more_waiting_)
                                  : 0;
-        gather_.write_to(sock_.native_handle(), first > 0 ? first : cap, ec);
+        gather_.write_to(sock_.native_handle(), first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
         if (ec == std::errc::resource_unavailable_try_again) {
             wait_writable();  // nothing went: the first write is still to come
             return false;

@@ -30,11 +30,9 @@ options_t stream_transport::endpoint_options(const socket_base_t &s) const {
     snap.in_batch_ceiling = k.in_ceiling_for(family_.kind());
     snap.out_batch_ceiling = k.out_ceiling_for(family_.kind());
     snap.max_transfer = family_.kind() == transport_kind::tcp ? k.tcp_max_transfer : 0;
-    // tcp only, and only while ZMQ_ASIO_TCP_MAX_TRANSFER leaves writes uncapped
-    // (transport/write_cap.hpp says why).
-    snap.first_write = family_.kind() == transport_kind::tcp && snap.max_transfer == 0
-                           ? static_cast<int>(first_write_bytes)
-                           : 0;
+    // tcp only (transport/write_cap.hpp says why); under ZMQ_ASIO_TCP_MAX_TRANSFER
+    // the first write takes the smaller of the two.
+    snap.first_write = family_.kind() == transport_kind::tcp ? static_cast<int>(first_write_bytes) : 0;
     return snap;
 }
 
