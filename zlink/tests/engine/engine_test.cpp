@@ -104,6 +104,20 @@ protected:
         start(options_for(type_a), options_for(type_b));
         ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     }
+    // a sends every frame; b must receive each once, in order, intact, with
+    // its MORE flag.
+    void send_and_expect_intact(const std::vector<frame> &sent) {
+        for (const auto &f : sent)
+            a.outbox.push_back(make_msg(f.body, f.more));
+        a.engine->restart_output();
+        ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == sent.size(); },
+                              std::chrono::seconds(20)));
+        for (size_t i = 0; i < sent.size(); ++i) {
+            ASSERT_EQ(b.received[i].body.size(), sent[i].body.size()) << i;
+            EXPECT_TRUE(b.received[i].body == sent[i].body) << "frame " << i << " corrupted";
+            EXPECT_EQ(b.received[i].more, sent[i].more) << i;
+        }
+    }
     asio::io_context ioc;
     int fds_[2] = {-1, -1};
     recording_host a, b;
@@ -321,16 +335,7 @@ TEST_F(EnginePair, LargeMessagesUnderASmallSocketBufferArriveIntact) {
         sent.push_back({pattern((size_t(256) << 10) + static_cast<size_t>(i), 100 + i), i % 3 == 0});
     }
     sent.push_back({"end", false});
-    for (const auto &f : sent)
-        a.outbox.push_back(make_msg(f.body, f.more));
-    a.engine->restart_output();
-    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == sent.size(); },
-                          std::chrono::seconds(20)));
-    for (size_t i = 0; i < sent.size(); ++i) {
-        ASSERT_EQ(b.received[i].body.size(), sent[i].body.size()) << i;
-        EXPECT_TRUE(b.received[i].body == sent[i].body) << "frame " << i << " corrupted";
-        EXPECT_EQ(b.received[i].more, sent[i].more) << i;
-    }
+    ASSERT_NO_FATAL_FAILURE(send_and_expect_intact(sent));
     EXPECT_FALSE(a.ended);
     EXPECT_FALSE(b.ended);
 }
@@ -350,16 +355,7 @@ TEST_F(EnginePair, FirstWriteCapKeepsLargeMessagesAndStreamsIntact) {
         sent.push_back({pattern((size_t(64) << 10) + static_cast<size_t>(i), 10 + i), i % 4 == 1});
     sent.push_back({pattern(40000, 99), false});  // the last: nothing waits, goes whole
     sent.push_back({"end", false});
-    for (const auto &f : sent)
-        a.outbox.push_back(make_msg(f.body, f.more));
-    a.engine->restart_output();
-    ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == sent.size(); },
-                          std::chrono::seconds(20)));
-    for (size_t i = 0; i < sent.size(); ++i) {
-        ASSERT_EQ(b.received[i].body.size(), sent[i].body.size()) << i;
-        EXPECT_TRUE(b.received[i].body == sent[i].body) << "frame " << i << " corrupted";
-        EXPECT_EQ(b.received[i].more, sent[i].more) << i;
-    }
+    ASSERT_NO_FATAL_FAILURE(send_and_expect_intact(sent));
     EXPECT_TRUE(a.outbox.empty());
     EXPECT_GT(a.returns, 0) << "no frame was looked at and handed back";
     EXPECT_FALSE(a.ended);
