@@ -66,7 +66,7 @@ public:
         done(asio::error_code(), endpoint_type(ipc_endpoint(address)));
     }
 
-    void tune(int fd, const options_t &opts) const override { apply_buffer_sizes(fd, opts); }
+    void tune(int fd, const options_t &opts) const override { apply_ipc_buffer_sizes(fd, opts); }
 };
 
 }  // namespace

@@ -28,6 +28,12 @@ void apply_buffer_sizes(int fd, const options_t &opts) {
         set_int(fd, SOL_SOCKET, SO_RCVBUF, opts.rcvbuf);
 }
 
+void apply_ipc_buffer_sizes(int fd, const options_t &opts) {
+    set_int(fd, SOL_SOCKET, SO_SNDBUF, opts.sndbuf >= 0 ? opts.sndbuf : ipc_default_sndbuf);
+    if (opts.rcvbuf >= 0)
+        set_int(fd, SOL_SOCKET, SO_RCVBUF, opts.rcvbuf);
+}
+
 void prepare_tcp_socket(int fd, const options_t &opts) {
     if (!opts.bound_device.empty())
         ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, opts.bound_device.data(),

@@ -9,9 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -101,6 +103,54 @@ TEST_F(TransportOptions, TosAndMaxrtReachTheAcceptedConnection) {
     zmq_msg_close(&got);
     zmq_close(client);
     zmq_close(server);
+}
+
+// The send buffer of an accepted ipc connection (ZMQ_SRCFD of a message it
+// delivered), given ZMQ_SNDBUF = `sndbuf` on the server (-1: left unset).
+int ipc_send_buffer(void *ctx, int sndbuf) {
+    void *server = zmq_socket(ctx, ZMQ_PAIR), *client = zmq_socket(ctx, ZMQ_PAIR);
+    int zero = 0, patience = 3000;
+    for (void *s : {server, client}) {
+        zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+        zmq_setsockopt(s, ZMQ_RCVTIMEO, &patience, sizeof patience);
+    }
+    if (sndbuf >= 0)
+        zmq_setsockopt(server, ZMQ_SNDBUF, &sndbuf, sizeof sndbuf);
+    int got_size = -1;
+    char endpoint[256];
+    size_t len = sizeof endpoint;
+    if (zmq_bind(server, "ipc://*") == 0 &&
+        zmq_getsockopt(server, ZMQ_LAST_ENDPOINT, endpoint, &len) == 0 &&
+        zmq_connect(client, endpoint) == 0 && zmq_send(client, "ping", 4, 0) == 4) {
+        zmq_msg_t got;
+        zmq_msg_init(&got);
+        if (zmq_msg_recv(&got, server, 0) == 4 && zmq_msg_get(&got, ZMQ_SRCFD) >= 0)
+            got_size = int_sockopt(zmq_msg_get(&got, ZMQ_SRCFD), SOL_SOCKET, SO_SNDBUF);
+        zmq_msg_close(&got);
+    }
+    zmq_close(client);
+    zmq_close(server);
+    return got_size;
+}
+
+int wmem_max() {
+    FILE *f = std::fopen("/proc/sys/net/core/wmem_max", "r");
+    int v = -1;
+    if (f != nullptr) {
+        if (std::fscanf(f, "%d", &v) != 1)
+            v = -1;
+        std::fclose(f);
+    }
+    return v;
+}
+
+// Unset, an ipc connection asks for 256 KiB (the kernel doubles it, capped by
+// wmem_max), room for a 256 KiB message in one write; a set ZMQ_SNDBUF wins.
+TEST_F(TransportOptions, IpcSendBufferHoldsALargeMessageUnlessSet) {
+    const int cap = wmem_max();
+    ASSERT_GT(cap, 0) << "cannot read /proc/sys/net/core/wmem_max";
+    EXPECT_EQ(ipc_send_buffer(ctx, -1), 2 * std::min(256 * 1024, cap));
+    EXPECT_EQ(ipc_send_buffer(ctx, 65536), 2 * std::min(65536, cap));
 }
 
 TEST_F(TransportOptions, ReceivedMessagesCarryConnectionMetadata) {
