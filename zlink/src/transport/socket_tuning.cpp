@@ -29,9 +29,9 @@ void apply_buffer_sizes(int fd, const options_t &opts) {
 }
 
 void apply_ipc_buffer_sizes(int fd, const options_t &opts) {
-    set_int(fd, SOL_SOCKET, SO_SNDBUF, opts.sndbuf >= 0 ? opts.sndbuf : ipc_default_sndbuf);
-    if (opts.rcvbuf >= 0)
-        set_int(fd, SOL_SOCKET, SO_RCVBUF, opts.rcvbuf);
+    if (opts.sndbuf < 0)
+        set_int(fd, SOL_SOCKET, SO_SNDBUF, ipc_default_sndbuf);
+    apply_buffer_sizes(fd, opts);
 }
 
 void prepare_tcp_socket(int fd, const options_t &opts) {
