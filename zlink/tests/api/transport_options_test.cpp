@@ -24,6 +24,13 @@
 
 namespace {
 
+int int_sockopt(int fd, int level, int name) {
+    int v = -1;
+    socklen_t len = sizeof v;
+    getsockopt(fd, level, name, &v, &len);
+    return v;
+}
+
 class TransportOptions : public ::testing::Test {
 protected:
     void SetUp() override { ctx = zmq_ctx_new(); }
@@ -77,15 +84,27 @@ protected:
         return m;
     }
 
+    // The send buffer of an accepted ipc connection (ZMQ_SRCFD of a message it
+    // delivered), given ZMQ_SNDBUF = `sndbuf` on the server (-1: left unset).
+    int ipc_send_buffer(int sndbuf) {
+        void *server = socket(ZMQ_PAIR), *client = socket(ZMQ_PAIR);
+        if (sndbuf >= 0)
+            set_int(server, ZMQ_SNDBUF, sndbuf);
+        int size = -1;
+        zmq_msg_t got;
+        zmq_msg_init(&got);
+        if (zmq_bind(server, "ipc://*") == 0 &&
+            zmq_connect(client, last_endpoint(server).c_str()) == 0 &&
+            delivered(client, server, got) && zmq_msg_get(&got, ZMQ_SRCFD) >= 0)
+            size = int_sockopt(zmq_msg_get(&got, ZMQ_SRCFD), SOL_SOCKET, SO_SNDBUF);
+        zmq_msg_close(&got);
+        zmq_close(client);
+        zmq_close(server);
+        return size;
+    }
+
     void *ctx = nullptr;
 };
-
-int int_sockopt(int fd, int level, int name) {
-    int v = -1;
-    socklen_t len = sizeof v;
-    getsockopt(fd, level, name, &v, &len);
-    return v;
-}
 
 TEST_F(TransportOptions, TosAndMaxrtReachTheAcceptedConnection) {
     void *server = socket(ZMQ_PAIR), *client = socket(ZMQ_PAIR);
@@ -105,34 +124,6 @@ TEST_F(TransportOptions, TosAndMaxrtReachTheAcceptedConnection) {
     zmq_close(server);
 }
 
-// The send buffer of an accepted ipc connection (ZMQ_SRCFD of a message it
-// delivered), given ZMQ_SNDBUF = `sndbuf` on the server (-1: left unset).
-int ipc_send_buffer(void *ctx, int sndbuf) {
-    void *server = zmq_socket(ctx, ZMQ_PAIR), *client = zmq_socket(ctx, ZMQ_PAIR);
-    int zero = 0, patience = 3000;
-    for (void *s : {server, client}) {
-        zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
-        zmq_setsockopt(s, ZMQ_RCVTIMEO, &patience, sizeof patience);
-    }
-    if (sndbuf >= 0)
-        zmq_setsockopt(server, ZMQ_SNDBUF, &sndbuf, sizeof sndbuf);
-    int got_size = -1;
-    char endpoint[256];
-    size_t len = sizeof endpoint;
-    if (zmq_bind(server, "ipc://*") == 0 &&
-        zmq_getsockopt(server, ZMQ_LAST_ENDPOINT, endpoint, &len) == 0 &&
-        zmq_connect(client, endpoint) == 0 && zmq_send(client, "ping", 4, 0) == 4) {
-        zmq_msg_t got;
-        zmq_msg_init(&got);
-        if (zmq_msg_recv(&got, server, 0) == 4 && zmq_msg_get(&got, ZMQ_SRCFD) >= 0)
-            got_size = int_sockopt(zmq_msg_get(&got, ZMQ_SRCFD), SOL_SOCKET, SO_SNDBUF);
-        zmq_msg_close(&got);
-    }
-    zmq_close(client);
-    zmq_close(server);
-    return got_size;
-}
-
 int wmem_max() {
     FILE *f = std::fopen("/proc/sys/net/core/wmem_max", "r");
     int v = -1;
@@ -149,8 +140,8 @@ int wmem_max() {
 TEST_F(TransportOptions, IpcSendBufferHoldsALargeMessageUnlessSet) {
     const int cap = wmem_max();
     ASSERT_GT(cap, 0) << "cannot read /proc/sys/net/core/wmem_max";
-    EXPECT_EQ(ipc_send_buffer(ctx, -1), 2 * std::min(256 * 1024, cap));
-    EXPECT_EQ(ipc_send_buffer(ctx, 65536), 2 * std::min(65536, cap));
+    EXPECT_EQ(ipc_send_buffer(-1), 2 * std::min(256 * 1024, cap));
+    EXPECT_EQ(ipc_send_buffer(65536), 2 * std::min(65536, cap));
 }
 
 TEST_F(TransportOptions, ReceivedMessagesCarryConnectionMetadata) {
