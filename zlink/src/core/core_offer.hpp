@@ -7,9 +7,16 @@
 // a batch waiting. Alone on its core the yield returns at once. Blocking send and
 // recv (socket_base.cpp) and zmq_poll (api/poll.cpp) wait the same way through it.
 #pragma once
+#include <cstddef>
 #include <thread>
 
 namespace zlink {
+
+// From this size on a message counts as large for the core hand-overs: the
+// yield before a sleep (socket_base.cpp) and an inproc writer's bounded
+// run-ahead (pipe.cpp). Below it, a time slice's worth of messages is little
+// memory; above it, megabytes.
+constexpr std::size_t large_message_bytes = 32 * 1024;
 
 class core_offer {
 public:

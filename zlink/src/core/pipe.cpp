@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/core_offer.hpp"
 #include "core/executor.hpp"
 
 namespace zlink {
@@ -17,6 +18,16 @@ namespace {
 // HWM's meaning is unchanged: nothing blocks, and a reader on another core (or none
 // runnable) costs one sched_yield per MiB. docs/profiling/2026-11-24-run-ahead.md.
 constexpr size_t run_ahead_limit = 1u << 20;
+// Between two sockets (inproc), a writer yields after this many large messages
+// (large_message_bytes, core/core_offer.hpp), whatever the HWM. On one core the
+// reader, which yields before it sleeps, then takes the few it finds and hands
+// back: nobody sleeps and nobody is woken, 0.5 context switches per message
+// instead of ~1.8-1.95 (a wake-up and the preemption back). Few: the reader finds
+// them in cache. A reader on another core costs one sched_yield per this many
+// messages. Only inproc: over tcp/ipc the writer's core also runs its IO thread,
+// and with a core per side the same yield cost large streams 11-17%.
+// docs/profiling/2026-11-25-level-figures.md.
+constexpr unsigned socket_run_ahead_msgs = 4;
 // Report read progress at most every 1024 messages, or at half the HWM for
 // small HWMs, so the writer resumes before the queue runs dry.
 constexpr int max_wm_delta = 1024;
@@ -66,6 +77,11 @@ void pipe_t::discard_unused_pair(pipe_t *end) {
     delete end->out_;
     delete end->peer_;
     delete end;
+}
+
+void pipe_t::mark_between_sockets(pair_t pp) {
+    pp.a->between_sockets_ = true;
+    pp.b->between_sockets_ = true;
 }
 
 // Commands to the peer end run on the peer's thread (see core/command.hpp).
@@ -192,6 +208,8 @@ bool pipe_t::write(msg_t &msg) {
     const bool more = msg.has_more();
     const bool counted = !more && !(msg.flags() & msg_t::routing_id);
     bytes_ahead_ += msg.size();
+    if (between_sockets_ && msg.size() >= large_message_bytes)
+        ++large_since_yield_;
     out_->write(msg, more);
     msg.init();  // ownership moved into the pipe
     if (counted)
@@ -214,6 +232,11 @@ void pipe_t::flush() {
     } else if (bytes_ahead_ > run_ahead_limit) {
         bytes_ahead_ = 0;
         if (hwm_ == 0 && !out_->conflating())
+            sched_yield();
+    }
+    if (large_since_yield_ >= socket_run_ahead_msgs) {
+        large_since_yield_ = 0;
+        if (!out_->conflating())
             sched_yield();
     }
 }

@@ -20,7 +20,8 @@
 //                    from (left empty).  Nothing is visible before flush().
 //   flush()          publishes written messages and wakes the peer if needed;
 //                    with no HWM, yields the core after 1 MiB queued ahead of a
-//                    reader that never ran dry (pipe.cpp says why).
+//                    reader that never ran dry; between two sockets (inproc),
+//                    after every few large messages (pipe.cpp says why).
 //   rollback()       drops frames of an unfinished multipart message.
 //   terminate()      start closing; the peer still receives everything written
 //                    before (a delimiter marks the end), then both ends get
@@ -75,6 +76,11 @@ public:
     // unread messages (for sinks that never read, e.g. inbound side of PUB).
     void set_nodelay() { delay_ = false; }
     void set_want_routing_id(bool on) { want_routing_id_ = on; }
+    // Inproc: both ends belong to sockets, so each reader is an application
+    // thread (not an IO thread) that may share the writer's core. Call on a new
+    // pair before either end is handed out.
+    static void mark_between_sockets(pair_t pp);
+    bool between_sockets() const { return between_sockets_; }
 
     bool check_read();
     bool read(msg_t &msg);
@@ -165,6 +171,8 @@ private:
     uint64_t msgs_written_ = 0;
     uint64_t peers_msgs_read_ = 0;
     size_t bytes_ahead_ = 0;  // written since the reader last ran dry (see flush)
+    bool between_sockets_ = false;
+    unsigned large_since_yield_ = 0;  // inproc: large messages written since the last yield
 };
 
 }  // namespace zlink

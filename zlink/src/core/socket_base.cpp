@@ -42,15 +42,18 @@ long ms_left(clock_type::time_point deadline) {
 // becomes writable/readable), until timeout_ms passes (-1 = forever) -> EAGAIN.
 //
 // Before the first sleep the thread may offer its core once (core/core_offer.hpp).
-// Only for messages below offer_core_below: a slice's worth of large messages
-// is megabytes in flight, and there the run-ahead cost more than the wake-ups
-// saved (PAIR inproc 256 KiB fell to a fifth, 64 KiB was mixed).  Measured in
-// docs/profiling/2026-11-24-yield.md.
-constexpr size_t offer_core_below = 32 * 1024;
+// Not after a large message (core_offer.hpp's large_message_bytes) from an IO
+// thread: a slice's worth of large messages is megabytes in flight, and there the
+// run-ahead cost more than the wake-ups saved (PAIR inproc 256 KiB fell to a
+// fifth before inproc writers bounded theirs, 64 KiB was mixed).  Measured in
+// docs/profiling/2026-11-24-yield.md; the inproc case in 2026-11-25-level-figures.md.
 
 template <typename Process, typename Attempt>
 int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attempt) {
-    const auto deadline = clock_type::now() + std::chrono::milliseconds(timeout_ms);
+    // No clock read without a timeout: a blocking recv waits about once per large
+    // message, and the two reads were ~40 instructions of it.
+    const auto deadline = timeout_ms < 0 ? clock_type::time_point{}
+                                         : clock_type::now() + std::chrono::milliseconds(timeout_ms);
     core_offer offer(offer_core);
     for (;;) {
         int wait = timeout_ms < 0 ? -1 : static_cast<int>(ms_left(deadline));
@@ -69,7 +72,11 @@ int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attemp
 }
 }  // namespace
 
-bool socket_base_t::offers_core_before_sleep() const { return last_recv_size_ < offer_core_below; }
+// With only inproc peers every large writer yields after a few messages
+// (pipe.cpp), so the run-ahead a yield here allows is bounded whatever the size.
+bool socket_base_t::offers_core_before_sleep() const {
+    return last_recv_size_ < large_message_bytes || session_pipes_ == 0;
+}
 
 socket_base_t *socket_base_t::create(int type, ctx_t *ctx) {
     for (const socket_type_entry &e : socket_type_table()) {
@@ -217,7 +224,7 @@ int socket_base_t::send(msg_t &msg, int flags) {
     }
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
-    return retry_until(options.sndtimeo, msg.size() < offer_core_below,
+    return retry_until(options.sndtimeo, msg.size() < large_message_bytes,
                        [this](int wait) { return process_commands(wait); },
                        [this, &msg] { return xsend(msg); });
 }
@@ -332,7 +339,8 @@ void socket_base_t::attach_pipe(pipe_t *pipe, bool locally_initiated) {
     pipe->set_sink(this);
     pipe->set_want_routing_id(options.recv_routing_id);
     pipe->locally_initiated = locally_initiated;
-    pipes_.insert(pipe);
+    if (pipes_.insert(pipe).second && !pipe->between_sockets())
+        ++session_pipes_;
     if (closing_) {
         pipe->terminate();
         return;
@@ -345,7 +353,8 @@ void socket_base_t::write_activated(pipe_t *pipe) { xwrite_activated(pipe); }
 
 void socket_base_t::pipe_terminated(pipe_t *pipe) {
     xpipe_terminated(pipe);
-    pipes_.erase(pipe);
+    if (pipes_.erase(pipe) && !pipe->between_sockets())
+        --session_pipes_;
     for (auto it = endpoint_pipes_.begin(); it != endpoint_pipes_.end();)
         it = it->second == pipe ? endpoint_pipes_.erase(it) : std::next(it);
 }

@@ -166,6 +166,7 @@ private:
     bool terminated_ = false;  // ctx_term seen
     uint64_t last_send_check_ = 0;  // ticks_now() of send's last command run
     size_t last_recv_size_ = 0;     // recv's last message: gates the yield before a sleep
+    size_t session_pipes_ = 0;      // attached pipes to an IO thread (not inproc): same gate
     // monitor
     void stop_monitor_locked();
     void send_event_locked(int event, int value, const std::string &endpoint);

@@ -77,7 +77,6 @@ engine_t::~engine_t() {
 
 void engine_t::start() {
     auto self = shared_from_this();
-    last_recv_ = steady::now();
     if (raw_) {
         ready_ = true;
         host_->engine_ready(peer_info{});
@@ -406,7 +405,8 @@ void engine_t::on_read(const asio::error_code &ec, size_t n) {
         return;
     if (ec)
         return fail_read(ec);
-    last_recv_ = steady::now();
+    if (watching_silence_)
+        last_recv_ = steady::now();
     if (held_) {
         in_begin_ = in_end_ = 0;
         return start_read();
@@ -718,6 +718,8 @@ bool engine_t::fill_raw_batch() {
 }
 
 void engine_t::add_heartbeats() {
+    if (pongs_.empty() && !ping_due_)
+        return;  // every batch asks; almost none has a PING or PONG to carry
     // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
     const int ttl_ds = std::min(opts_.heartbeat_ttl / 100, 65535);
     if (tf_)
@@ -882,6 +884,12 @@ void engine_t::arm_heartbeat() {
                          : (peer_ttl_ms_ > 0 ? std::max(peer_ttl_ms_ / 2, 1) : 0);
     if (tick <= 0 || raw_ || !ready_ || stopped_)
         return;
+    // Armed while handling a receive (the peer's READY or a PING with a TTL), so
+    // that receive is the last one; from here on every read is stamped.
+    if (!watching_silence_) {
+        watching_silence_ = true;
+        last_recv_ = steady::now();
+    }
     heartbeat_timer_.expires_after(std::chrono::milliseconds(tick));
     heartbeat_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (!ec && !self->stopped_)

@@ -245,6 +245,10 @@ private:
     asio::steady_timer handshake_timer_;
     asio::steady_timer heartbeat_timer_;
     std::chrono::steady_clock::time_point last_recv_;
+    // Reads stamp last_recv_ only once a heartbeat timer runs: nothing else reads
+    // it, and the clock read was ~20 instructions per read, 2.4 reads per 256 KiB
+    // message over tcp (docs/profiling/2026-11-25-level-figures.md).
+    bool watching_silence_ = false;
     int peer_ttl_ms_ = 0;
     wire::zmtp_version peer_version_{3, 1};
 };
