@@ -15,6 +15,10 @@ Written for docs/profiling/2026-11-23-engine.md (issue 10). Three instruments:
   thr        throughput (msgs/s, receiver-timed), pinned, interleaved A B A B,
              --reps runs each: median, min, max and the ratio of medians.
 
+counts/faults rows keep every run (<figure>_runs, in repetition order); with
+--verdict they also print the testbed's paired verdict per figure (FAST/SLOW/SAME/
+AMBIGUOUS, lower is better, 95% interval of the ratio).
+
 Libraries are given as NAME=BENCH_DIR[:LIBDIR]; LIBDIR goes first on
 LD_LIBRARY_PATH (the bench binaries use RUNPATH, so this swaps the library
 build under one bench binary).
@@ -149,9 +153,38 @@ def measure_counts(libs, cells, args) -> list[dict]:
                 values = [r[key] for r in reps]
                 row[key] = statistics.median(values)
                 row[key + "_min"], row[key + "_max"] = min(values), max(values)
+                row[key + "_runs"] = values  # in rep order: pairs with the other library's
             rows.append(row)
             print(json.dumps(row), flush=True)
+        if args.verdict:
+            for line in paired_verdicts(rows[-len(libs):], args.reps):
+                print(line, flush=True)
     return rows
+
+
+def paired_verdicts(cell_rows: list[dict], reps: int) -> list[str]:
+    """The testbed's paired verdict (analysis/README.md, Verdicts) of each library
+    against the first, per counted figure: repetition i of both ran back to back, so
+    they pair. Figures with a value <= 0 (small cells, where the N/2N difference is
+    noise around zero) are skipped: the verdict works on log ratios."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "analysis"))
+    from testbed.results.decide import TooFewSamples, decide_paired
+    base, lines = cell_rows[0], []
+    for other in cell_rows[1:]:
+        for key in (k[:-5] for k in base if k.endswith("_runs")):
+            ref, cand = base[key + "_runs"], other[key + "_runs"]
+            where = f"{other['transport']} {other['size']} B {key}: {other['library']} vs {base['library']}"
+            if min(ref + cand) <= 0:
+                lines.append(f"verdict {where}: skipped (a value <= 0)")
+                continue
+            try:
+                d = decide_paired(ref, cand, higher_is_better=False, seed=reps)
+            except TooFewSamples as e:
+                lines.append(f"verdict {where}: {e}")
+                continue
+            lines.append(f"verdict {where}: {d.verdict} ratio {d.ratio:.3f} "
+                         f"[{d.low:.3f}, {d.high:.3f}] ({d.n_reference} pairs)")
+    return lines
 
 
 # ---------------------------------------------------------------- callgrind
@@ -168,7 +201,7 @@ def callgrind_totals(path: Path) -> tuple[int, int]:
     callee = None
     with path.open(errors="replace") as f:
         for line in f:
-            if line.startswith("summary:") or line.startswith("totals:"):
+            if line.startswith(("summary:", "totals:")):
                 total = int(line.split()[1])
             m = FN_NAME.match(line)
             if m:
@@ -256,6 +289,9 @@ def main() -> int:
     parser.add_argument("--cpu", default="0",
                         help="taskset CPU list for counts and thr (1 while /work/QUIET)")
     parser.add_argument("--out", type=Path, help="append JSON lines here too")
+    parser.add_argument("--verdict", action="store_true",
+                        help="counts/faults: print the paired verdict of each library against the "
+                             "first, per figure (needs numpy: run with the testbed's .venv python)")
     args = parser.parse_args()
     libs = [parse_lib(t) for t in args.lib]
     cells = parse_cells(args.cells)
