@@ -103,8 +103,8 @@ void *take(size_t bytes) noexcept {
                     void *b = s.block;
                     c.held -= s.bytes;
                     ZLINK_TAKE_UNPOISONED(b, s.bytes);
-                    s = c.slots[--c.count];  // the top fills the gap
-                    c.slots[c.count] = slot{};
+                    // The top fills the gap; slots past count are never read.
+                    s = c.slots[--c.count];
                     return b;
                 }
             }

@@ -64,6 +64,12 @@ struct Pair {
         for (int i = 0; i < n; ++i)
             EXPECT_EQ(zmq_recv(rx, body.data(), size, 0), static_cast<int>(size));
     }
+    // One message of `size` through, then a recv that finds nothing: that recv's yields.
+    int yields_in_empty_recv_after(size_t size) {
+        yields_sending(1, size);
+        receive(1, size);
+        return yields_in_empty_recv();
+    }
     // A recv that finds nothing within 200 ms, and this thread's yields in it.
     // Ample: a first look later than the timeout would skip the yield.
     int yields_in_empty_recv() {
@@ -107,21 +113,11 @@ TEST(CoreHandover, TcpAndIpcWritersKeepTheirCore) {
 TEST(CoreHandover, ReaderOffersItsCoreOnceBeforeSleepingAfterSmallMessages) {
     for (const char *transport : {"inproc", "tcp"}) {
         SCOPED_TRACE(transport);
-        Pair p(transport);
-        p.yields_sending(1, small);
-        p.receive(1, small);
-        EXPECT_EQ(p.yields_in_empty_recv(), 1);
+        EXPECT_EQ(Pair(transport).yields_in_empty_recv_after(small), 1);
     }
 }
 
 TEST(CoreHandover, ReaderOffersItsCoreAfterLargeInprocMessagesOnly) {
-    Pair in("inproc");
-    in.yields_sending(1, large);
-    in.receive(1, large);
-    EXPECT_EQ(in.yields_in_empty_recv(), 1);
-
-    Pair tcp("tcp");
-    tcp.yields_sending(1, large);
-    tcp.receive(1, large);
-    EXPECT_EQ(tcp.yields_in_empty_recv(), 0);
+    EXPECT_EQ(Pair("inproc").yields_in_empty_recv_after(large), 1);
+    EXPECT_EQ(Pair("tcp").yields_in_empty_recv_after(large), 0);
 }
