@@ -7,7 +7,9 @@
 // a batch waiting. Alone on its core the yield returns at once. Blocking send and
 // recv (socket_base.cpp) and zmq_poll (api/poll.cpp) wait the same way through it.
 #pragma once
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 
 namespace zlink {
@@ -35,6 +37,40 @@ public:
 
 private:
     bool armed_;
+};
+
+// Whether a reader's yield before sleeping pays off, learnt from its last ones.
+// It paid off when the look right after it found a message.
+//
+// Why (docs/profiling/2026-11-25-reader-yield.md): after large messages from an
+// IO thread, with the whole process on one core, nearly every such yield pays off
+// (0-1 wasted in 4000 tcp/ipc messages) and saves the sleep and the wake-up. With
+// the sender on another core most find nothing (3-12 wasted per useful one) and
+// each costs a system call on the busy core: 8-13% of a 64 KiB stream. So each
+// wasted yield doubles the number of waits that skip it, up to 64, and one that
+// pays off brings it back for every wait.
+class offer_record {
+public:
+    // Whether this wait should offer; a skipped wait counts down the back-off.
+    bool due() {
+        if (skip_ == 0)
+            return true;
+        --skip_;
+        return false;
+    }
+    void learn(bool paid_off) {
+        if (paid_off) {
+            backoff_ /= 2;
+            return;
+        }
+        backoff_ = backoff_ == 0 ? 1 : std::min<std::uint8_t>(backoff_ * 2, max_backoff);
+        skip_ = backoff_;
+    }
+
+private:
+    static constexpr std::uint8_t max_backoff = 64;
+    std::uint8_t skip_ = 0;
+    std::uint8_t backoff_ = 0;
 };
 
 }  // namespace zlink

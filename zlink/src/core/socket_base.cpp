@@ -42,14 +42,16 @@ long ms_left(clock_type::time_point deadline) {
 // becomes writable/readable), until timeout_ms passes (-1 = forever) -> EAGAIN.
 //
 // Before the first sleep the thread may offer its core once (core/core_offer.hpp).
-// Not after a large message (core_offer.hpp's large_message_bytes) from an IO
-// thread: a slice's worth of large messages is megabytes in flight, and there the
+// A sender does not after a large message (core_offer.hpp's large_message_bytes):
+// a slice's worth of large messages is megabytes in flight, and there the
 // run-ahead cost more than the wake-ups saved (PAIR inproc 256 KiB fell to a
-// fifth before inproc writers bounded theirs, 64 KiB was mixed).  Measured in
+// fifth before inproc writers bounded theirs). Measured in
 // docs/profiling/2026-11-24-yield.md; the inproc case in 2026-11-25-level-figures.md.
+// With `record`, whether the yield paid off is reported to it.
 
 template <typename Process, typename Attempt>
-int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attempt) {
+int retry_until(int timeout_ms, bool offer_core, offer_record *record, Process process,
+                Attempt attempt) {
     // No clock read without a timeout: a blocking recv waits about once per large
     // message, and the two reads were ~40 instructions of it.
     const auto deadline = timeout_ms < 0 ? clock_type::time_point{}
@@ -61,10 +63,13 @@ int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attemp
             errno = EAGAIN;
             return -1;
         }
-        offer.before_sleep(wait);
+        const bool offered = offer.before_sleep(wait);
         if (process(wait) != 0)
             return -1;
-        if (attempt() == 0)
+        const int rc = attempt();
+        if (offered && record)
+            record->learn(rc == 0);
+        if (rc == 0)
             return 0;
         if (errno != EAGAIN)
             return -1;
@@ -74,6 +79,7 @@ int retry_until(int timeout_ms, bool offer_core, Process process, Attempt attemp
 
 // With only inproc peers every large writer yields after a few messages
 // (pipe.cpp), so the run-ahead a yield here allows is bounded whatever the size.
+// zmq_poll uses this rule alone; a blocking recv adds offer_record's.
 bool socket_base_t::offers_core_before_sleep() const {
     return last_recv_size_ < large_message_bytes || session_pipes_ == 0;
 }
@@ -224,7 +230,7 @@ int socket_base_t::send(msg_t &msg, int flags) {
     }
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
-    return retry_until(options.sndtimeo, msg.size() < large_message_bytes,
+    return retry_until(options.sndtimeo, msg.size() < large_message_bytes, nullptr,
                        [this](int wait) { return process_commands(wait); },
                        [this, &msg] { return xsend(msg); });
 }
@@ -250,7 +256,11 @@ int socket_base_t::recv(msg_t &msg, int flags) {
         return 0;
     if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
         return -1;
-    return retry_until(options.rcvtimeo, offers_core_before_sleep(),
+    // After a large message from an IO thread the reader offers its core while
+    // that pays off (core_offer.hpp's offer_record): on one core it does.
+    const bool learnt = !offers_core_before_sleep();
+    const bool offer = !learnt || large_offers_.due();
+    return retry_until(options.rcvtimeo, offer, learnt ? &large_offers_ : nullptr,
                        [this](int wait) { return process_commands(wait); }, take);
 }
 
