@@ -45,10 +45,10 @@ private:
 // Why (docs/profiling/2026-11-25-reader-yield.md): after large messages from an
 // IO thread, with the whole process on one core, nearly every such yield pays off
 // (0-1 wasted in 4000 tcp/ipc messages) and saves the sleep and the wake-up. With
-// the sender on another core most find nothing (3-12 wasted per useful one) and
-// each costs a system call on the busy core: 8-13% of a 64 KiB stream. So each
-// wasted yield doubles the number of waits that skip it, up to 64, and one that
-// pays off brings it back for every wait.
+// the sender on another core most find nothing (3-11 wasted per useful one) and
+// yielding every time cost a 64 KiB stream 8-13%. So each wasted yield doubles
+// the number of waits that skip it, up to 64, and one that pays off halves it
+// (resetting it to 0 instead still lost 8-11% there: one yield in four pays off).
 class offer_record {
 public:
     // Whether this wait should offer; a skipped wait counts down the back-off.
