@@ -428,6 +428,11 @@ void socket_base_t::process(const command &c) {
 int socket_base_t::close() {
     if (ctx_->forked())
         return 0;  // a socket inherited through fork(): left alone (ctx_t::forked)
+    // The handle is dead from now on, as in libzmq, although the reaper frees the
+    // object later: a call through it fails with ENOTSOCK at once. pyzmq tells a
+    // closed socket that way (a shadow's close seen by its owner: tornado's
+    // IOLoop.close(all_fds=True) in pyzmq's test_close_all_fds).
+    tag_ = dead_tag;
     closing_ = true;
     // Pipes first: a session must learn that the socket is gone (and drain
     // what it left, within ZMQ_LINGER) before it is asked to stop.  Both
