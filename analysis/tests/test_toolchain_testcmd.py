@@ -28,7 +28,8 @@ def fake_suites(monkeypatch):
                         lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"),
                                          Outcome("zlink", True, "skipped: no")])
     results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0),
-               "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)], "api-diff": SuiteResult("api-diff", 1, 0)}
+               "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)],
+               "api-diff": SuiteResult("api-diff", 1, 0)}
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
@@ -55,7 +56,8 @@ def test_only_narrows(fake_suites, capsys):
 
 
 def test_api_diff_failure_fails_the_command(fake_suites, capsys):
-    fake_suites["api-diff"] = SuiteResult("api-diff", 0, 1, ["api-diff: 10 answers, 1 differences, 1 unexplained"])
+    fake_suites["api-diff"] = SuiteResult("api-diff", 0, 1,
+                                          ["api-diff: 10 answers, 1 differences, 1 unexplained"])
     assert test_cmd.main(_args(only=["api-diff"])) == 1
     assert capsys.readouterr().out.strip().splitlines()[-1] == "1 passed, 1 failed"
 

@@ -14,8 +14,15 @@ from pathlib import Path
 from testbed.toolchain import libraries, libzmq_suite, system, zlink_build
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import (SuiteResult, exact_regex, run_api_diff, run_ctest, run_fuzzer, run_pytest,
-                                      tests_of)
+from testbed.toolchain.suites import (
+    SuiteResult,
+    exact_regex,
+    run_api_diff,
+    run_ctest,
+    run_fuzzer,
+    run_pytest,
+    tests_of,
+)
 
 SUITES = ("zlink", "libzmq-suite", "api-diff", "sanitize", "tsan", "fuzz", "pytest")
 DEFAULT_SUITES = ("zlink", "libzmq-suite", "api-diff", "pytest")
