@@ -123,8 +123,9 @@ def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool 
         dest.mkdir(parents=True, exist_ok=True)
         jobs.append((Path(reports_dir) / rel, dest))
         managed += [rel / report.REPORT_NAME, rel / report.FIGURES]
-    if _workers(len(jobs)) > 1:
-        with ProcessPoolExecutor(max_workers=_workers(len(jobs))) as pool:
+    workers = _workers(len(jobs))
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
             list(pool.map(_render_run, jobs))
     else:
         for job in jobs:
