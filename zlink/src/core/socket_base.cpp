@@ -333,7 +333,7 @@ int socket_base_t::disconnect(const char *text) {
 // zlink does that work inline, so it posts a no-op command to the same effect.
 void socket_base_t::signal_endpoint_change(const transport &tr) {
     if (!tr.in_process())
-        mailbox_.post(command{command_kind::wake});
+        mailbox_.post(command{command_kind::wake, nullptr, this});
 }
 
 // Owned before anything else can throw (bad_alloc): from then on close()
