@@ -10,7 +10,6 @@
 #include <memory>
 
 #include "api/boundary.hpp"
-#include "core/core_offer.hpp"
 #include "core/socket_base.hpp"
 #include "zmq.h"
 
@@ -84,36 +83,18 @@ int next_wait(long timeout, poll_clock::time_point start, bool first) {
     return spent >= timeout ? 0 : static_cast<int>(timeout - spent);
 }
 
-// Whether the wait may offer the core once before it sleeps, as a blocking
-// recv does (core/core_offer.hpp): only when every socket polled
-// takes small messages.  Without it a zmq_poll round trip on one core cost
-// ~21.5 us against ~15 us through recv (scorecard 6e3f, ROUTER_ROUTER_POLL).
-bool offers_core(const zmq_pollitem_t *items, int n) {
-    bool any = false;
-    for (int i = 0; i < n; ++i) {
-        if (!items[i].socket)
-            continue;
-        if (!static_cast<const socket_base_t *>(items[i].socket)->offers_core_before_sleep())
-            return false;
-        any = true;
-    }
-    return any;
-}
-
 int poll_items(zmq_pollitem_t *items, int n, long timeout, pollfd *fds) {
     if (build_pollset(items, n, fds) != 0)
         return -1;
     const auto start = poll_clock::now();
-    zlink::core_offer offer(offers_core(items, n));
     for (bool first = true;; first = false) {
-        int wait = next_wait(timeout, start, first);
-        const bool offered = offer.before_sleep(wait);  // then one more look
+        const int wait = next_wait(timeout, start, first);
         if (::poll(fds, static_cast<nfds_t>(n), wait) < 0)
             return -1;  // EINTR and friends, as libzmq
         const int ready = collect_revents(items, n, fds);
         if (ready != 0 || timeout == 0)
             return ready;
-        if (!first && wait == 0 && !offered)
+        if (!first && wait == 0)
             return 0;  // the time is up
     }
 }

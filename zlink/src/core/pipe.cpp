@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/core_offer.hpp"
+#include "core/large_message.hpp"
 #include "core/executor.hpp"
 
 namespace zlink {
@@ -19,11 +19,11 @@ namespace {
 // runnable) costs one sched_yield per MiB. docs/profiling/2026-11-24-run-ahead.md.
 constexpr size_t run_ahead_limit = 1u << 20;
 // Between two sockets (inproc), a writer yields after this many large messages
-// (large_message_bytes, core/core_offer.hpp), whatever the HWM. On one core the
-// reader, which yields before it sleeps, then takes the few it finds and hands
-// back: nobody sleeps and nobody is woken, 0.5 context switches per message
-// instead of ~1.8-1.95 (a wake-up and the preemption back). Few: the reader finds
-// them in cache. A reader on another core costs one sched_yield per this many
+// (large_message_bytes, core/large_message.hpp), whatever the HWM. On one core the
+// reader then takes the few it finds while they are in cache, instead of the writer
+// filling the whole HWM (megabytes) first (docs/profiling/2026-11-25-level-figures.md
+// measured it when readers also yielded before sleeping; they no longer do, see
+// large_message.hpp). A reader on another core costs one sched_yield per this many
 // messages. Only inproc: over tcp/ipc the writer's core also runs its IO thread,
 // and with a core per side the same yield cost large streams 11-17%.
 // docs/profiling/2026-11-25-level-figures.md.

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/core_offer.hpp"
 #include "core/ctx.hpp"
 #include "core/io_object.hpp"
 #include "core/socket_registry.hpp"
@@ -41,48 +40,30 @@ long ms_left(clock_type::time_point deadline) {
 // it fails with EAGAIN, processing commands in between (they wake us when a pipe
 // becomes writable/readable), until timeout_ms passes (-1 = forever) -> EAGAIN.
 //
-// Before the first sleep the thread may offer its core once (core/core_offer.hpp).
-// A sender does not after a large message (core_offer.hpp's large_message_bytes):
-// a slice's worth of large messages is megabytes in flight, and there the
-// run-ahead cost more than the wake-ups saved (PAIR inproc 256 KiB fell to a
-// fifth before inproc writers bounded theirs). Measured in
-// docs/profiling/2026-11-24-yield.md; the inproc case in 2026-11-25-level-figures.md.
-// With `record`, whether the yield paid off is reported to it.
+// It sleeps as soon as there is nothing to do; it does not yield its core first
+// (core/large_message.hpp says why).
 
 template <typename Process, typename Attempt>
-int retry_until(int timeout_ms, bool offer_core, offer_record *record, Process process,
-                Attempt attempt) {
+int retry_until(int timeout_ms, Process process, Attempt attempt) {
     // No clock read without a timeout: a blocking recv waits about once per large
     // message, and the two reads were ~40 instructions of it.
     const auto deadline = timeout_ms < 0 ? clock_type::time_point{}
                                          : clock_type::now() + std::chrono::milliseconds(timeout_ms);
-    core_offer offer(offer_core);
     for (;;) {
-        int wait = timeout_ms < 0 ? -1 : static_cast<int>(ms_left(deadline));
+        const int wait = timeout_ms < 0 ? -1 : static_cast<int>(ms_left(deadline));
         if (timeout_ms > 0 && wait <= 0) {
             errno = EAGAIN;
             return -1;
         }
-        const bool offered = offer.before_sleep(wait);
         if (process(wait) != 0)
             return -1;
-        const int rc = attempt();
-        if (offered && record)
-            record->learn(rc == 0);
-        if (rc == 0)
+        if (attempt() == 0)
             return 0;
         if (errno != EAGAIN)
             return -1;
     }
 }
 }  // namespace
-
-// With only inproc peers every large writer yields after a few messages
-// (pipe.cpp), so the run-ahead a yield here allows is bounded whatever the size.
-// zmq_poll uses this rule alone; a blocking recv adds offer_record's.
-bool socket_base_t::offers_core_before_sleep() const {
-    return last_recv_size_ < large_message_bytes || session_pipes_ == 0;
-}
 
 socket_base_t *socket_base_t::create(int type, ctx_t *ctx) {
     for (const socket_type_entry &e : socket_type_table()) {
@@ -234,8 +215,7 @@ int socket_base_t::send(msg_t &msg, int flags) {
     }
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
-    return retry_until(options.sndtimeo, msg.size() < large_message_bytes, nullptr,
-                       [this](int wait) { return process_commands(wait); },
+    return retry_until(options.sndtimeo, [this](int wait) { return process_commands(wait); },
                        [this, &msg] { return xsend(msg); });
 }
 
@@ -253,19 +233,13 @@ int socket_base_t::recv(msg_t &msg, int flags) {
         if (xrecv(msg) != 0)
             return -1;
         rcvmore_ = msg.has_more();
-        last_recv_size_ = msg.size();
         return 0;
     };
     if (take() == 0)
         return 0;
     if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
         return -1;
-    // After a large message from an IO thread the reader offers its core while
-    // that pays off (core_offer.hpp's offer_record): on one core it does.
-    const bool learnt = !offers_core_before_sleep();
-    const bool offer = !learnt || large_offers_.due();
-    return retry_until(options.rcvtimeo, offer, learnt ? &large_offers_ : nullptr,
-                       [this](int wait) { return process_commands(wait); }, take);
+    return retry_until(options.rcvtimeo, [this](int wait) { return process_commands(wait); }, take);
 }
 
 // ---- endpoints: through the transport table (core/transport.hpp) ----
@@ -371,8 +345,7 @@ void socket_base_t::attach_pipe(pipe_t *pipe, bool locally_initiated) {
     pipe->set_sink(this);
     pipe->set_want_routing_id(options.recv_routing_id);
     pipe->locally_initiated = locally_initiated;
-    if (pipes_.insert(pipe).second && !pipe->between_sockets())
-        ++session_pipes_;
+    pipes_.insert(pipe);
     if (closing_) {
         pipe->terminate();
         return;
@@ -385,8 +358,7 @@ void socket_base_t::write_activated(pipe_t *pipe) { xwrite_activated(pipe); }
 
 void socket_base_t::pipe_terminated(pipe_t *pipe) {
     xpipe_terminated(pipe);
-    if (pipes_.erase(pipe) && !pipe->between_sockets())
-        --session_pipes_;
+    pipes_.erase(pipe);
     for (auto it = endpoint_pipes_.begin(); it != endpoint_pipes_.end();)
         it = it->second == pipe ? endpoint_pipes_.erase(it) : std::next(it);
 }

@@ -49,7 +49,6 @@
 #include <vector>
 
 #include "core/command.hpp"
-#include "core/core_offer.hpp"
 #include "core/mailbox.hpp"
 #include "core/msg.hpp"
 #include "core/options.hpp"
@@ -89,10 +88,6 @@ public:
     // For zmq_poll: processes pending commands, then reports ZMQ_POLLIN/OUT.
     int poll_events();
     int fd() const { return mailbox_.fd(); }
-    // For zmq_poll: whether a wait for this socket may offer the core before it
-    // sleeps, as a blocking recv does (core/core_offer.hpp); recv alone also
-    // learns whether it pays off after large messages (offer_record).
-    bool offers_core_before_sleep() const;
     int monitor(const char *endpoint, int events);
 
     // ---- used by ctx, transports and the reaper ----
@@ -170,9 +165,6 @@ private:
     bool closing_ = false;
     bool terminated_ = false;  // ctx_term seen
     uint64_t last_send_check_ = 0;  // ticks_now() of send's last command run
-    size_t last_recv_size_ = 0;     // recv's last message: gates the yield before a sleep
-    size_t session_pipes_ = 0;      // attached pipes to an IO thread (not inproc): same gate
-    offer_record large_offers_;     // recv's yields after large messages from an IO thread
     // monitor
     void stop_monitor_locked();
     void send_event_locked(int event, int value, const std::string &endpoint);
