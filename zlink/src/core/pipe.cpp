@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "core/large_message.hpp"
 #include "core/executor.hpp"
 
 namespace zlink {
@@ -18,16 +17,6 @@ namespace {
 // HWM's meaning is unchanged: nothing blocks, and a reader on another core (or none
 // runnable) costs one sched_yield per MiB. docs/profiling/2026-11-24-run-ahead.md.
 constexpr size_t run_ahead_limit = 1u << 20;
-// Between two sockets (inproc), a writer yields after this many large messages
-// (large_message_bytes, core/large_message.hpp), whatever the HWM. On one core the
-// reader then takes the few it finds while they are in cache, instead of the writer
-// filling the whole HWM (megabytes) first (docs/profiling/2026-11-25-level-figures.md
-// measured it when readers also yielded before sleeping; they no longer do, see
-// large_message.hpp). A reader on another core costs one sched_yield per this many
-// messages. Only inproc: over tcp/ipc the writer's core also runs its IO thread,
-// and with a core per side the same yield cost large streams 11-17%.
-// docs/profiling/2026-11-25-level-figures.md.
-constexpr unsigned socket_run_ahead_msgs = 4;
 // Report read progress at most every 1024 messages, or at half the HWM for
 // small HWMs, so the writer resumes before the queue runs dry.
 constexpr int max_wm_delta = 1024;
@@ -80,8 +69,6 @@ void pipe_t::discard_unused_pair(pipe_t *end) {
 }
 
 void pipe_t::mark_between_sockets(pair_t pp) {
-    pp.a->between_sockets_ = true;
-    pp.b->between_sockets_ = true;
 }
 
 // Commands to the peer end run on the peer's thread (see core/command.hpp).
@@ -208,8 +195,6 @@ bool pipe_t::write(msg_t &msg) {
     const bool more = msg.has_more();
     const bool counted = !more && !(msg.flags() & msg_t::routing_id);
     bytes_ahead_ += msg.size();
-    if (between_sockets_ && msg.size() >= large_message_bytes)
-        ++large_since_yield_;
     out_->write(msg, more);
     msg.init();  // ownership moved into the pipe
     if (counted)
@@ -232,11 +217,6 @@ void pipe_t::flush() {
     } else if (bytes_ahead_ > run_ahead_limit) {
         bytes_ahead_ = 0;
         if (hwm_ == 0 && !out_->conflating())
-            sched_yield();
-    }
-    if (large_since_yield_ >= socket_run_ahead_msgs) {
-        large_since_yield_ = 0;
-        if (!out_->conflating())
             sched_yield();
     }
 }

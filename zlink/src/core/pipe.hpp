@@ -80,7 +80,6 @@ public:
     // thread (not an IO thread) that may share the writer's core. Call on a new
     // pair before either end is handed out.
     static void mark_between_sockets(pair_t pp);
-    bool between_sockets() const { return between_sockets_; }
 
     bool check_read();
     bool read(msg_t &msg);
@@ -171,8 +170,6 @@ private:
     uint64_t msgs_written_ = 0;
     uint64_t peers_msgs_read_ = 0;
     size_t bytes_ahead_ = 0;  // written since the reader last ran dry (see flush)
-    bool between_sockets_ = false;
-    unsigned large_since_yield_ = 0;  // inproc: large messages written since the last yield
 };
 
 }  // namespace zlink

@@ -40,8 +40,13 @@ long ms_left(clock_type::time_point deadline) {
 // it fails with EAGAIN, processing commands in between (they wake us when a pipe
 // becomes writable/readable), until timeout_ms passes (-1 = forever) -> EAGAIN.
 //
-// It sleeps as soon as there is nothing to do; it does not yield its core first
-// (core/large_message.hpp says why).
+// It sleeps as soon as there is nothing to do; it does not yield its core first.
+// The yield was a bet that the only other runnable thread on the core is our
+// peer; on a host with any other work it handed the core to that work for a whole
+// time slice (EEVDF: ~3 ms whatever its nice level): tcp 64 B REQ/REP with a core
+// per side, p50 37-105 us against libzmq's 33-36 and 30-35 without the yield;
+// PUSH/PULL at HWM 1000, 1.6-4.4 M msg/s against 5.6-8.6 M without it.
+// docs/profiling/2026-11-26-yield-under-load.md.
 
 template <typename Process, typename Attempt>
 int retry_until(int timeout_ms, Process process, Attempt attempt) {
