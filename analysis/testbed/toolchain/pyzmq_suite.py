@@ -50,6 +50,18 @@ def _pytest(python: Path, files: list[str], ignore: list[str], config: config_mo
     return cmd + (["-k", regex] if regex else [])
 
 
+# Which libzmq.so.5 the venv's pyzmq maps: without this check a wrong loader path would
+# run libzmq under zlink's name and every comparison would pass.
+_MAPPED = ("import os, zmq; print(','.join(sorted({p for p in open('/proc/self/maps').read().split() "
+           "if os.path.basename(p).startswith('libzmq.so.5')})))")
+
+
+def _mapped_library(python: Path, env: dict) -> str:
+    proc = subprocess.run([str(python), "-c", _MAPPED], env=env, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    return proc.stdout.strip() if proc.returncode == 0 else f"import failed: {proc.stderr.strip()[-200:]}"
+
+
 @dataclass
 class LibraryRun:
     name: str
@@ -73,6 +85,10 @@ def _run_library(name: str, python: Path, sdist: Path, config: config_mod.SuiteC
     isolated = list(config.isolated)
     runs = [(["tests"], isolated)] + [([path], []) for path in isolated]
     result = LibraryRun(name, work / "pytest.log", [work / f"junit-{i}.xml" for i in range(len(runs))])
+    mapped, wanted = _mapped_library(python, env), os.path.realpath(prefix / "lib" / pyzmq_build.SONAME)
+    if mapped != wanted:
+        result.stopped = f"not run: pyzmq maps {mapped or 'no libzmq.so.5'}, not {wanted}"
+        return result
     with open(result.log, "w") as sink:
         for (files, ignore), junit in zip(runs, result.junits):
             cmd = _pytest(python, files, ignore, config, regex, junit)
