@@ -65,6 +65,17 @@ def test_a_listed_difference_that_passes_is_reported_and_oracle_failures_are_lef
     assert listed == [("tests/t.py::b", "why")]
 
 
+def test_flaky_tests_are_reported_never_counted():
+    oracle = _outcomes(a=FAIL, b=PASS)
+    zlink = _outcomes(a=PASS, b=FAIL)
+    flaky = frozenset({"tests/t.py::a", "tests/t.py::b"})
+    judged = judge_mod.judge("zlink", oracle, zlink, {}, flaky)
+    assert not judged.failed and not judged.passed
+    assert judged.flaky == [("tests/t.py::a", PASS), ("tests/t.py::b", FAIL)]
+    own = judge_mod.judge_oracle("libzmq", oracle, {}, flaky)
+    assert not own.failed and own.flaky == [("tests/t.py::a", FAIL), ("tests/t.py::b", PASS)]
+
+
 SUITE = """schema = 1
 [pyzmq]
 version = "27.1.0"

@@ -126,6 +126,9 @@ def _summary(judgement: judge_mod.Judgement, oracle: bool, run: LibraryRun) -> S
                      + (f"; and {len(judgement.failed) - 10} more" if len(judgement.failed) > 10 else ""))
     if judgement.now_passing:
         notes.append(f"NOW PASSES (tighten expectations.toml): {_names(judgement.now_passing)}")
+    if judgement.flaky:
+        notes.append("flaky (not counted): " + ", ".join(f"{test.split('::', 1)[1]} {status}"
+                                                          for test, status in judgement.flaky))
     if judgement.skip_differs:
         notes.append(f"passes where the oracle skipped: {_names(judgement.skip_differs)}")
     odd = [code for code in run.codes if code not in (0, 1, 5)]  # 1: tests failed (judged above); 5: none ran
@@ -166,12 +169,14 @@ def run(regex: str | None, progress: Progress) -> list[SuiteResult]:
     outcomes = {name: {k: v for junit in run.junits for k, v in judge_mod.read_junit_file(junit).items()}
                 for name, run in runs.items()}
     oracle = outcomes[config.oracle]
+    flaky = frozenset(config.flaky)
     results = []
     for name, run in runs.items():
         if name == config.oracle:
-            judgement = judge_mod.judge_oracle(name, oracle, expectations.oracle_not_passing)
+            judgement = judge_mod.judge_oracle(name, oracle, expectations.oracle_not_passing, flaky)
         else:
-            judgement = judge_mod.judge(name, oracle, outcomes[name], expectations.differences.get(name, {}))
+            judgement = judge_mod.judge(name, oracle, outcomes[name], expectations.differences.get(name, {}),
+                                        flaky)
         if not outcomes[name]:
             judgement.failed.append(("(whole run)", f"no JUnit results; {_last_lines(run.log)}"))
         results.append(_summary(judgement, name == config.oracle, run))

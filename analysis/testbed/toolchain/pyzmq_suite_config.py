@@ -33,6 +33,7 @@ class SuiteConfig:
     oracle: str
     deselect: dict[str, str]          # pytest node id -> why it is not run
     isolated: dict[str, str]          # test file run in its own pytest process -> why
+    flaky: dict[str, str]             # node id -> what varies and why (run, reported, not counted)
 
     @property
     def sdist_name(self) -> str:
@@ -90,7 +91,8 @@ def load_config(path: Path = SUITE_FILE) -> SuiteConfig:
     return SuiteConfig(_get(pin, "version", str, f"{path} [pyzmq]"), sha, tuple(requirements),
                        _get(run, "test_timeout_seconds", int, f"{path} [run]"),
                        _get(run, "run_timeout_seconds", int, f"{path} [run]"), libraries, oracle,
-                       _reasons(data.get("deselect", {}), f"{path} [deselect]"), _isolated(data, path))
+                       _reasons(data.get("deselect", {}), f"{path} [deselect]"), _isolated(data, path),
+                       _reasons(data.get("flaky", {}), f"{path} [flaky]"))
 
 
 def _isolated(data: dict, path: Path) -> dict[str, str]:

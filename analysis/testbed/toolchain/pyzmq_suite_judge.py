@@ -11,6 +11,7 @@ against the oracle (libzmq 4.3.5 on the same sdist, same run):
   skipped    fail/error   no                        FAILED
   not pass   (any)        -                         judged on the oracle's line instead
   absent     (any)        -                         FAILED (the run lost it: crash, kill)
+  (any test in suite.toml's [flaky], on any library)  neither; its outcome is reported
 
 The oracle's own line: a test it does not pass fails the suite unless
 [oracle_not_passing] gives the reason (the oracle must be trustworthy to judge).
@@ -66,12 +67,16 @@ class Judgement:
     now_passing: list[str] = field(default_factory=list)             # listed, but passed
     skipped_both: list[str] = field(default_factory=list)
     skip_differs: list[str] = field(default_factory=list)            # oracle skipped, this passed
+    flaky: list[tuple[str, str]] = field(default_factory=list)       # test, its outcome this run
 
 
-def judge_oracle(name: str, oracle: dict[str, tuple[str, str]], not_passing: dict[str, str]) -> Judgement:
+def judge_oracle(name: str, oracle: dict[str, tuple[str, str]], not_passing: dict[str, str],
+                 flaky: frozenset[str] = frozenset()) -> Judgement:
     result = Judgement(name)
     for test, (status, message) in sorted(oracle.items()):
-        if status == PASS:
+        if test in flaky:
+            result.flaky.append((test, status))
+        elif status == PASS:
             (result.now_passing if test in not_passing else result.passed).append(test)
         elif status == SKIPPED:
             result.skipped_both.append(test)
@@ -83,11 +88,14 @@ def judge_oracle(name: str, oracle: dict[str, tuple[str, str]], not_passing: dic
 
 
 def judge(name: str, oracle: dict[str, tuple[str, str]], outcomes: dict[str, tuple[str, str]],
-          differences: dict[str, str]) -> Judgement:
+          differences: dict[str, str], flaky: frozenset[str] = frozenset()) -> Judgement:
     result = Judgement(name)
     for test in sorted(set(oracle) | set(outcomes)):
         expected = oracle.get(test, (ABSENT, ""))[0]
         status, message = outcomes.get(test, (ABSENT, "not in this run's results"))
+        if test in flaky:
+            result.flaky.append((test, status))
+            continue
         if expected not in (PASS, SKIPPED, ABSENT):
             continue  # the oracle does not pass it: its own line says so
         if status == PASS:
