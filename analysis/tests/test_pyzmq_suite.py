@@ -123,3 +123,18 @@ def test_an_sdist_with_another_hash_is_refused(tmp_path):
     sdist.write_bytes(b"not the sdist")
     with pytest.raises(config_mod.PyzmqSuiteError, match="refusing"):
         config_mod.check_sdist(config_mod.load_config(path), sdist)
+
+
+def test_a_failed_build_fails_the_suite_and_names_the_library_and_step(monkeypatch):
+    from testbed.toolchain import pyzmq_suite
+    from testbed.toolchain.progress import CommandFailed, Progress
+
+    def fail(name, config, progress):
+        raise CommandFailed(f"pyzmq: build against {name} failed (exit 1, 3.0 s); "
+                            "full log: /x/build.log\ntail")
+
+    monkeypatch.setattr(pyzmq_suite, "_prepare", fail)
+    [result] = pyzmq_suite.run(None, Progress())
+    assert (result.name, result.passed, result.failed) == ("pyzmq-suite libzmq-4.3.5", 0, 1)
+    assert result.notes == ["pyzmq 27.1.0 build against libzmq-4.3.5 failed: pyzmq: build against "
+                            "libzmq-4.3.5 failed (exit 1, 3.0 s); full log: /x/build.log"]
