@@ -29,24 +29,28 @@ def fake_suites(monkeypatch):
                                          Outcome("zlink", True, "skipped: no")])
     results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0),
                "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)],
-               "api-diff": SuiteResult("api-diff", 1, 0)}
+               "api-diff": SuiteResult("api-diff", 1, 0),
+               "pyzmq-suite": [SuiteResult("pyzmq-suite libzmq-4.3.5 (oracle)", 3, 0),
+                               SuiteResult("pyzmq-suite zlink", 3, 0)]}
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
     monkeypatch.setattr(test_cmd, "_api_diff", lambda: results["api-diff"])
+    monkeypatch.setattr(test_cmd.pyzmq_suite, "run", lambda expr, progress: results["pyzmq-suite"])
     return results
 
 
 def test_closing_line_sums_all_suites(fake_suites, capsys):
     assert test_cmd.main(_args()) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[-1] == "37 passed, 0 failed"  # 1 build + 10 ctest + 20 libzmq suite + 1 api-diff + 5 pytest
+    # 1 build + 10 ctest + 20 libzmq suite + 6 pyzmq suite + 1 api-diff + 5 pytest
+    assert lines[-1] == "43 passed, 0 failed"
 
 
 def test_any_failure_fails_the_command(fake_suites, capsys):
     fake_suites["pytest"] = SuiteResult("pytest", 0, 1, ["pytest collected no test"])
     assert test_cmd.main(_args()) == 1
-    assert capsys.readouterr().out.strip().splitlines()[-1] == "32 passed, 1 failed"
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "38 passed, 1 failed"
 
 
 def test_only_narrows(fake_suites, capsys):
@@ -75,7 +79,7 @@ def test_fuzz_target_discovery(tmp_path):
 
 
 def test_suite_selection():
-    assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "api-diff", "pytest"}
+    assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "pytest"}
     selected = test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30))
     assert selected == {"zlink", "sanitize", "fuzz"}
     assert test_cmd._selected(_args(only=["sanitize", "fuzz"])) == {"sanitize", "fuzz"}
@@ -154,3 +158,12 @@ def test_a_build_tree_of_another_checkout_is_rebuilt_not_reused(monkeypatch, tmp
     (tree / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={zlink_build.source_dir()}\n")
     zlink_build._forget_other_source(tree)
     assert (tree / "CMakeCache.txt").exists()
+
+
+def test_pyzmq_suite_is_in_the_default_run_and_its_failures_count(fake_suites, capsys):
+    fake_suites["pyzmq-suite"] = [SuiteResult("pyzmq-suite libzmq-4.3.5 (oracle)", 3, 0),
+                                  SuiteResult("pyzmq-suite zlink", 2, 1, ["FAILED: tests/t.py::x"])]
+    assert test_cmd.main(_args(only=["pyzmq-suite"])) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert "pyzmq-suite zlink: 2 passed, 1 failed (FAILED: tests/t.py::x)" in out
+    assert out[-1] == "6 passed, 1 failed"  # 1 build + 3 + 2

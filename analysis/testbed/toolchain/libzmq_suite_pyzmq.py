@@ -4,8 +4,11 @@ a libzmq package would (ZMQ_PREFIX=<prefix>, no bundled libzmq), must import and
 carry PAIR messages over tcp and ipc.
 
 The build goes into its own virtual environment in the keyed build cache (key: the
-library build, the pinned pyzmq version and this Python), with Cython and
-scikit-build-core from PyPI through uv. It runs for every library except the
+library build, the pinned pyzmq sdist and this Python), with Cython and
+scikit-build-core from PyPI through uv. The sdist is the one pinned by version and
+sha256 in baselines/pyzmq-suite/suite.toml, fetched once by pip into build/sources/;
+the same venv carries pyzmq's test requirements for the pyzmq suite (pyzmq_suite.py).
+It runs for every library except the
 libzmq baselines themselves (their control would double the build time; the
 drop-in perf tools are the control of the loader path).
 """
@@ -18,15 +21,16 @@ import sys
 import time
 from pathlib import Path
 
+from testbed import paths
 from testbed.toolchain import buildcache, keys
+from testbed.toolchain import pyzmq_suite_config as pins
 from testbed.toolchain.libzmq_suite_build import SUITE_BUILD_DIR
 from testbed.toolchain.libzmq_suite_dropin import SONAME
 from testbed.toolchain.libzmq_suite_run import FAIL, PASS, SIGNAL, SKIPPED, TIMEOUT, TestOutcome
 from testbed.toolchain.progress import CommandFailed, Progress
 
 CHECK_NAME = "pyzmq_pair"
-PYZMQ_VERSION = "27.1.0"
-BUILD_REQUIREMENTS = ["cython>=3", "scikit-build-core", "packaging"]
+BUILD_REQUIREMENTS = ["cython>=3", "scikit-build-core", "packaging", "pip"]
 LIMIT_SECONDS = 30.0
 
 # Run inside the built venv: version, a PAIR round trip per transport, and which
@@ -62,30 +66,54 @@ def _uv() -> str | None:
     return shutil.which("uv") or shutil.which("uv", path=str(Path.home() / ".local" / "bin"))
 
 
+def fetch_sdist(config: pins.SuiteConfig, python: str, progress: Progress, log: Path) -> Path:
+    """build/sources/pyzmq/<sha256[:16]>/<sdist>: pip's download (--require-hashes), checked
+    again here. `python` is a venv with the build requirements, so pip's metadata step
+    needs no isolated build environment."""
+    folder = paths.SOURCES_DIR / "pyzmq" / config.sha256[:16]
+    sdist = folder / config.sdist_name
+    if not sdist.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        requirement = folder / "requirement.txt"
+        requirement.write_text(f"pyzmq=={config.version} --hash=sha256:{config.sha256}\n")
+        progress.run([python, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", "pyzmq",
+                      "--no-build-isolation", "--require-hashes", "-r", str(requirement), "-d", str(folder)],
+                     cwd=folder, log=log, title=f"pyzmq: fetch sdist {config.sdist_name}")
+        if not sdist.is_file():
+            raise CommandFailed(f"pyzmq: pip download left no {sdist}")
+    pins.check_sdist(config, sdist)
+    return sdist
+
+
 def build(library, progress: Progress) -> Path:
-    """The venv's python with pyzmq compiled against `library` (cached per library build)."""
+    """The venv's python with pyzmq compiled against `library` from the pinned sdist, and
+    pyzmq's test requirements (cached per library build)."""
     uv = _uv()
     if uv is None:
         raise FileNotFoundError("uv is not on PATH (./testbed installs it); cannot build pyzmq")
-    key = keys.build_key(kind="pyzmq-on-library", pyzmq_recipe=2, library=library.name, pyzmq=PYZMQ_VERSION,
+    config = pins.load_config()
+    key = keys.build_key(kind="pyzmq-on-library", pyzmq_recipe=3, library=library.name,
+                         pyzmq=config.version, sdist=config.sha256, tests=config.test_requirements,
                          library_id=library.info.get("build_id") or str(library.prefix),
                          python=sys.version, tools=keys.toolchain_id())
 
     def make(work: Path) -> None:
         venv, log = work / "venv", work / "build.log"
         python = str(venv / "bin" / "python")
-        progress.step(f"pyzmq {PYZMQ_VERSION} from source against {library.name} (about a minute, once)")
+        progress.step(f"pyzmq {config.version} from source against {library.name} (about a minute, once)")
         progress.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], cwd=work, log=log,
                      title="pyzmq: venv")
         progress.run([uv, "pip", "install", "--quiet", "--python", python, *BUILD_REQUIREMENTS], cwd=work,
                      log=log, title="pyzmq: build requirements")
+        sdist = fetch_sdist(config, python, progress, log)
         env = {"ZMQ_PREFIX": str(library.prefix),
                "PKG_CONFIG_PATH": str(library.prefix / "lib" / "pkgconfig")}
         # --no-cache: uv would otherwise reuse a pyzmq wheel it built against another prefix.
         progress.run([uv, "pip", "install", "--quiet", "--no-cache", "--python", python,
-                      "--no-build-isolation", "--no-binary", "pyzmq", f"pyzmq=={PYZMQ_VERSION}"],
-                     cwd=work, log=log, env=env,
+                      "--no-build-isolation", str(sdist)], cwd=work, log=log, env=env,
                      title=f"pyzmq: build against {library.name}")
+        progress.run([uv, "pip", "install", "--quiet", "--python", python, *config.test_requirements],
+                     cwd=work, log=log, title="pyzmq: test requirements")
         (work / "done").write_text(key + "\n")
 
     return buildcache.cached(SUITE_BUILD_DIR / "pyzmq" / library.name, key, "done", make) / "venv/bin/python"
@@ -118,7 +146,7 @@ def run_check(library, progress: Progress) -> TestOutcome:
     started = time.monotonic()
     try:
         python = build(library, progress)
-    except (CommandFailed, FileNotFoundError) as exc:
+    except (CommandFailed, FileNotFoundError, pins.PyzmqSuiteError) as exc:
         status = SKIPPED if isinstance(exc, FileNotFoundError) else FAIL
         return TestOutcome(CHECK_NAME, status, time.monotonic() - started, str(exc).splitlines()[0][:300])
     env = {**os.environ, "LD_LIBRARY_PATH": str(library.prefix / "lib")}

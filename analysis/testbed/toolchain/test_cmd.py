@@ -11,7 +11,7 @@ import stat
 import time
 from pathlib import Path
 
-from testbed.toolchain import libraries, libzmq_suite, system, zlink_build
+from testbed.toolchain import libraries, libzmq_suite, pyzmq_suite, system, zlink_build
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
 from testbed.toolchain.suites import (
@@ -24,8 +24,8 @@ from testbed.toolchain.suites import (
     tests_of,
 )
 
-SUITES = ("zlink", "libzmq-suite", "api-diff", "sanitize", "tsan", "fuzz", "pytest")
-DEFAULT_SUITES = ("zlink", "libzmq-suite", "api-diff", "pytest")
+SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "sanitize", "tsan", "fuzz", "pytest")
+DEFAULT_SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "pytest")
 DEFAULT_FUZZ_SECONDS = 30
 
 
@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="tsan suite: all = every zlink test; threads = only the test programs "
                              f"that drive zlink's threads hardest ({', '.join(TSAN_THREAD_TARGETS[:-1])}): "
                              "builds a fraction of the tree, which CI's time budget needs")
-    parser.add_argument("-k", dest="expr", metavar="EXPR", help="pytest -k expression")
+    parser.add_argument("-k", dest="expr", metavar="EXPR",
+                        help="pytest -k expression (analysis/tests; and pyzmq's tests in pyzmq-suite)")
     parser.add_argument("-R", "--ctest-regex", metavar="REGEX",
                         help="only tests matching REGEX: ctest -R for zlink's tests, and the libzmq suite's "
                              "test names (e.g. test_pair|dropin)")
@@ -66,7 +67,7 @@ def _builds(progress: Progress, selected: set[str]) -> SuiteResult:
     result = SuiteResult("build")
     if "pytest" in selected:
         outcomes = build_everything(progress)
-    elif "api-diff" in selected:
+    elif selected & {"api-diff", "pyzmq-suite"}:
         outcomes = build_everything(progress, ["libzmq-4.3.5", "zlink"], bench=False)
     else:
         outcomes = build_everything(progress, ["libzmq-4.3.5"], bench=False)
@@ -254,6 +255,9 @@ def main(args: argparse.Namespace) -> int:
         options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
                                        args.update_expectations, args.suite_repeat)
         results += libzmq_suite.run(options, progress)
+    if "pyzmq-suite" in selected:
+        progress.step("pyzmq's own test suite on each library (baselines/pyzmq-suite)")
+        results += pyzmq_suite.run(args.expr, progress)
     if "api-diff" in selected:
         progress.step("differential API test against libzmq 4.3.5 (zlink/tests/api_diff)")
         results.append(_api_diff())
