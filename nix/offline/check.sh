@@ -57,9 +57,10 @@ mkdir "$work/flake"
 # NIX_CHECK_UNTRACKED=1 also takes untracked (not ignored) files: for developing
 # before a commit. Without it the check sees what a git flake would see.
 list=(git ls-files -z); if [ "${NIX_CHECK_UNTRACKED:-}" = 1 ]; then list+=(-c -o --exclude-standard); fi
+# One cp for all files (one per file took ~20 s for the ~2200 files, 370 MB).
 "${list[@]}" | while IFS= read -r -d '' f; do
-  if [ -e "$f" ]; then cp --parents -P -t "$work/flake" "$f"; else echo "note: $f is deleted in the working tree"; fi
-done
+  if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; else echo "note: $f is deleted in the working tree" >&2; fi
+done | xargs -0 -r cp --parents -P -t "$work/flake"
 stub="$work/flake/nix/offline/nixpkgs"
 # The stub's Python is the project's environment built from analysis/pyproject.toml.
 if [ ! -x "$repo/.venv/bin/python" ]; then ./testbed --help > /dev/null; fi

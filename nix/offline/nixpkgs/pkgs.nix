@@ -463,15 +463,11 @@ let
     };
     gtest = hostPackage {
       pname = "gtest";
-      headers = [
-        "gtest"
-        "gmock"
-      ];
+      # Debian's libgtest-dev: GoogleTest without GoogleMock (zlink uses no gmock).
+      headers = [ "gtest" ];
       libs = [
         "libgtest.a"
         "libgtest_main.a"
-        "libgmock.a"
-        "libgmock_main.a"
       ];
     };
     libsodium = hostPackage {
