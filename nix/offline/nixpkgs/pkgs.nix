@@ -266,6 +266,8 @@ let
     }:
     mkDerivation {
       name = "nix-shell";
+      # get-env.sh writes the environment to each of $outputs.
+      outputs = [ "out" ];
       nativeBuildInputs = packages;
       inherit shellHook;
       PATH = builtins.concatStringsSep ":" (
