@@ -8,7 +8,7 @@ import pytest
 
 from fixtures.factory import group_id, make_run
 from testbed import paths
-from testbed.results import inflection_cmd, regenerate_cmd, report, report_cmd
+from testbed.results import inflection_cmd, regenerate, regenerate_cmd, report, report_cmd
 
 
 def _digest(root):
@@ -227,9 +227,13 @@ def test_committed_reports_are_current():
     assert regenerate_cmd.main(args) == 0
 
 
-def test_committed_published_reports_rebuild_without_seeds(tmp_path):
-    args = argparse.Namespace(reports=paths.REPORTS_DIR, seeds=tmp_path / "absent", check=True)
-    assert regenerate_cmd.main(args) == 0
+def test_committed_published_reports_rebuild_without_seeds():
+    """Without the seeds, published/ is rebuilt from its stored data alone (the run
+    reports do not depend on the seeds and are checked above, so they are not drawn
+    a second time here)."""
+    changes, scratch, _ = regenerate.differences(paths.REPORTS_DIR, None, runs=False)
+    shutil.rmtree(scratch, ignore_errors=True)
+    assert changes == []
 
 
 def _median_cv(text: str, metric: str, lib: str) -> float:

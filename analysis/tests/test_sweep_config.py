@@ -67,6 +67,13 @@ def test_fake_experiment_is_valid(tmp_path):
     ('seed = "none"', 'seed = "999_nope.txt"', "experiment.seed", "none"),
     ('io_threads = [1]', 'io_threads = [1]\n[[sweep.exclude]]\nsize = 64', "sweep.exclude[0].size",
      "msg_size"),
+    # a deviation from the libraries' defaults without its reason, or a reason without one
+    ('[workload]', '[workload]\nhwm = 0', "workload.hwm", "workload.hwm_reason"),
+    ('[workload]', '[workload]\nhwm = 0\nhwm_reason = " "', "workload.hwm", "hwm_reason"),
+    ('[workload]', '[workload]\nhwm_reason = "why"', "workload.hwm_reason", "remove hwm_reason"),
+    ('io_threads = [1]', 'io_threads = [1, 2]', "sweep.io_threads", "sweep.io_threads_reason"),
+    ('io_threads = [1]', 'io_threads = [1]\nio_threads_reason = "x"', "sweep.io_threads_reason",
+     "declare the deviation"),
     # build-time axes are refused, not ignored
     ('io_threads = [1]', 'io_threads = [1]\n[sweep.build]\nLTO = ["off", "on"]', "sweep.build.LTO",
      "not supported yet"),
@@ -80,6 +87,16 @@ def test_malformed_gives_one_line_naming_key_and_allowed(tmp_path, old, new, key
     msg = error_of(tmp_path, EXPERIMENT.replace(old, new, 1))
     assert f": {key}" in msg, msg
     assert allowed in msg, msg
+
+
+def test_defaults_are_the_default_unless_declared_with_a_reason(tmp_path):
+    exp = config.load(write(tmp_path, EXPERIMENT), "default", NAMES)
+    assert (exp.hwm, exp.hwm_reason, exp.io_threads, exp.io_threads_reason) == (None, None, (1,), None)
+    text = EXPERIMENT.replace("[workload]", '[workload]\nhwm = 0\nhwm_reason = "unlimited queues"', 1)
+    text = text.replace("io_threads = [1]", 'io_threads = [1, 2]\nio_threads_reason = "scaling"', 1)
+    exp = config.load(write(tmp_path, text), "default", NAMES)
+    assert (exp.hwm, exp.hwm_reason, exp.io_threads, exp.io_threads_reason) == (0, "unlimited queues", (1, 2),
+                                                                               "scaling")
 
 
 def test_unknown_profile_key(tmp_path):
@@ -227,3 +244,14 @@ def test_design_defaults_fixed_and_adaptive(tmp_path):
     text = EXPERIMENT.replace("repetitions = 2", adaptive, 1).replace("verdicts = false", "")
     ada = config.load(write(tmp_path, text), "default", NAMES).design
     assert (ada.min_repetitions, ada.max_repetitions, ada.time_budget_s, ada.adaptive) == (5, 30, 600.0, True)
+
+
+def test_scorecard_unlimited_hwm_variant_differs_only_by_its_declared_hwm():
+    folder = paths.EXPERIMENTS_DIR / "scorecard"
+    for profile in ("quick", "default", "full"):
+        base = config.load(folder / "experiment.toml", profile, NAMES)
+        variant = config.load(folder / "unlimited-hwm.toml", profile, NAMES)
+        assert (base.hwm, variant.hwm) == (None, 0) and "HWM" in variant.hwm_reason.upper()
+        same = ("patterns", "transports", "sizes", "counts", "lat_counts", "io_threads", "placement",
+                "process_model", "design", "exclude", "perf_stat", "libraries")
+        assert all(getattr(base, k) == getattr(variant, k) for k in same)

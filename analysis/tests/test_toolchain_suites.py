@@ -56,3 +56,16 @@ def test_pytest_summary_names_the_failed_tests(monkeypatch):
     result = suites.run_pytest(None)
     assert (result.passed, result.failed) == (3, 1)
     assert "FAILED tests/test_a.py::test_one - AssertionError" in result.line()
+
+
+def test_api_diff_passes_only_on_exit_0_with_its_summary(monkeypatch, tmp_path):
+    ok = "api-diff: 22160 answers, 9462 differences, 0 unexplained, 0 stale explanations"
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: (0, ["...", ok]))
+    result = suites.run_api_diff(tmp_path, tmp_path)
+    assert (result.passed, result.failed) == (1, 0) and ok in result.line()
+    bad = "api-diff: 22160 answers, 9463 differences, 1 unexplained, 0 stale explanations"
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: (1, ["UNEXPLAINED get/0/94: ...", bad]))
+    result = suites.run_api_diff(tmp_path, tmp_path)
+    assert (result.passed, result.failed) == (0, 1)
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: (0, []))  # exit 0 yet no summary: not a pass
+    assert suites.run_api_diff(tmp_path, tmp_path).failed == 1

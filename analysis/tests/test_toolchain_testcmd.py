@@ -28,29 +28,38 @@ def fake_suites(monkeypatch):
                         lambda *a, **k: [Outcome("libzmq-4.3.5", True, "/p"),
                                          Outcome("zlink", True, "skipped: no")])
     results = {"zlink": [SuiteResult("zlink ctest", 10, 0)], "pytest": SuiteResult("pytest", 5, 0),
-               "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)]}
+               "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)],
+               "api-diff": SuiteResult("api-diff", 1, 0)}
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
+    monkeypatch.setattr(test_cmd, "_api_diff", lambda: results["api-diff"])
     return results
 
 
 def test_closing_line_sums_all_suites(fake_suites, capsys):
     assert test_cmd.main(_args()) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[-1] == "36 passed, 0 failed"  # 1 build + 10 ctest + 20 libzmq suite + 5 pytest
+    assert lines[-1] == "37 passed, 0 failed"  # 1 build + 10 ctest + 20 libzmq suite + 1 api-diff + 5 pytest
 
 
 def test_any_failure_fails_the_command(fake_suites, capsys):
     fake_suites["pytest"] = SuiteResult("pytest", 0, 1, ["pytest collected no test"])
     assert test_cmd.main(_args()) == 1
-    assert capsys.readouterr().out.strip().splitlines()[-1] == "31 passed, 1 failed"
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "32 passed, 1 failed"
 
 
 def test_only_narrows(fake_suites, capsys):
     assert test_cmd.main(_args(only=["pytest"])) == 0
     out = capsys.readouterr().out
     assert "zlink ctest" not in out and out.strip().splitlines()[-1] == "6 passed, 0 failed"
+
+
+def test_api_diff_failure_fails_the_command(fake_suites, capsys):
+    fake_suites["api-diff"] = SuiteResult("api-diff", 0, 1,
+                                          ["api-diff: 10 answers, 1 differences, 1 unexplained"])
+    assert test_cmd.main(_args(only=["api-diff"])) == 1
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "1 passed, 1 failed"
 
 
 def test_fuzz_target_discovery(tmp_path):
@@ -66,7 +75,7 @@ def test_fuzz_target_discovery(tmp_path):
 
 
 def test_suite_selection():
-    assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "pytest"}
+    assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "api-diff", "pytest"}
     selected = test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30))
     assert selected == {"zlink", "sanitize", "fuzz"}
     assert test_cmd._selected(_args(only=["sanitize", "fuzz"])) == {"sanitize", "fuzz"}

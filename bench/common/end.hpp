@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ public:
     virtual void send(const std::uint8_t* data, std::size_t n) = 0;
     // Receives the next message; the view stays valid until the next recv/send_back.
     virtual View recv() = 0;
+    // The next message if one arrives within wait_ms, else nothing (used where the
+    // peer may drop: PUB at a finite HWM). The default blocks like recv().
+    virtual std::optional<View> recv_within(int /*wait_ms*/) { return recv(); }
     // Sends the message last returned by recv() back to where it came from.
     virtual void send_back() = 0;
     // Bracket the throughput phase's sends; an End may batch in between (only the

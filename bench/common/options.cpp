@@ -31,7 +31,8 @@ void print_usage(std::FILE* out, const PatternTraits& t) {
         "  --io-threads N     ZMQ_IO_THREADS, 1..64 (default $BENCH_IO_THREADS or 1)\n"
         "  --security S       null|curve: the ZMTP mechanism, tcp/ipc only (default $BENCH_SECURITY\n"
         "                     or null); curve uses fixed bench keys, bound sockets are servers\n"
-        "  --hwm N            ZMQ_SNDHWM and ZMQ_RCVHWM, 0 = unlimited (default 0)\n"
+        "  --hwm N            ZMQ_SNDHWM and ZMQ_RCVHWM, 0 = unlimited (default: not set, the\n"
+        "                     library's own default; PUB then drops and the run counts losses)\n"
         "  --sndbuf N         ZMQ_SNDBUF bytes (default -1 = OS default)\n"
         "  --rcvbuf N         ZMQ_RCVBUF bytes (default -1 = OS default)\n"
         "  --timeout-ms N     peer/progress timeout, 1..3600000 (default 10000)\n"
@@ -310,6 +311,10 @@ void finish_counts(Options& o, const Given& g, const PatternTraits& t) {
     if (o.fault != Fault::none && o.fault != Fault::hang && o.mode == Mode::lat)
         usage_error(t, "--inject-fault acts in the throughput phase; use --mode thr or both");
     if (o.fault != Fault::none && o.count < 4) usage_error(t, "--inject-fault needs --count >= 4");
+    // Losses are counted by the sequence number in bytes 0-7 of every message.
+    if (t.drops_at_hwm && o.hwm != 0 && o.size < 8 && o.mode != Mode::lat)
+        usage_error(t, std::string(t.name) + " drops at a finite HWM and counts the losses by sequence "
+                       "number: --size >= 8, or --hwm 0 (unlimited)");
 }
 
 }  // namespace

@@ -50,7 +50,9 @@ struct Options {
     std::uint64_t lat_count = 0, lat_warmup = 0;
     int io_threads = 1;
     Security security = Security::null;
-    int hwm = 0;
+    // -1: not set, so each library runs at its own default (1000 in libzmq 4.3.5 and
+    // zlink); 0 = unlimited. A pattern that drops at the HWM (PUB) then counts losses.
+    int hwm = -1;
     int timeout_ms = 10000;
     int linger = 0;
     int sndbuf = -1, rcvbuf = -1;

@@ -58,6 +58,17 @@ const char* Verifier::method() const {
     return "sequence+sampled-body";
 }
 
+bool Verifier::check_from(const std::uint8_t* data, std::size_t len, std::uint64_t min_seq, std::uint64_t& seq) {
+    if (len != size_ || size_ < 8) return check(data, len, min_seq);
+    seq = get_seq(data);
+    if (seq < min_seq) {
+        error_ = "sequence number " + std::to_string(seq) + " arrived after " + std::to_string(min_seq - 1) +
+                 " (duplicate or reordered)";
+        return false;
+    }
+    return check(data, len, seq);
+}
+
 bool Verifier::check(const std::uint8_t* data, std::size_t len, std::uint64_t expected_seq) {
     if (len != size_) {
         error_ = "message " + std::to_string(expected_seq) + " has " + std::to_string(len) +

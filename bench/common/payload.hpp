@@ -51,6 +51,9 @@ class Verifier {
 public:
     explicit Verifier(std::size_t size) : size_(size) {}
     bool check(const std::uint8_t* data, std::size_t len, std::uint64_t expected_seq);
+    // For a peer that may drop (PUB at a finite HWM): any sequence number >= min_seq
+    // (sizes >= 8 only), stored in `seq`; contents checked as by check().
+    bool check_from(const std::uint8_t* data, std::size_t len, std::uint64_t min_seq, std::uint64_t& seq);
     const std::string& error() const { return error_; }
     const char* method() const;
 

@@ -28,6 +28,20 @@ namespace {
 
 RunInfo g_info;
 VerifyState g_verify;
+LibrarySettings g_lib;
+std::mutex g_lib_mutex;
+
+int read_int_option(void* s, int option) {
+    int value = 0;
+    std::size_t len = sizeof value;
+    if (zmq_getsockopt(s, option, &value, &len) != 0) return -2;  // "could not read" (never a real value)
+    return value;
+}
+
+void write_optional(JsonWriter& w, const char* key, const std::optional<int>& v) {
+    if (v) w.value(key, *v);
+    else w.null(key);
+}
 
 std::string library_version() {
     int major = 0, minor = 0, patch = 0;
@@ -62,6 +76,7 @@ std::vector<std::pair<std::string, std::string>> relevant_env() {
 void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size) {
     const double rate = t.receiver_seconds > 0 ? static_cast<double>(t.count) / t.receiver_seconds : 0.0;
     const double bytes = rate * static_cast<double>(size);
+    const double sent = static_cast<double>(t.sent.value_or(t.count));
     w.begin_object("throughput")
         .value("count", t.count)
         .value("warmup", t.warmup)
@@ -71,8 +86,14 @@ void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size
         .value("bytes_per_sec", bytes)
         .value("mb_per_sec", bytes / 1e6)
         .value("sender_msgs_per_sec",
-               t.sender_seconds > 0 ? static_cast<double>(t.count) / t.sender_seconds : 0.0)
+               t.sender_seconds > 0 ? sent / t.sender_seconds : 0.0)
         .value("mb_unit", "1e6 bytes");
+    if (t.sent) {  // msgs_per_sec is then the delivered rate
+        w.value("delivery", "lossy").value("sent", *t.sent).value("lost", *t.sent - t.count)
+            .value("loss", sent > 0 ? (sent - static_cast<double>(t.count)) / sent : 0.0);
+    } else {
+        w.value("delivery", "lossless");
+    }
     if (t.span_seconds) {
         w.value("span_seconds", *t.span_seconds)
             .value("span_msgs_per_sec", static_cast<double>(t.count) / *t.span_seconds);
@@ -132,6 +153,20 @@ const char* compiler_id() {
 }  // namespace
 
 void set_run_info(const RunInfo& info) { g_info = info; }
+
+void record_socket_settings(void* socket) {
+    std::lock_guard lock(g_lib_mutex);
+    if (g_lib.sndhwm) return;
+    g_lib.sndhwm = read_int_option(socket, ZMQ_SNDHWM);
+    g_lib.rcvhwm = read_int_option(socket, ZMQ_RCVHWM);
+    g_lib.sndbuf = read_int_option(socket, ZMQ_SNDBUF);
+    g_lib.rcvbuf = read_int_option(socket, ZMQ_RCVBUF);
+}
+
+void record_context_settings(void* context) {
+    std::lock_guard lock(g_lib_mutex);
+    if (!g_lib.io_threads) g_lib.io_threads = zmq_ctx_get(context, ZMQ_IO_THREADS);
+}
 RunInfo& run_info() { return g_info; }
 VerifyState& verify_state() { return g_verify; }
 
@@ -170,9 +205,23 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
         .value("method", g_verify.method);
     if (!g_verify.error.empty()) w.value("error", g_verify.error);
     w.end_object();
+    LibrarySettings lib;
+    {
+        std::lock_guard lock(g_lib_mutex);
+        lib = g_lib;
+    }
     w.begin_object("settings")
-        .value("hwm", o.hwm)
-        .value("io_threads", o.io_threads)
+        .value("hwm", lib.sndhwm.value_or(o.hwm))  // as the library reports it, else as asked
+        .value("hwm_requested", o.hwm)              // -1: not set (the library's default)
+        .value("io_threads", o.io_threads);
+    w.begin_object("library_reports");  // read back from the library (null: no socket yet)
+    write_optional(w, "sndhwm", lib.sndhwm);
+    write_optional(w, "rcvhwm", lib.rcvhwm);
+    write_optional(w, "sndbuf", lib.sndbuf);
+    write_optional(w, "rcvbuf", lib.rcvbuf);
+    write_optional(w, "io_threads", lib.io_threads);
+    w.end_object();
+    w
         .value("security", to_string(o.security))
         .value("linger", o.linger)
         .value("sndbuf", o.sndbuf)
@@ -214,8 +263,13 @@ std::string render_summary(const std::optional<ThroughputResult>& thr, const std
         const double rate = static_cast<double>(thr->count) / thr->receiver_seconds;
         std::snprintf(buf, sizeof buf, " thr %.3f M msg/s, %.1f MB/s (MB = 1e6 B), sender %.3f M msg/s;",
                       rate / 1e6, rate * static_cast<double>(o.size) / 1e6,
-                      static_cast<double>(thr->count) / thr->sender_seconds / 1e6);
+                      static_cast<double>(thr->sent.value_or(thr->count)) / thr->sender_seconds / 1e6);
         s += buf;
+        if (thr->sent) {
+            std::snprintf(buf, sizeof buf, " delivered %llu of %llu sent;",
+                          static_cast<unsigned long long>(thr->count), static_cast<unsigned long long>(*thr->sent));
+            s += buf;
+        }
     }
     if (lat) {
         const auto& l = lat->rtt_half_us;

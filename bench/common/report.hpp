@@ -21,6 +21,9 @@ struct ThroughputResult {
     // runs). It contains the receiver's window; much longer means the receiver's
     // clock started late, behind a backlog, and its rate is inflated.
     std::optional<double> span_seconds;
+    // Set when the pattern drops at the HWM (PUB at a finite HWM): how many measured
+    // messages the sender sent; `count` is then how many arrived (delivered).
+    std::optional<std::uint64_t> sent;
 };
 
 // What a sender process alone knows about the throughput phase (the receiver's
@@ -42,6 +45,17 @@ struct VerifyState {
     std::string method;
     std::string error;
 };
+
+// What the library reports it runs with, read back with zmq_getsockopt/zmq_ctx_get
+// from the first socket and context the run made (every socket gets the same
+// options), so a result states the HWM, buffers and IO threads each library ran with
+// whether the bench set them or left the library's defaults.
+struct LibrarySettings {
+    std::optional<int> sndhwm, rcvhwm, sndbuf, rcvbuf, io_threads;
+};
+// Records the socket's settings if none were recorded yet (thread-safe).
+void record_socket_settings(void* socket);
+void record_context_settings(void* context);
 
 struct RunInfo {
     const char* pattern = "";

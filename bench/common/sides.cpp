@@ -32,7 +32,7 @@ std::string run_settings(const Options& o, const char* pattern) {
     std::ostringstream s;
     s << "pattern=" << pattern << " transport=" << to_string(o.transport) << " size=" << o.size
       << " count=" << o.count << " warmup=" << o.warmup << " lat_count=" << o.lat_count
-      << " lat_warmup=" << o.lat_warmup << " mode=" << to_string(o.mode);
+      << " lat_warmup=" << o.lat_warmup << " mode=" << to_string(o.mode) << " hwm=" << o.hwm;
     return s.str();
 }
 
@@ -82,11 +82,6 @@ Side build_side(const SideEnv& env, Make make) {
 ThroughputResult receive_throughput(End& b, const SideEnv& env, Clock::time_point& last_arrival) {
     const Options& o = env.o;
     env.wd.set_phase("throughput");
-    const std::string drop_hint = env.spec.traits.drops_at_hwm && o.hwm > 0
-        ? " (this pattern drops messages at the high-water mark by design; a lossless run needs --hwm 0)"
-        : "";
-    // A lost last message leaves the receiver waiting: the timeout says why.
-    set_timeout_hint(drop_hint);
     Verifier verifier(o.size);
     VerifyState& vs = verify_state();
     vs.expected = o.count;
@@ -96,7 +91,7 @@ ThroughputResult receive_throughput(End& b, const SideEnv& env, Clock::time_poin
     for (std::uint64_t i = 0; i < total; ++i) {
         if (i + 1 == o.warmup) env.link.post(Signal::go);  // all but the last warm-up are in
         const View m = b.recv();
-        if (!verifier.check(m.data, m.size, i)) exit_verify("throughput: " + verifier.error() + drop_hint);
+        if (!verifier.check(m.data, m.size, i)) exit_verify("throughput: " + verifier.error());
         // The clock starts at the last warm-up message, so the window holds exactly
         // `count` messages, and stops at the last one (before a lockstep reply).
         if (i + 1 == o.warmup) start = Clock::now();
@@ -105,9 +100,92 @@ ThroughputResult receive_throughput(End& b, const SideEnv& env, Clock::time_poin
         if (i >= o.warmup) ++vs.received;
         progress.kick();
     }
-    set_timeout_hint("");
     last_arrival = end;
     return ThroughputResult{o.count, o.warmup, seconds_between(start, end), 0.0, std::nullopt};
+}
+
+// A pattern that drops at the HWM (PUB) with a finite HWM: PUB never blocks, so the
+// subscriber gets what its queues held. Losses are counted by sequence number, and
+// the window runs from the arrival of the first message at or after the last warm-up
+// one to the last arrival, so the delivered rate is timed like a lossless one.
+// The run ends when the last message arrives, or when the sender has said it is done
+// and nothing arrived for kQuietMs (the rest was dropped); the quiet wait is never in
+// the window. `sent_text` gets the sender's `sent` payload if it was taken here.
+constexpr int kQuietMs = 100;
+
+bool lossy(const Options& o, const PatternSpec& spec) {
+    return spec.traits.drops_at_hwm && o.hwm != 0;
+}
+
+ThroughputResult receive_lossy(End& b, const SideEnv& env, Clock::time_point& last_arrival,
+                               std::optional<std::string>& sent_text) {
+    const Options& o = env.o;
+    env.wd.set_phase("throughput (lossy: PUB drops at the HWM)");
+    Verifier verifier(o.size);
+    VerifyState& vs = verify_state();
+    vs.expected = o.count;
+    const std::uint64_t last_warm = o.warmup - 1, last = o.warmup + o.count - 1;
+    ProgressSlot& progress = env.wd.slot(kReceiverSlot);
+    auto idle_since = Clock::now();
+    auto check_idle = [&](const char* what) {
+        if (Clock::now() - idle_since > std::chrono::milliseconds(o.timeout_ms))
+            exit_timeout(std::string("nothing received for --timeout-ms ") + what);
+    };
+    std::uint64_t next = 0, seq = 0;
+    // Warm-up: all but the last warm-up message, or what of them PUB did not drop.
+    bool any = false;
+    if (o.warmup == 1) env.link.post(Signal::go);
+    while (o.warmup > 1) {
+        const auto m = b.recv_within(kQuietMs);
+        if (!m) {
+            if (any) break;  // the rest of the warm-up was dropped
+            check_idle("(warm-up)");
+            continue;
+        }
+        if (!verifier.check_from(m->data, m->size, next, seq) || seq >= last_warm)
+            exit_verify("throughput (warm-up): " + (seq >= last_warm ? "a message past the warm-up arrived "
+                                                                          "before go" : verifier.error()));
+        any = true;
+        next = seq + 1;
+        idle_since = Clock::now();
+        progress.kick();
+        if (seq + 1 == last_warm) break;
+    }
+    if (o.warmup > 1) env.link.post(Signal::go);
+    // The clock starts at the first message at or after the last warm-up one (the
+    // queues were drained before go, so that one is normally the last warm-up).
+    Clock::time_point start{}, end{};
+    bool started = false;
+    std::uint64_t delivered = 0;
+    idle_since = Clock::now();
+    for (;;) {
+        const auto m = b.recv_within(kQuietMs);
+        if (!m) {
+            if (!sent_text) sent_text = env.link.poll(Signal::sent, 0);
+            if (sent_text && started) break;  // the sender is done and the queues are empty
+            check_idle("(throughput)");
+            continue;
+        }
+        if (!verifier.check_from(m->data, m->size, next, seq)) exit_verify("throughput: " + verifier.error());
+        next = seq + 1;
+        const auto now = Clock::now();
+        idle_since = now;
+        progress.kick();
+        if (seq < last_warm) continue;  // a warm-up straggler
+        if (!started) {
+            started = true;
+            start = now;
+        } else if (seq > last_warm) {
+            ++delivered;
+        }
+        end = now;
+        if (seq == last) break;
+    }
+    vs.received = delivered;
+    last_arrival = end;
+    ThroughputResult r{delivered, o.warmup, seconds_between(start, end), 0.0, std::nullopt};
+    r.sent = o.count;
+    return r;
 }
 
 // The sender's window, and on the steady clock when it sent the last warm-up message
@@ -213,6 +291,7 @@ void* ContextPool::for_side() {
     void* ctx = zmq_ctx_new();
     if (!ctx) exit_zmq_error("zmq_ctx_new");
     if (zmq_ctx_set(ctx, ZMQ_IO_THREADS, io_threads_) != 0) exit_zmq_error("zmq_ctx_set ZMQ_IO_THREADS");
+    record_context_settings(ctx);
     contexts_.push_back(ctx);
     return ctx;
 }
@@ -241,8 +320,11 @@ ReceiverOutcome run_receiving_side(const SideEnv& env) {
     out.side.end->establish(env.link, false, o.timeout_ms);
     if (o.mode != Mode::lat) {
         Clock::time_point last_arrival{};
-        out.thr = receive_throughput(*out.side.end, env, last_arrival);
-        std::istringstream sent(env.link.wait(Signal::sent));
+        std::optional<std::string> sent_text;
+        out.thr = lossy(o, env.spec) ? receive_lossy(*out.side.end, env, last_arrival, sent_text)
+                                     : receive_throughput(*out.side.end, env, last_arrival);
+        if (out.thr->count == 0) exit_verify("throughput: no measured message was delivered");
+        std::istringstream sent(sent_text ? *sent_text : env.link.wait(Signal::sent));
         std::int64_t sender_start_ns = 0;
         sent >> out.thr->sender_seconds >> sender_start_ns;
         // Two hosts have two steady clocks: no span then.

@@ -77,12 +77,15 @@ void* make_socket(void* ctx, int type, const Options& o) {
     void* s = zmq_socket(ctx, type);
     if (!s) exit_zmq_error((std::string("zmq_socket(") + socket_type_name(type) + ")").c_str());
     set_int_option(s, ZMQ_LINGER, o.linger, "ZMQ_LINGER");
-    set_int_option(s, ZMQ_SNDHWM, o.hwm, "ZMQ_SNDHWM");
-    set_int_option(s, ZMQ_RCVHWM, o.hwm, "ZMQ_RCVHWM");
+    if (o.hwm >= 0) {  // else the library's own default
+        set_int_option(s, ZMQ_SNDHWM, o.hwm, "ZMQ_SNDHWM");
+        set_int_option(s, ZMQ_RCVHWM, o.hwm, "ZMQ_RCVHWM");
+    }
     set_int_option(s, ZMQ_SNDTIMEO, o.timeout_ms, "ZMQ_SNDTIMEO");
     set_int_option(s, ZMQ_RCVTIMEO, o.timeout_ms, "ZMQ_RCVTIMEO");
     if (o.sndbuf != -1) set_int_option(s, ZMQ_SNDBUF, o.sndbuf, "ZMQ_SNDBUF");
     if (o.rcvbuf != -1) set_int_option(s, ZMQ_RCVBUF, o.rcvbuf, "ZMQ_RCVBUF");
+    record_socket_settings(s);
     return s;
 }
 
@@ -181,6 +184,14 @@ View ZmqEnd::recv() {
         data_seen_ = true;
         return View{static_cast<const std::uint8_t*>(zmq_msg_data(&msg_)), n};
     }
+}
+
+std::optional<View> ZmqEnd::recv_within(int wait_ms) {
+    zmq_pollitem_t item{spec_.recv_socket, 0, ZMQ_POLLIN, 0};
+    const int n = zmq_poll(&item, 1, wait_ms);
+    if (n < 0 && zmq_errno() != EINTR) exit_zmq_error("zmq_poll");
+    if (n <= 0) return std::nullopt;
+    return recv();
 }
 
 void ZmqEnd::send_back() {

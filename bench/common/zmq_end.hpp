@@ -56,6 +56,7 @@ public:
     ~ZmqEnd() override;
     void send(const std::uint8_t* data, std::size_t n) override;
     View recv() override;
+    std::optional<View> recv_within(int wait_ms) override;
     void send_back() override;
     void establish(Link& link, bool sending_side, int timeout_ms) override;
 

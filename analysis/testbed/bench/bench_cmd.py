@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lat-warmup", type=_non_negative, help="uncounted round trips first")
     parser.add_argument("--io-threads", type=_non_negative,
                         help="ZMQ_IO_THREADS (default $BENCH_IO_THREADS or 1)")
-    parser.add_argument("--hwm", type=_non_negative, help="SNDHWM/RCVHWM, 0 = unlimited (default 0)")
+    parser.add_argument("--hwm", type=_non_negative,
+                        help="SNDHWM/RCVHWM, 0 = unlimited (default: not set, the library's own 1000)")
     parser.add_argument("--sndbuf", type=_non_negative, help="ZMQ_SNDBUF (default: OS default)")
     parser.add_argument("--rcvbuf", type=_non_negative, help="ZMQ_RCVBUF (default: OS default)")
     parser.add_argument("--timeout-ms", type=_non_negative, help="peer/progress timeout (default 10000)")

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import filecmp
 import json
+import os
 import shutil
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import load, published, report
@@ -97,20 +99,39 @@ def write_index(runs: list[Path], rendered_root: Path, out: Path) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
-def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path) -> list[Path]:
-    """Render everything into out_root; return the managed roots (relative paths)."""
+def _render_run(job: tuple[Path, Path]) -> None:
+    report.render_run(*job)
+
+
+def _workers(jobs: int) -> int:
+    """One process per core: drawing the figures is most of the time, and each run's
+    report is independent of the others (the output does not depend on the order)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, jobs, int(os.environ.get("TESTBED_REGENERATE_JOBS", cores))))
+
+
+def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool = True) -> list[Path]:
+    """Render everything into out_root; return the managed roots (relative paths).
+    runs=False renders the published seed reports only."""
     managed = [Path(PUBLISHED)] if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir() else []
     if managed:
         _build_published(reports_dir, seeds_dir, out_root / PUBLISHED)
-    for run in run_dirs(reports_dir):
-        rel = run.relative_to(reports_dir)
+    rels = [run.relative_to(reports_dir) for run in run_dirs(reports_dir)] if runs else []
+    jobs = []
+    for rel in rels:
         dest = out_root / rel
         dest.mkdir(parents=True, exist_ok=True)
-        report.render_run(run, dest)
+        jobs.append((Path(reports_dir) / rel, dest))
         managed += [rel / report.REPORT_NAME, rel / report.FIGURES]
-    runs = [run.relative_to(reports_dir) for run in run_dirs(reports_dir)]
-    if runs:
-        write_index(runs, out_root, out_root / INDEX)
+    workers = _workers(len(jobs))
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(_render_run, jobs))
+    else:
+        for job in jobs:
+            _render_run(job)
+    if rels:
+        write_index(rels, out_root, out_root / INDEX)
         managed.append(Path(INDEX))
     return managed
 
@@ -126,10 +147,11 @@ def _files(root: Path, rels: list[Path]) -> set[Path]:
     return out
 
 
-def differences(reports_dir: Path, seeds_dir: Path | None) -> tuple[list[str], Path, list[Path]]:
+def differences(reports_dir: Path, seeds_dir: Path | None,
+                runs: bool = True) -> tuple[list[str], Path, list[Path]]:
     """(changed/new/stale file list, scratch dir holding the fresh build, managed roots)."""
     scratch = Path(tempfile.mkdtemp(prefix="testbed-regenerate-"))
-    managed = build(reports_dir, seeds_dir, scratch)
+    managed = build(reports_dir, seeds_dir, scratch, runs)
     fresh, current = _files(scratch, managed), _files(Path(reports_dir), managed)
     changes = []
     for rel in sorted(fresh | current):

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from testbed.sweep import library_settings
 from testbed.sweep import manifest as sweep_manifest
 
 DEFAULT_MARGIN = 0.03      # equivalence margin of SAME (issue 9 item 5), unless the run declares one
@@ -145,7 +146,7 @@ class RunManifest:
         out.append(("pinning", _text(m.pinning) if m.pinning else "none"))
         out.append(("verdicts", f"confidence {100 * self.confidence:.4g}% each, SAME inside "
                                 f"+/-{100 * self.margin:g}%"))
-        return out + self._design_rows()
+        return out + self._design_rows() + library_settings.header_rows(self.typed.library_settings)
 
     def _design_rows(self) -> list[tuple[str, str]]:
         d = self.typed.design

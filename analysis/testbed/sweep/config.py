@@ -18,7 +18,7 @@ from testbed.sweep import config_net, config_run, config_sweep
 from testbed.sweep.config_net import HostsSpec, LinkSpec
 from testbed.sweep.config_run import Design
 from testbed.sweep.config_sweep import UNSET, ZipGroup, selector, selector_keys
-from testbed.sweep.toml_reader import ExperimentError, Section, tname
+from testbed.sweep.toml_reader import ExperimentError, Section, deviation_reason, tname
 
 __all__ = ["UNSET", "Experiment", "ExperimentError", "LibraryEntry", "ZipGroup", "load", "experiment_path"]
 
@@ -67,9 +67,11 @@ class Experiment:
     lat_counts: dict[int, int]
     warmup: int
     mode: str
-    hwm: int
+    hwm: int | None             # None: not set, each library's own default (1000 in both)
+    hwm_reason: str | None      # why a declared hwm deviates from the default (required with it)
     bench_timeout_ms: int
     io_threads: tuple[int, ...]
+    io_threads_reason: str | None  # why io_threads lists other than the default 1 (required then)
     placement: tuple[str, ...]
     process_model: tuple[str, ...]
     link: tuple[str, ...]
@@ -298,7 +300,9 @@ def _workload(path: Path, sec: Section) -> dict:
         "counts": counts, "lat_counts": lat_counts,
         "warmup": sec.positive("warmup", 1000, minimum=1),  # the bench requires >= 1
         "mode": sec.choice("mode", MODES, "both"),
-        "hwm": sec.positive("hwm", 0, minimum=0),
+        "hwm": sec.positive("hwm", None, minimum=0) if "hwm" in sec.table else None,
+        "hwm_reason": deviation_reason(sec, "hwm", "hwm" in sec.table,
+                                       "each library's own HWM (1000 in libzmq 4.3.5 and zlink)"),
         "bench_timeout_ms": sec.positive("bench_timeout_ms", 10000),
     }
     sec.done()

@@ -9,7 +9,7 @@ from pathlib import Path
 from testbed.bench.command import PLACEMENTS
 from testbed.bench.patterns import PROCESS_MODELS
 from testbed.sweep.config_net import DIRECT_LINK
-from testbed.sweep.toml_reader import ExperimentError, Section, tname
+from testbed.sweep.toml_reader import ExperimentError, Section, deviation_reason, tname
 
 UNSET = "unset"  # an env axis value meaning "variable not set at all"
 # Chosen by measurement (experiments/README.md, "Placement and process model").
@@ -54,6 +54,8 @@ def parse(path: Path, sec: Section, links: dict, kind: str = "bench") -> dict:
     """[sweep] -> the Experiment fields it defines; `links` are the declared [links.NAME].
     Startup cells time one whole process, so their default process model is one-process."""
     io_threads = sec.int_list("io_threads", 1, (1,))
+    io_threads_reason = deviation_reason(sec, "io_threads", io_threads != (1,),
+                                         "[1], ZMQ_IO_THREADS' default in both libraries")
     placement = sec.str_list("placement", PLACEMENTS, (DEFAULT_PLACEMENT,))
     default_model = "one-process" if kind == "startup" else DEFAULT_PROCESS_MODEL
     process_model = sec.str_list("process_model", PROCESS_MODELS, (default_model,))
@@ -66,7 +68,8 @@ def parse(path: Path, sec: Section, links: dict, kind: str = "bench") -> dict:
     for i, item in enumerate(raw_ex):
         exclude.append(selector(path, f"sweep.exclude[{i}]", item, allowed_keys))
     sec.done()
-    return {"io_threads": io_threads, "placement": placement, "process_model": process_model,
+    return {"io_threads": io_threads, "io_threads_reason": io_threads_reason,
+            "placement": placement, "process_model": process_model,
             "link": link, "env_axes": env_axes, "zipped": tuple(zipped), "exclude": tuple(exclude)}
 
 

@@ -69,6 +69,9 @@ class RunManifest:
     # Host speed reference (speedref.py): present or not, the workload, the drift
     # tolerance, and at the end its spread over the run and the pairs it excluded.
     speed_reference: dict = field(default_factory=dict)
+    # HWM, IO threads and socket buffers: declared (with reasons for deviations) and as
+    # each library reported them in every run (library_settings.py).
+    library_settings: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)         # keys other writers added; kept verbatim
 
     def to_dict(self) -> dict:

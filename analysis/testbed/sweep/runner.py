@@ -12,7 +12,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from testbed.sweep import adaptive, execute, flamegraphs, hostinfo, placement, speedref, store, summary, work
+from testbed.sweep import (
+    adaptive,
+    execute,
+    flamegraphs,
+    hostinfo,
+    library_settings,
+    placement,
+    speedref,
+    store,
+    summary,
+    work,
+)
 from testbed.sweep import perf as perfmod
 from testbed.sweep import plan as planmod
 from testbed.sweep.config import Experiment
@@ -96,6 +107,7 @@ def initial_manifest(exp: Experiment, run_id: str, shard, seed: int, cells, libs
         estimated_seconds=round(estimate_s, 1), created_at=now(), command=argv,
         design={**design.as_manifest(), "note": design_note, "declared": exp.design.as_manifest(),
                 "process_model": list(exp.process_model), "link": list(exp.link)},
+        library_settings={"declared": library_settings.declared(exp), "observed": {}},
     )
 
 
@@ -166,6 +178,8 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     m.host["load_after"] = hostinfo.load_average()
     m.summary = summary.summarize(records, ctx, list(groups), loop.spent if loop else 0.0)
     m.placement["threads"] = placement.summarize(records)
+    if m.library_settings:
+        m.library_settings["observed"] = library_settings.observed(records)
     if m.speed_reference.get("present"):
         m.speed_reference.update(speedref.summarize(store.read_lines(run_dir / speedref.FILE_NAME)))
     if m.sessions:

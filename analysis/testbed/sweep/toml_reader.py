@@ -110,6 +110,21 @@ class Section:
             raise self.err(unknown[0], "unknown key", ", ".join(sorted(self.seen | set(allowed_extra))))
 
 
+def deviation_reason(sec: Section, key: str, deviates: bool, default: str) -> str | None:
+    """Defaults are the default (DEVELOPERS.md): a setting that differs from the
+    libraries' own default needs `<key>_reason`, a sentence saying why; a reason for a
+    setting at its default is refused too, so it cannot outlive the deviation."""
+    name = f"{key}_reason"
+    reason = sec.get(name, str, None, allowed="a sentence saying why this run deviates from the default")
+    if deviates and not (reason or "").strip():
+        raise sec.err(key, f"differs from the default ({default}) without a reason",
+                      f'{sec.key(name)} = "<why>" beside it, or remove {key!r} to run at the default')
+    if reason is not None and not deviates:
+        raise sec.err(name, f"a reason, but {key} is at its default ({default})",
+                      f"remove {name}, or declare the deviation")
+    return reason
+
+
 def tname(value: object) -> str:
     return {str: "string", int: "integer", float: "float", bool: "boolean",
             list: "array", dict: "table"}.get(type(value), type(value).__name__)

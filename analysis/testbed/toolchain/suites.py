@@ -171,3 +171,20 @@ def run_fuzzer(binary: Path, seconds: int, corpus: Path, seeds: Path | None) -> 
     if not runs:
         return False, f"{binary.name}: no 'Done N runs' line from libFuzzer"
     return True, f"{binary.name}: {executions} executions in {runs.group(2)} s"
+
+
+def run_api_diff(zlink_lib: Path, libzmq_prefix: Path) -> SuiteResult:
+    """The differential API test (zlink/tests/api_diff/api_diff.py): one pass when
+    every difference from libzmq 4.3.5 is explained and docs/api-differences.md is
+    what this run generates; its last line carries the counts."""
+    result = SuiteResult("api-diff")
+    script = paths.REPO_ROOT / "zlink" / "tests" / "api_diff" / "api_diff.py"
+    code, lines = _stream([sys.executable, str(script), str(zlink_lib), str(libzmq_prefix)], paths.REPO_ROOT,
+                          timeout=600)
+    summary = next((line for line in reversed(lines) if line.startswith("api-diff:")), None)
+    result.notes.append(summary or f"no summary line (exit {code})")
+    if code == 0 and summary:
+        result.passed = 1
+    else:
+        result.failed = 1
+    return result

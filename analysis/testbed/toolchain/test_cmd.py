@@ -14,10 +14,18 @@ from pathlib import Path
 from testbed.toolchain import libraries, libzmq_suite, system, zlink_build
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import SuiteResult, exact_regex, run_ctest, run_fuzzer, run_pytest, tests_of
+from testbed.toolchain.suites import (
+    SuiteResult,
+    exact_regex,
+    run_api_diff,
+    run_ctest,
+    run_fuzzer,
+    run_pytest,
+    tests_of,
+)
 
-SUITES = ("zlink", "libzmq-suite", "sanitize", "tsan", "fuzz", "pytest")
-DEFAULT_SUITES = ("zlink", "libzmq-suite", "pytest")
+SUITES = ("zlink", "libzmq-suite", "api-diff", "sanitize", "tsan", "fuzz", "pytest")
+DEFAULT_SUITES = ("zlink", "libzmq-suite", "api-diff", "pytest")
 DEFAULT_FUZZ_SECONDS = 30
 
 
@@ -26,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run only this suite (repeatable). zlink = zlink's ctest; libzmq-suite = "
                              "libzmq 4.3.5's own tests and perf tools against each library; sanitize = "
                              "zlink's ctest under ASan/UBSan; tsan = zlink's ctest under ThreadSanitizer; "
-                             "fuzz = its libFuzzer targets; "
+                             "fuzz = its libFuzzer targets; api-diff = the differential API test against "
+                             "libzmq 4.3.5 (zlink/tests/api_diff, docs/api-differences.md); "
                              "pytest = analysis/tests")
     parser.add_argument("--tsan-scope", choices=("all", "threads"), default="all",
                         help="tsan suite: all = every zlink test; threads = only the test programs "
@@ -57,6 +66,8 @@ def _builds(progress: Progress, selected: set[str]) -> SuiteResult:
     result = SuiteResult("build")
     if "pytest" in selected:
         outcomes = build_everything(progress)
+    elif "api-diff" in selected:
+        outcomes = build_everything(progress, ["libzmq-4.3.5", "zlink"], bench=False)
     else:
         outcomes = build_everything(progress, ["libzmq-4.3.5"], bench=False)
     for outcome in outcomes:
@@ -68,6 +79,15 @@ def _builds(progress: Progress, selected: set[str]) -> SuiteResult:
             result.failed += 1
             result.notes.append(f"{outcome.name} failed")
     return result
+
+
+def _api_diff() -> SuiteResult:
+    try:
+        zlink = libraries.find_built("zlink", bench=False).prefix
+        libzmq = libraries.find_built("libzmq-4.3.5", bench=False).prefix
+    except libraries.LibraryUnavailable as exc:
+        return SuiteResult("api-diff", failed=1, notes=[str(exc)])
+    return run_api_diff(zlink / "lib", libzmq)
 
 
 def _interop_prefix() -> Path | None:
@@ -234,6 +254,9 @@ def main(args: argparse.Namespace) -> int:
         options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
                                        args.update_expectations, args.suite_repeat)
         results += libzmq_suite.run(options, progress)
+    if "api-diff" in selected:
+        progress.step("differential API test against libzmq 4.3.5 (zlink/tests/api_diff)")
+        results.append(_api_diff())
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
         results.append(run_pytest(args.expr))

@@ -20,7 +20,8 @@ void dispatch(command &c) {
     case command_kind::hiccup:
     case command_kind::own:
     case command_kind::owned_gone:
-    case command_kind::stop: return c.socket->process(c);
+    case command_kind::stop:
+    case command_kind::wake: return c.socket->process(c);
     case command_kind::reap: return c.socket->ctx()->process(c);
     case command_kind::io_start:
     case command_kind::io_stop: return c.object->process(c);

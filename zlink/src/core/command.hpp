@@ -43,6 +43,8 @@ enum class command_kind : std::uint8_t {
     own,             // `object`: an IO object that now belongs to the socket
     owned_gone,      // `object`: an IO object of the socket has finished
     stop,            // the context is terminating: blocking calls fail (ETERM)
+    wake,            // no work: makes ZMQ_FD readable after a bind/connect/unbind/
+                     // disconnect, where libzmq's own commands to the socket do
     // ---- to the context's reaper (field `socket`) ----
     reap,            // finish closing `socket` (pipes, lingering sessions), delete it
     // ---- to an IO object (field `object`) ----

@@ -19,6 +19,23 @@ namespace zlink {
 
 namespace {
 
+// Numbered in libzmq 4.3.5's draft header, yet accepted and answered by its
+// stable builds (pyzmq's test_int_sockopts reads them). Any int, non-zero is
+// on; stored with no effect on Linux tcp, ipc and inproc, as in libzmq
+// (loopback fast path is Windows-only there, multicast loop is udp/pgm).
+constexpr int option_loopback_fastpath = 94;  // ZMQ_LOOPBACK_FASTPATH
+constexpr int option_multicast_loop = 96;     // ZMQ_MULTICAST_LOOP
+
+// libzmq's lenient booleans: any int, non-zero means on.
+bool options_t::*lenient_bool(int option) {
+    switch (option) {
+    case ZMQ_INVERT_MATCHING: return &options_t::invert_matching;  // read by PUB/SUB/XPUB/XSUB
+    case option_loopback_fastpath: return &options_t::loopback_fastpath;
+    case option_multicast_loop: return &options_t::multicast_loop;
+    default: return nullptr;
+    }
+}
+
 int fail(int e = EINVAL) {
     errno = e;
     return -1;
@@ -212,12 +229,14 @@ int options_t::set(int option, const void *val, size_t len) {
         return 0;
     }
     case ZMQ_AFFINITY: return take_exact(val, len, affinity);
-    case ZMQ_INVERT_MATCHING:  // read by PUB/SUB/XPUB/XSUB; libzmq takes any int
-        if (!is_int)
-            return fail();
-        invert_matching = v != 0;
-        return 0;
-    default: return set_string(option, val, len);
+    default:
+        if (bool options_t::*field = lenient_bool(option)) {
+            if (!is_int)
+                return fail();
+            this->*field = v != 0;
+            return 0;
+        }
+        return set_string(option, val, len);
     }
 }
 
@@ -230,6 +249,9 @@ int options_t::set_string(int option, const void *val, size_t len) {
         routing_id.assign(static_cast<const char *>(val), len);
         return 0;
     case ZMQ_CONNECT_ROUTING_ID:
+        // As libzmq 4.3.5: only the routing types (ROUTER, its REP, STREAM) take it.
+        if (type != ZMQ_ROUTER && type != ZMQ_REP && type != ZMQ_STREAM)
+            return fail();
         if (!val || len == 0 || len > 255)
             return fail();
         connect_routing_id.assign(static_cast<const char *>(val), len);
@@ -281,8 +303,6 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_HEARTBEAT_TTL: return put_exact(val, len, heartbeat_ttl);
     case ZMQ_MAXMSGSIZE: return put_exact(val, len, maxmsgsize);
     case ZMQ_AFFINITY: return put_exact(val, len, affinity);
-    case ZMQ_INVERT_MATCHING: return put_exact(val, len, int{invert_matching});
-    case ZMQ_THREAD_SAFE: return put_exact(val, len, 0);  // no thread-safe types
     case ZMQ_ROUTING_ID: return put_bytes(val, len, routing_id, false);
     case ZMQ_LAST_ENDPOINT: return put_bytes(val, len, last_endpoint, true);
     case ZMQ_BINDTODEVICE: return put_bytes(val, len, bound_device, true);
@@ -290,6 +310,8 @@ int options_t::get(int option, void *val, size_t *len) const {
     case ZMQ_SOCKS_USERNAME: return put_bytes(val, len, socks_username, true);
     case ZMQ_SOCKS_PASSWORD: return put_bytes(val, len, socks_password, true);
     default:  // security options; the write-only filters fail, as libzmq
+        if (bool options_t::*field = lenient_bool(option))
+            return put_exact(val, len, int{this->*field});
         return security_options::handles(option) ? security.get(option, val, len) : fail();
     }
 }

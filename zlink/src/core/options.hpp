@@ -90,6 +90,8 @@ struct options_t {
     int recovery_ivl = 10000;
     int multicast_hops = 1;
     int multicast_maxtpdu = 1500;
+    bool multicast_loop = true;       // ZMQ_MULTICAST_LOOP (udp/pgm only in libzmq)
+    bool loopback_fastpath = false;   // ZMQ_LOOPBACK_FASTPATH (Windows only in libzmq)
     // Set by socket types, not by users:
     bool recv_routing_id = false;  // ROUTER/STREAM: one pipe per connection, attached after handshake
     bool raw_socket = false;       // STREAM: no ZMTP, bytes only

@@ -169,7 +169,9 @@ int socket_base_t::setsockopt(int option, const void *val, size_t len) {
 }
 
 int socket_base_t::getsockopt(int option, void *val, size_t *len) {
-    if (option == ZMQ_RCVMORE || option == ZMQ_FD || option == ZMQ_EVENTS) {
+    // libzmq answers these four from the socket itself, into any buffer of at
+    // least an int (the rest zeroed); the options proper want an exact size.
+    if (option == ZMQ_RCVMORE || option == ZMQ_FD || option == ZMQ_EVENTS || option == ZMQ_THREAD_SAFE) {
         if (!val || !len || *len < sizeof(int)) {
             errno = EINVAL;
             return -1;
@@ -177,6 +179,8 @@ int socket_base_t::getsockopt(int option, void *val, size_t *len) {
         int v;
         if (option == ZMQ_RCVMORE)
             v = rcvmore_ ? 1 : 0;
+        else if (option == ZMQ_THREAD_SAFE)
+            v = 0;  // no thread-safe socket types
         else if (option == ZMQ_FD)
             v = mailbox_.fd();
         else {
@@ -276,6 +280,7 @@ int socket_base_t::bind(const char *text) {
     std::string resolved;
     if (tr->bind(*this, ep, text, resolved) != 0)
         return -1;
+    signal_endpoint_change(*tr);
     options.last_endpoint.swap(resolved);  // no allocation: the bind is done
     return 0;
 }
@@ -289,6 +294,7 @@ int socket_base_t::connect(const char *text) {
         return -1;
     if (tr->connect(*this, ep, text) != 0)
         return -1;
+    signal_endpoint_change(*tr);
     options.connect_routing_id.clear();  // consumed by this connect
     options.last_endpoint = text;
     return 0;
@@ -301,7 +307,10 @@ int socket_base_t::unbind(const char *text) {
     const transport *tr = nullptr;
     if (parse_endpoint(text, ep, tr) != 0)
         return -1;
-    return tr->unbind(*this, ep, text);
+    if (tr->unbind(*this, ep, text) != 0)
+        return -1;
+    signal_endpoint_change(*tr);
+    return 0;
 }
 
 int socket_base_t::disconnect(const char *text) {
@@ -311,7 +320,20 @@ int socket_base_t::disconnect(const char *text) {
     const transport *tr = nullptr;
     if (parse_endpoint(text, ep, tr) != 0)
         return -1;
-    return tr->disconnect(*this, ep, text);
+    if (tr->disconnect(*this, ep, text) != 0)
+        return -1;
+    signal_endpoint_change(*tr);
+    return 0;
+}
+
+// libzmq's bind/connect/unbind/disconnect on tcp and ipc send the socket
+// commands of its own (own, term_ack), so its ZMQ_FD turns readable right
+// after them; pollers rely on it (CZMQ's zpoller self-test polls a PULL's
+// ZMQ_FD right after zmq_connect and expects a wake-up before any message).
+// zlink does that work inline, so it posts a no-op command to the same effect.
+void socket_base_t::signal_endpoint_change(const transport &tr) {
+    if (!tr.in_process())
+        mailbox_.post(command{command_kind::wake, nullptr, this});
 }
 
 // Owned before anything else can throw (bad_alloc): from then on close()
@@ -406,6 +428,11 @@ void socket_base_t::process(const command &c) {
 int socket_base_t::close() {
     if (ctx_->forked())
         return 0;  // a socket inherited through fork(): left alone (ctx_t::forked)
+    // The handle is dead from now on, as in libzmq, although the reaper frees the
+    // object later: a call through it fails with ENOTSOCK at once. pyzmq tells a
+    // closed socket that way (a shadow's close seen by its owner: tornado's
+    // IOLoop.close(all_fds=True) in pyzmq's test_close_all_fds).
+    tag_ = dead_tag;
     closing_ = true;
     // Pipes first: a session must learn that the socket is gone (and drain
     // what it left, within ZMQ_LINGER) before it is asked to stop.  Both

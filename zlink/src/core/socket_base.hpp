@@ -59,6 +59,7 @@ namespace zlink {
 
 class ctx_t;
 class io_object;
+class transport;
 
 class socket_base_t : public pipe_events {
     static constexpr unsigned live_tag = 0x2a11feed, dead_tag = 0xdeadbeef;
@@ -155,6 +156,8 @@ private:
     int process_commands(int timeout_ms);
     // send()'s variant: runs pending commands at most once per ~1 ms (see .cpp).
     int process_commands_throttled();
+    // Makes ZMQ_FD readable after an endpoint change, as in libzmq (see .cpp).
+    void signal_endpoint_change(const transport &tr);
 
     ctx_t *ctx_;
     mailbox mailbox_;

@@ -14,6 +14,10 @@ router_t::router_t(ctx_t *ctx, int type) : socket_base_t(ctx, type) {
 router_t::~router_t() { prefetched_.close(); }
 
 void router_t::xattach_pipe(pipe_t *pipe, bool) {
+    if (options.raw_socket) {  // ZMQ_ROUTER_RAW: no ZMTP, so no announced id
+        file(pipe, {});
+        return;
+    }
     if (options.probe_router && !pipe->probed) send_probe(pipe);
     if (!pipe->routing_id.empty()) {
         // ZMQ_CONNECT_ROUTING_ID chosen on this side: addressable at once, as
@@ -169,6 +173,19 @@ int router_t::xsetsockopt(int option, const void *val, size_t len) {
     case ZMQ_ROUTER_MANDATORY: return parse_flag_option(val, len, mandatory_);
     case ZMQ_ROUTER_HANDOVER: return parse_flag_option(val, len, handover_);
     case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, options.probe_router);
+    case ZMQ_ROUTER_RAW: {
+        // Deprecated, still accepted by libzmq 4.3.5 (CZMQ's self-test sets it):
+        // connections made after it carry raw bytes, as a STREAM socket without
+        // connect/disconnect notifications; 0 leaves the socket as it is.
+        bool raw = false;
+        if (parse_flag_option(val, len, raw) != 0) return -1;
+        if (raw) {
+            options.raw_socket = true;
+            options.raw_notify = false;
+            options.recv_routing_id = false;
+        }
+        return 0;
+    }
     default: return fail(EINVAL);
     }
 }
