@@ -6,9 +6,10 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
-step() { printf '\n== %s\n' "$*"; }
+# Each line says how many seconds the check has run, so a CI log shows where the time went.
+step() { printf '\n== [%4d s] %s\n' "$SECONDS" "$*"; }
 ok=()
-pass() { ok+=("$*"); echo "ok: $*"; }
+pass() { ok+=("$*"); echo "ok [$SECONDS s]: $*"; }
 
 # --- shellcheck (the stub's writeShellApplication runs it, as nixpkgs does),
 #     libsodium's headers (the stub's libsodium is the host's), then a modern Nix
