@@ -242,27 +242,38 @@ def main(args: argparse.Namespace) -> int:
     started = time.monotonic()
     progress = Progress()
     selected = _selected(args)
+    # Seconds per part, printed under the summary: where a CI step's time went.
+    timings: list[tuple[str, float]] = []
+
+    def timed(part: str, run):
+        begin = time.monotonic()
+        try:
+            return run()
+        finally:
+            timings.append((part, time.monotonic() - begin))
+
     if system.missing():
         progress.step("host tools (something is missing)")
-        system.ensure(progress)
+        timed("host tools", lambda: system.ensure(progress))
     progress.step("builds")
-    results = [_builds(progress, selected)]
+    results = [timed("builds", lambda: _builds(progress, selected))]
     if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
-        results += _zlink_suites(args, selected, progress)
+        results += timed("zlink suites", lambda: _zlink_suites(args, selected, progress))
     if "libzmq-suite" in selected:
         progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
         options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
                                        args.update_expectations, args.suite_repeat)
-        results += libzmq_suite.run(options, progress)
+        results += timed("libzmq-suite", lambda: libzmq_suite.run(options, progress))
     if "api-diff" in selected:
         progress.step("differential API test against libzmq 4.3.5 (zlink/tests/api_diff)")
-        results.append(_api_diff())
+        results.append(timed("api-diff", _api_diff))
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
-        results.append(run_pytest(args.expr))
+        results.append(timed("pytest", lambda: run_pytest(args.expr)))
     print(f"\n--- testbed test summary ({time.monotonic() - started:.0f} s) ---")
     for result in results:
         print(result.line())
+    print("time: " + ", ".join(f"{part} {seconds:.0f} s" for part, seconds in timings))
     passed = sum(r.passed for r in results)
     failed = sum(r.failed for r in results)
     print(f"{passed} passed, {failed} failed", flush=True)
