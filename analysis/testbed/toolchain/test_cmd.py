@@ -6,9 +6,11 @@ under ASan/UBSan and its libFuzzer targets), and close with one line
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import stat
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from testbed.toolchain import libraries, libzmq_suite, system, zlink_build
@@ -181,16 +183,23 @@ def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
         result.failed = 1
         result.notes.append(f"no (*_)fuzz_* executables in {build_dir}")
         return result
-    for target in targets:
-        progress.step(f"fuzzing {target.name} for {seconds} s")
-        ok, note = run_fuzzer(target, seconds, zlink_build.ZLINK_TREES / "fuzz-corpus" / target.name,
-                              _seeds(fuzz_src, target))
-        progress.say(f"    {note}")
-        result.notes.append(note)
-        if ok:
-            result.passed += 1
-        else:
-            result.failed += 1
+    # Each libFuzzer target is one single-threaded process: run TESTBED_JOBS (default 2)
+    # of them at a time, each still for `seconds`, so CI's two cores fuzz side by side.
+    jobs = max(1, int(os.environ.get("TESTBED_JOBS", "2")))
+    progress.step(f"fuzzing {len(targets)} targets for {seconds} s each, {jobs} at a time")
+
+    def fuzz_one(target: Path) -> tuple[bool, str]:
+        return run_fuzzer(target, seconds, zlink_build.ZLINK_TREES / "fuzz-corpus" / target.name,
+                          _seeds(fuzz_src, target))
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for ok, note in pool.map(fuzz_one, targets):
+            progress.say(f"    {note}")
+            result.notes.append(note)
+            if ok:
+                result.passed += 1
+            else:
+                result.failed += 1
     return result
 
 
