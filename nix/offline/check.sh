@@ -26,6 +26,12 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 # shellcheck source=nix/offline/modern-nix.sh
 source "$repo/nix/offline/modern-nix.sh"
+# --prepare: only the tools and the trixie root above (.ci/run starts this in the
+# background while the tests run; the check itself then finds the root ready).
+if [ "${1:-}" = --prepare ]; then
+  pass "nix $nix_version (>= 2.18) ready in $nix_root"
+  exit 0
+fi
 
 work="$(mktemp -d /tmp/nix-offline-check.XXXXXX)"
 trap 'rm -rf "$work"' EXIT

@@ -28,6 +28,8 @@ if ! nix_root_ready; then
   umount "$nix_root/proc"
   [ "$code" -eq 0 ] || { tail -n 20 "$nix_root.log" >&2; exit 1; }
   touch "$nix_root/.testbed-ready"
+else
+  echo "using the trixie root made at $(date -u -r "$nix_root/.testbed-ready" '+%F %T UTC'): $nix_root"
 fi
 
 nix_loader="$nix_root/lib64/ld-linux-x86-64.so.2"
