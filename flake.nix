@@ -21,7 +21,12 @@
           pkgs = nixpkgs.legacyPackages.${system};
           # callPackage adds override functions to any attribute set it returns;
           # an attribute set of apps or checks must hold nothing else.
-          callSet = path: args: removeAttrs (pkgs.callPackage path args) [ "override" "overrideDerivation" ];
+          callSet =
+            path: args:
+            removeAttrs (pkgs.callPackage path args) [
+              "override"
+              "overrideDerivation"
+            ];
           baseline = name: pkgs.callPackage ./baselines/package.nix { inherit pins name; };
           flavours = lib.genAttrs (builtins.attrNames pins.flavours) baseline;
           # Registered library name -> prefix; the names are the testbed's own.
@@ -33,8 +38,17 @@
             _: library: pkgs.callPackage ./bench/package.nix { inherit library; }
           ) libraries;
           testbed = pkgs.callPackage ./nix/testbed.nix { };
-          prebuilt = pkgs.callPackage ./nix/prebuilt.nix { inherit libraries benches; };
-          byCurve = curve: lib.findFirst (l: l.passthru.curve == curve) null (builtins.attrValues flavours);
+          # TESTBED_PREBUILT for the given registered names only (an experiment's apps
+          # build what the experiment uses, not every flavour).
+          prebuiltFor =
+            names:
+            pkgs.callPackage ./nix/prebuilt.nix {
+              libraries = lib.filterAttrs (name: _: builtins.elem name names) libraries;
+              inherit benches;
+            };
+          prebuilt = prebuiltFor (builtins.attrNames libraries);
+          byCurve =
+            curve: lib.findFirst (l: l.passthru.curve == curve) null (builtins.attrValues flavours);
         in
         {
           packages = {
@@ -46,17 +60,19 @@
             default = testbed;
           };
           apps = callSet ./nix/apps.nix {
-            inherit testbed prebuilt;
+            inherit testbed prebuiltFor;
             experimentsDir = ./experiments;
           };
-          devShells.default = pkgs.callPackage ./nix/devshell.nix { inherit testbed; };
+          devShells.default = pkgs.callPackage ./nix/devshell.nix { inherit testbed prebuilt; };
           checks = callSet ./nix/checks.nix {
             inherit testbed prebuilt;
             inherit (libraries) zlink;
             baseline = byCurve true;
             nixFiles = ./.;
           };
-          formatter = pkgs.nixfmt;
+          # `nix fmt` formats the whole tree (nixfmt through treefmt; plain nixfmt would
+          # read stdin under `nix fmt` on Nix >= 2.25).
+          formatter = pkgs.nixfmt-tree;
         };
 
       each = attr: lib.genAttrs systems (system: (perSystem system).${attr});

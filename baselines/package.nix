@@ -60,7 +60,8 @@ stdenv.mkDerivation (finalAttrs: {
     $CC has_curve.c -I$out/include -L$out/lib -lzmq -Wl,-rpath,$out/lib -o has_curve
     if ./has_curve; then curve=true; else curve=false; fi
     if [ "$curve" != "${lib.boolToString flavour.curve}" ]; then
-      echo "${name}: zmq_has(\"curve\") is $curve, pins.toml says ${lib.boolToString flavour.curve}" >&2
+      echo "${name}: zmq_has(\"curve\") is $curve," \
+        "pins.toml says ${lib.boolToString flavour.curve}" >&2
       exit 1
     fi
     runHook postInstallCheck

@@ -58,7 +58,8 @@ stdenv.mkDerivation {
     for f in bench_* ceiling_probe; do
       if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" $out/bin/; fi
     done
-    ls $out/bin/bench_* > /dev/null || { echo "bench build produced no bench_* binaries" >&2; exit 1; }
+    ls $out/bin/bench_* > /dev/null \
+      || { echo "bench build produced no bench_* binaries" >&2; exit 1; }
     runHook postInstall
   '';
 

@@ -4,20 +4,34 @@
   lib,
   callPackage,
   writeShellApplication,
-  linuxPackages,
+  perf,
   hyperfine,
+  inferno,
   testbed,
-  prebuilt,
+  # names -> the TESTBED_PREBUILT file listing only those libraries (nix/prebuilt.nix)
+  prebuiltFor,
   experimentsDir,
 }:
 
 let
   # An experiment is a folder holding an experiment.toml; parsing it here makes a
   # broken file fail at evaluation, before anything is built.
-  experiments = lib.filterAttrs (
-    name: type: type == "directory" && builtins.pathExists (experimentsDir + "/${name}/experiment.toml")
-  ) (if builtins.pathExists experimentsDir then builtins.readDir experimentsDir else { });
-  describe = name: (builtins.fromTOML (builtins.readFile (experimentsDir + "/${name}/experiment.toml")));
+  hasToml = name: builtins.pathExists (experimentsDir + "/${name}/experiment.toml");
+  experiments = lib.filterAttrs (name: type: type == "directory" && hasToml name) (
+    if builtins.pathExists experimentsDir then builtins.readDir experimentsDir else { }
+  );
+  describe =
+    name: builtins.fromTOML (builtins.readFile (experimentsDir + "/${name}/experiment.toml"));
+
+  # The registered libraries an experiment uses ([libraries] use, aliases resolved):
+  # its app builds those and their benches only, not every flavour.
+  librariesOf =
+    name:
+    let
+      libraries = (describe name).libraries or { };
+      aliases = libraries.aliases or { };
+    in
+    map (entry: aliases.${entry} or entry) (libraries.use or [ ]);
 
   app = description: drv: {
     type = "app";
@@ -29,13 +43,15 @@ let
     name:
     app (describe name).experiment.question or "run the ${name} experiment" (writeShellApplication {
       name = "experiment-${name}";
+      # perf records the profiles, inferno draws their flamegraphs.
       runtimeInputs = [
         testbed
-        linuxPackages.perf
+        perf
         hyperfine
+        inferno
       ];
       text = ''
-        export TESTBED_PREBUILT=${prebuilt}
+        export TESTBED_PREBUILT=${prebuiltFor (librariesOf name)}
         exec testbed run ${lib.escapeShellArg name} "$@"
       '';
     });
@@ -48,7 +64,8 @@ let
       runtimeInputs = [ pkg ];
       text = ''
         if [ ! -f analysis/pyproject.toml ] || [ ! -d reports ]; then
-          echo "${name}: run this from the root of a zlink testbed checkout (no ./analysis/pyproject.toml or ./reports here)" >&2
+          echo "${name}: run this from the root of a zlink testbed checkout" \
+            "(no ./analysis/pyproject.toml or ./reports here)" >&2
           exit 2
         fi
         TESTBED_ROOT="$PWD" exec testbed ${command} "$@"
@@ -63,7 +80,11 @@ let
 in
 lib.mapAttrs' (name: _: lib.nameValuePair "experiment-${name}" (runExperiment name)) experiments
 // {
-  regenerate-reports = inCheckout "regenerate-reports" "re-render every report under reports/" testbed "regenerate";
-  notebook = inCheckout "notebook" "open Jupyter Lab with the analysis kernel" notebookTestbed "notebook";
+  regenerate-reports =
+    inCheckout "regenerate-reports" "re-render every report under reports/" testbed
+      "regenerate";
+  notebook =
+    inCheckout "notebook" "open Jupyter Lab with the analysis kernel" notebookTestbed
+      "notebook";
 }
 // lib.optionalAttrs (experiments ? batch-sweep) { default = runExperiment "batch-sweep"; }

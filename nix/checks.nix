@@ -3,6 +3,7 @@
 {
   lib,
   runCommand,
+  runCommandCC,
   nixfmt,
   zlink,
   testbed,
@@ -12,15 +13,18 @@
 }:
 
 let
-  inherit (testbed) env root;
+  inherit (testbed) env rootWithReports;
   # The checks run the Python code on a writable copy of the sources, with the
   # Nix-built libraries and benches (TESTBED_PREBUILT), so they build nothing.
+  # runCommandCC: stdenv's compiler and binutils, which some tests run (`cc` in the
+  # libzmq-suite tests, `nm` on the zlink flavours); plain runCommand has neither.
   pythonCheck =
     name: script:
-    runCommand name { nativeBuildInputs = [ env ]; } ''
-      cp -r --no-preserve=mode ${root} work
+    runCommandCC name { nativeBuildInputs = [ env ]; } ''
+      cp -r --no-preserve=mode ${rootWithReports} work
       cd work
-      export HOME=$TMPDIR MPLCONFIGDIR=$TMPDIR/mpl TESTBED_ROOT=$PWD TESTBED_PYTHON=${env}/bin/python
+      export HOME=$TMPDIR MPLCONFIGDIR=$TMPDIR/mpl TESTBED_ROOT=$PWD
+      export TESTBED_PYTHON=${env}/bin/python
       export PYTHONPATH=$PWD/analysis TESTBED_PREBUILT=${prebuilt}
       ${script}
       touch $out
@@ -38,14 +42,17 @@ in
     # flags need that fetched tree too); inside a Nix build the libraries come
     # prebuilt from this flake. The netns tests need root, network namespaces and
     # tc, which a build has not. All of them run in `./testbed test` (CI) instead.
+    testcmd=tests/test_toolchain_testcmd.py
     cd analysis && python -m pytest -q -p no:cacheprovider \
       --ignore=tests/test_toolchain_sources.py \
       --ignore=tests/test_toolchain_curve.py \
       --ignore=tests/test_toolchain_libraries.py \
       --deselect tests/test_libzmq_suite.py::test_three_real_tests_pass_against_libzmq \
-      --deselect tests/test_libzmq_suite.py::test_dropin_check_fails_when_the_loader_picks_another_library \
+      --deselect \
+        tests/test_libzmq_suite.py::test_dropin_check_fails_when_the_loader_picks_another_library \
       --ignore=tests/test_sweep_netns.py \
-      --deselect tests/test_toolchain_testcmd.py::test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer
+      --deselect \
+        "$testcmd::test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer"
   '';
 
   notebooks = pythonCheck "notebooks" ''
@@ -63,7 +70,8 @@ in
     os.environ["TESTBED_NOTEBOOK_RUN"] = str(runs[-1].parent.resolve())
     for book in books:
         nb = nbformat.read(book, as_version=4)
-        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(book.parent)}}).execute()
+        where = {"metadata": {"path": str(book.parent)}}
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources=where).execute()
         print(f"executed {book}")
     PY
   '';

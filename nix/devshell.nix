@@ -1,5 +1,6 @@
 # `nix develop`: everything needed to work on any part of the repository. The
-# ./testbed shim uses this shell's Python environment instead of creating .venv.
+# ./testbed shim uses this shell's Python environment instead of creating .venv, and
+# the Nix-built libraries and benches (TESTBED_PREBUILT) instead of building its own.
 {
   mkShell,
   cmake,
@@ -10,12 +11,17 @@
   asio,
   libsodium,
   gtest,
-  linuxPackages,
+  cargo,
+  perf,
   hyperfine,
+  inferno,
+  iperf3,
+  strace,
   valgrind,
   nixfmt,
   jq,
   testbed,
+  prebuilt,
 }:
 
 mkShell {
@@ -28,15 +34,23 @@ mkShell {
     asio
     libsodium
     gtest
-    linuxPackages.perf
+    cargo
+    perf
     hyperfine
+    inferno
+    iperf3
+    strace
     valgrind
     nixfmt
     jq
     testbed.env
   ];
+  # gcc is the compiler of both paths (clang is here for the fuzz targets only); without
+  # these, whichever of gcc and clang comes last in `packages` would set CC and CXX.
   shellHook = ''
+    export CC=gcc CXX=g++
     export TESTBED_PYTHON=${testbed.env}/bin/python
+    export TESTBED_PREBUILT=${prebuilt}
     export PYTHONPATH="$PWD/analysis''${PYTHONPATH:+:$PYTHONPATH}"
   '';
 }

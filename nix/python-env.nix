@@ -9,7 +9,8 @@
 
 let
   project = (builtins.fromTOML (builtins.readFile ../analysis/pyproject.toml)).project;
-  requirements = project.dependencies ++ builtins.concatMap (e: project.optional-dependencies.${e}) extras;
+  requirements =
+    project.dependencies ++ builtins.concatMap (e: project.optional-dependencies.${e}) extras;
 
   # PyPI name -> python3Packages attribute, only where the two differ. Version
   # bounds are not enforced here: the pinned nixpkgs decides the versions.
@@ -20,7 +21,16 @@ let
   pypiName =
     req:
     lib.toLower (
-      builtins.replaceStrings [ "_" "." ] [ "-" "-" ] (
+      builtins.replaceStrings
+        [
+          "_"
+          "."
+        ]
+        [
+          "-"
+          "-"
+        ]
+        (
         builtins.head (builtins.match "[[:space:]]*([A-Za-z0-9._-]+).*" req)
       )
     );

@@ -7,6 +7,7 @@
   stdenv,
   cmake,
   ninja,
+  python3,
   asio,
   gtest,
   libsodium,
@@ -45,39 +46,51 @@ let
     builtins.readFile ./CMakeLists.txt
   );
   testbedName = if withCurve then "zlink" else "zlink-nocurve";
+  # The registered flavours' flags, from the file ./testbed setup reads too.
+  pins = (builtins.fromTOML (builtins.readFile ../baselines/pins.toml)).zlink;
+  isTestsFlag = flag: lib.hasPrefix "-DZLINK_BUILD_TESTS=" flag;
 in
 stdenv.mkDerivation (finalAttrs: {
   pname = testbedName;
   version = if cmakeVersion == null then "unknown" else builtins.head cmakeVersion;
   inherit src doCheck;
 
+  # python3: with tests on (the zlink-tests check) the configure needs Python 3
+  # (tests/interop/CMakeLists.txt: find_package(Python3 REQUIRED)).
   nativeBuildInputs = [
     cmake
     ninja
+    python3
   ];
-  buildInputs = [ asio ] ++ lib.optionals withCurve [ libsodium ] ++ lib.optionals doCheck [ gtest ];
-
-  cmakeFlags = [
-    "-DCMAKE_BUILD_TYPE=Release"
-    "-DCMAKE_INSTALL_LIBDIR=lib"
-    (lib.cmakeBool "BUILD_TESTING" doCheck)
-    (lib.cmakeBool "ZLINK_BUILD_TESTS" doCheck)
-    # ON fails the configure when libsodium is missing: never a silent NULL-only build.
-    (lib.cmakeFeature "ZLINK_WITH_CURVE" (if withCurve then "ON" else "OFF"))
+  buildInputs = [
+    asio
   ]
-  ++ lib.optionals (interopLibzmq != null) [
-    (lib.cmakeFeature "ZLINK_INTEROP_LIBZMQ_PREFIX" "${interopLibzmq}")
-  ];
+  ++ lib.optionals withCurve [ libsodium ]
+  ++ lib.optionals doCheck [ gtest ];
+
+  cmakeFlags =
+    builtins.filter (flag: !(isTestsFlag flag)) pins.cmake_flags
+    ++ [
+      (lib.cmakeBool "BUILD_TESTING" doCheck)
+      (lib.cmakeBool "ZLINK_BUILD_TESTS" doCheck)
+      # ON fails the configure when libsodium is missing: never a silent NULL-only build.
+      (if withCurve then pins.curve_on else pins.curve_off)
+    ]
+    ++ lib.optionals (interopLibzmq != null) [
+      (lib.cmakeFeature "ZLINK_INTEROP_LIBZMQ_PREFIX" "${interopLibzmq}")
+    ];
 
   # The build id comes from $out, which already hashes every input of this build.
   postInstall = ''
-    test -f $out/include/zmq.h && test -e $out/lib/libzlink.so
+    test -f $out/include/zmq.h && test -e $out/lib/libzlink.so && test -e $out/lib/libzmq.so.5
     build_id=$(printf '%s' "$out" | sha256sum | cut -c1-16)
     compiler=$($CXX --version | head -n1)
     cat > $out/testbed-lib.json <<JSON
     {"name": "${testbedName}", "version": "${finalAttrs.version}", "build_id": "$build_id",
-     "source_hash": "nix-store:${builtins.baseNameOf src}", "flags": ${builtins.toJSON finalAttrs.cmakeFlags},
-     "compiler": "$compiler", "curve": ${lib.boolToString withCurve}, "link_name": "zlink", "built_by": "nix"}
+     "source_hash": "nix-store:${builtins.baseNameOf src}",
+     "flags": ${builtins.toJSON finalAttrs.cmakeFlags},
+     "compiler": "$compiler", "curve": ${lib.boolToString withCurve}, "link_name": "zlink",
+     "built_by": "nix"}
     JSON
   '';
 
@@ -89,7 +102,8 @@ stdenv.mkDerivation (finalAttrs: {
     $CC has_curve.c -I$out/include -L$out/lib -lzlink -Wl,-rpath,$out/lib -o has_curve
     if ./has_curve; then curve=true; else curve=false; fi
     if [ "$curve" != "${lib.boolToString withCurve}" ]; then
-      echo "${testbedName}: zmq_has(\"curve\") is $curve, but withCurve = ${lib.boolToString withCurve}" >&2
+      echo "${testbedName}: zmq_has(\"curve\") is $curve," \
+        "but withCurve = ${lib.boolToString withCurve}" >&2
       exit 1
     fi
     runHook postInstallCheck

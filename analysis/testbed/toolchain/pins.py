@@ -29,6 +29,9 @@ REQUIRED: dict[str, type] = {
     "libsodium.crate.version": str,
     "libsodium.crate.file": str,
     "libsodium.crate.top_dir": str,
+    "zlink.cmake_flags": list,
+    "zlink.curve_on": str,
+    "zlink.curve_off": str,
 }
 FLAVOUR_KEYS: dict[str, type] = {"curve": bool, "cmake_flags": list}
 

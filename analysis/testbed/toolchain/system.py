@@ -10,6 +10,7 @@ To add a requirement: one Requirement line below (others' needs welcome).
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -27,6 +28,30 @@ def _cmd(*tools: str) -> Callable[[], bool]:
 
 def _file(*candidates: str) -> Callable[[], bool]:
     return lambda: any(Path(c).exists() for c in candidates)
+
+
+@functools.lru_cache(maxsize=1)
+def _include_dirs() -> tuple[Path, ...]:
+    """The C++ compiler's own header search list (`c++ -E -v`), so headers that come
+    from elsewhere than /usr/include (a Nix dev shell's compiler wrapper) count."""
+    cxx = os.environ.get("CXX") or "c++"
+    if not shutil.which(cxx):
+        return (Path("/usr/include"),)
+    err = subprocess.run([cxx, "-x", "c++", "-E", "-v", "-"], input="", capture_output=True,
+                         text=True).stderr.splitlines()
+    start = next((i for i, line in enumerate(err) if line.startswith("#include <...>")), None)
+    if start is None:
+        return (Path("/usr/include"),)
+    dirs = []
+    for line in err[start + 1:]:
+        if line.startswith("End of search list"):
+            break
+        dirs.append(Path(line.strip().removesuffix(" (framework directory)")))
+    return tuple(dirs)
+
+
+def _header(name: str) -> Callable[[], bool]:
+    return lambda: any((d / name).exists() for d in _include_dirs())
 
 
 def _fuzzer_runtime() -> bool:
@@ -51,15 +76,17 @@ REQUIREMENTS: list[Requirement] = [
     Requirement("ninja-build", "CMake generator", _cmd("ninja")),
     Requirement("pkg-config", "libzmq's CMake finds libsodium with it", _cmd("pkg-config")),
     Requirement("cargo", "fetches the pinned libzmq/libsodium crates", _cmd("cargo")),
-    Requirement("libasio-dev", "zlink's IO layer (standalone Asio)", _file("/usr/include/asio.hpp")),
-    Requirement("libgtest-dev", "zlink's unit tests", _file("/usr/include/gtest/gtest.h")),
+    Requirement("libasio-dev", "zlink's IO layer (standalone Asio)", _header("asio.hpp")),
+    Requirement("libgtest-dev", "zlink's unit tests", _header("gtest/gtest.h")),
     Requirement("linux-perf", "perf stat around benchmark cells", _cmd("perf"), ubuntu="linux-tools-generic"),
     Requirement("hyperfine", "command timing", _cmd("hyperfine")),
     Requirement("iperf3", "host TCP ceiling", _cmd("iperf3")),
     Requirement("clang", "libFuzzer builds of zlink", _cmd("clang", "clang++")),
     Requirement("libclang-rt-14-dev", "libFuzzer runtime for clang", _fuzzer_runtime),
     Requirement("valgrind", "callgrind instruction counts", _cmd("valgrind")),
-    Requirement("nix-bin", "the Nix path (flake checks)", _cmd("nix")),
+    # Debian's nix 2.8 for `nix hash path` in the NAR tests; nix/offline/check.sh runs
+    # a modern Nix of its own (nix/offline/modern-nix.sh).
+    Requirement("nix-bin", "the NAR hash tests compare with `nix hash path`", _cmd("nix")),
     Requirement("jq", "JSON in shell scripts", _cmd("jq")),
     Requirement("strace", "syscall counts per message (./testbed profile)", _cmd("strace")),
 ]

@@ -6,9 +6,11 @@ under ASan/UBSan and its libFuzzer targets), and close with one line
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import stat
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from testbed.toolchain import libraries, libzmq_suite, pyzmq_suite, system, zlink_build
@@ -182,16 +184,23 @@ def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
         result.failed = 1
         result.notes.append(f"no (*_)fuzz_* executables in {build_dir}")
         return result
-    for target in targets:
-        progress.step(f"fuzzing {target.name} for {seconds} s")
-        ok, note = run_fuzzer(target, seconds, zlink_build.ZLINK_TREES / "fuzz-corpus" / target.name,
-                              _seeds(fuzz_src, target))
-        progress.say(f"    {note}")
-        result.notes.append(note)
-        if ok:
-            result.passed += 1
-        else:
-            result.failed += 1
+    # Each libFuzzer target is one single-threaded process: run TESTBED_JOBS (default 2)
+    # of them at a time, each still for `seconds`, so CI's two cores fuzz side by side.
+    jobs = max(1, int(os.environ.get("TESTBED_JOBS", "2")))
+    progress.step(f"fuzzing {len(targets)} targets for {seconds} s each, {jobs} at a time")
+
+    def fuzz_one(target: Path) -> tuple[bool, str]:
+        return run_fuzzer(target, seconds, zlink_build.ZLINK_TREES / "fuzz-corpus" / target.name,
+                          _seeds(fuzz_src, target))
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for ok, note in pool.map(fuzz_one, targets):
+            progress.say(f"    {note}")
+            result.notes.append(note)
+            if ok:
+                result.passed += 1
+            else:
+                result.failed += 1
     return result
 
 
@@ -243,30 +252,41 @@ def main(args: argparse.Namespace) -> int:
     started = time.monotonic()
     progress = Progress()
     selected = _selected(args)
+    # Seconds per part, printed under the summary: where a CI step's time went.
+    timings: list[tuple[str, float]] = []
+
+    def timed(part: str, run):
+        begin = time.monotonic()
+        try:
+            return run()
+        finally:
+            timings.append((part, time.monotonic() - begin))
+
     if system.missing():
         progress.step("host tools (something is missing)")
-        system.ensure(progress)
+        timed("host tools", lambda: system.ensure(progress))
     progress.step("builds")
-    results = [_builds(progress, selected)]
+    results = [timed("builds", lambda: _builds(progress, selected))]
     if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
-        results += _zlink_suites(args, selected, progress)
+        results += timed("zlink suites", lambda: _zlink_suites(args, selected, progress))
     if "libzmq-suite" in selected:
         progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
         options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
                                        args.update_expectations, args.suite_repeat)
-        results += libzmq_suite.run(options, progress)
+        results += timed("libzmq-suite", lambda: libzmq_suite.run(options, progress))
     if "pyzmq-suite" in selected:
         progress.step("pyzmq's own test suite on each library (baselines/pyzmq-suite)")
-        results += pyzmq_suite.run(args.expr, progress)
+        results += timed("pyzmq-suite", lambda: pyzmq_suite.run(args.expr, progress))
     if "api-diff" in selected:
         progress.step("differential API test against libzmq 4.3.5 (zlink/tests/api_diff)")
-        results.append(_api_diff())
+        results.append(timed("api-diff", _api_diff))
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
-        results.append(run_pytest(args.expr))
+        results.append(timed("pytest", lambda: run_pytest(args.expr)))
     print(f"\n--- testbed test summary ({time.monotonic() - started:.0f} s) ---")
     for result in results:
         print(result.line())
+    print("time: " + ", ".join(f"{part} {seconds:.0f} s" for part, seconds in timings))
     passed = sum(r.passed for r in results)
     failed = sum(r.failed for r in results)
     print(f"{passed} passed, {failed} failed", flush=True)

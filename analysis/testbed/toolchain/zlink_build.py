@@ -19,13 +19,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from testbed import paths
-from testbed.toolchain import baselines, cmake, keys
+from testbed.toolchain import baselines, cmake, keys, pins
 from testbed.toolchain.capabilities import CapabilityError, check_curve
 from testbed.toolchain.progress import Progress
 
-RELEASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_LIBDIR=lib", "-DZLINK_BUILD_TESTS=OFF",
-                 "-DZLINK_BUILD_FUZZERS=OFF", "-DZLINK_LIBZMQ_COMPAT=ON"]
-CURVE_ON, CURVE_OFF = "-DZLINK_WITH_CURVE=ON", "-DZLINK_WITH_CURVE=OFF"
+# The registered flavours' flags live in baselines/pins.toml's [zlink] table, which
+# zlink/package.nix reads too (builtins.fromTOML): one source for both paths.
+_ZLINK_PINS = pins.load()["zlink"]
+RELEASE_FLAGS: list[str] = list(_ZLINK_PINS["cmake_flags"])
+CURVE_ON: str = _ZLINK_PINS["curve_on"]
+CURVE_OFF: str = _ZLINK_PINS["curve_off"]
 # -O1 -g as the ASan docs advise: usable stacks, and a much cheaper compile than -O2.
 # Without UBSan's vptr check: it probes memory through a pipe, so in the tests that run
 # the process out of file descriptors on purpose it reports valid objects as having an

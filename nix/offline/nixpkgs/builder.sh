@@ -1,16 +1,19 @@
 # Generic builder of the offline stub: the phases of nixpkgs' stdenv (unpack, patch,
 # configure, build, check, install, installCheck) and its cmake/ninja conventions,
 # run with the HOST's tools. It proves the flake's phases and wiring, not hermeticity.
+# PATH is strict: stdenv's own tools ($stubPath: the base tools, plus cc and binutils
+# unless this is a runCommand) and the declared inputs, never the host's /usr/bin.
 set -eo pipefail
-export PATH=/usr/local/bin:/usr/bin:/bin
-export CC=cc CXX=c++ NIX_BUILD_CORES=${NIX_BUILD_CORES:-2}
+export PATH="$stubPath"
+export NIX_BUILD_CORES=${NIX_BUILD_CORES:-2}
+if command -v cc > /dev/null; then export CC=cc CXX=c++; fi
 export HOME=/homeless-shelter SOURCE_DATE_EPOCH=315532800
 cmakeFlagsArray=()
 usesCmake=""
 for p in $nativeBuildInputs $buildInputs; do
   if [ -d "$p/bin" ]; then PATH="$p/bin:$PATH"; fi
   if [ -d "$p/include" ] || [ -d "$p/lib" ]; then
-    CMAKE_PREFIX_PATH="${CMAKE_PREFIX_PATH:+$CMAKE_PREFIX_PATH;}$p"
+    CMAKE_PREFIX_PATH="${CMAKE_PREFIX_PATH:+$CMAKE_PREFIX_PATH:}$p"  # ":" in the environment
   fi
   if [ -f "$p/nix-support/setup-hook" ]; then source "$p/nix-support/setup-hook"; fi
 done
@@ -22,7 +25,10 @@ substituteInPlace() {
   local file="$1"; shift
   while [ $# -gt 0 ]; do
     case "$1" in
-      --replace|--replace-fail) python3 -c 'import sys;p,a,b=sys.argv[1:];s=open(p).read();assert a in s,f"{a!r} not in {p}";open(p,"w").write(s.replace(a,b))' "$file" "$2" "$3"; shift 3 ;;
+      --replace|--replace-fail)
+        local text; text="$(cat "$file"; echo x)"; text="${text%x}"
+        [[ "$text" == *"$2"* ]] || { echo "substituteInPlace: '$2' not in $file" >&2; return 1; }
+        printf '%s' "${text//"$2"/"$3"}" > "$file"; shift 3 ;;
       *) echo "substituteInPlace: unsupported $1" >&2; return 1 ;;
     esac
   done
@@ -40,8 +46,11 @@ defaultConfigurePhase() {
   runHook preConfigure
   if [ -n "$usesCmake" ]; then
     local gen=(); if [ -n "$usesNinja" ]; then gen=(-G Ninja); fi
+    # CMake's find_* skip the host's /usr and /usr/local (nixpkgs' CMake is patched
+    # not to search them): a dependency is found through the inputs' prefixes or not.
     # shellcheck disable=SC2086 # cmakeFlags is a space-separated list, as in nixpkgs
     cmake -S . -B build "${gen[@]}" -DCMAKE_INSTALL_PREFIX="$out" -DCMAKE_BUILD_TYPE=Release \
+      "-DCMAKE_SYSTEM_IGNORE_PREFIX_PATH=/usr;/usr/local;/" \
       $cmakeFlags "${cmakeFlagsArray[@]}"
     cd build
   fi

@@ -16,7 +16,7 @@ let
     else if builtins.pathExists x then
       make (s: t: under (toString x) s || (t == "directory" && above (toString x) s))
     else
-      throw "lib.fileset: path ${toString x} does not exist (wrap it in lib.fileset.maybeMissing if that is fine)";
+      throw "lib.fileset: path ${toString x} does not exist (lib.fileset.maybeMissing if fine)";
   empty = make (_: _: false);
 in
 {

@@ -8,7 +8,10 @@
     in
     {
       inherit lib;
-      legacyPackages = lib.genAttrs [ "x86_64-linux" "aarch64-linux" ] (
+      legacyPackages = lib.genAttrs [
+        "x86_64-linux"
+        "aarch64-linux"
+      ] (
         system: import ./pkgs.nix { inherit lib system; }
       );
     };

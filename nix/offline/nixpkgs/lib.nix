@@ -12,8 +12,8 @@ let
     in
     lf <= ls && builtins.substring (ls - lf) lf s == suf;
   escapeShellArg = s: "'${builtins.replaceStrings [ "'" ] [ "'\\''" ] (toString s)}'";
-  upper = [ "A" "B" "C" "D" "E" "F" "G" "H" "I" "J" "K" "L" "M" "N" "O" "P" "Q" "R" "S" "T" "U" "V" "W" "X" "Y" "Z" ];
-  lower = [ "a" "b" "c" "d" "e" "f" "g" "h" "i" "j" "k" "l" "m" "n" "o" "p" "q" "r" "s" "t" "u" "v" "w" "x" "y" "z" ];
+  upper = builtins.genList (i: builtins.substring i 1 "ABCDEFGHIJKLMNOPQRSTUVWXYZ") 26;
+  lower = builtins.genList (i: builtins.substring i 1 "abcdefghijklmnopqrstuvwxyz") 26;
 in
 {
   inherit nameValuePair hasPrefix hasSuffix escapeShellArg;
@@ -36,6 +36,7 @@ in
     in
     if hits == [ ] then default else builtins.head hits;
   optionals = cond: list: if cond then list else [ ];
+  optional = cond: x: if cond then [ x ] else [ ];
   optionalAttrs = cond: set: if cond then set else { };
   boolToString = b: if b then "true" else "false";
   toLower = builtins.replaceStrings upper lower;

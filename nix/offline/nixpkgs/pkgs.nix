@@ -1,11 +1,30 @@
 # The offline stub's package set: exactly the attributes the flake uses, each named
 # as in real nixpkgs (nixos-25.11), backed by the HOST's tools. Building through it
 # proves the flake's wiring (names, phases, apps, checks), not hermeticity.
+#
+# Strict as far as PATH goes: each package exposes only its own programs (symlinks
+# to the host's), and a build's PATH holds only what stdenv gives every build (the
+# base tools; plus cc and binutils for stdenv.mkDerivation / runCommandCC, not for
+# runCommand, as in nixpkgs) and the inputs it declares: a missing python3, cc or nm
+# fails here as it would on real Nix. CMake's find_* skip /usr and /usr/local, as
+# nixpkgs' patched CMake does. Not hidden: the compiler's own /usr/include search.
 { lib, system }:
 let
   host =
-    if builtins.pathExists ./host.json then builtins.fromJSON (builtins.readFile ./host.json) else { };
-  hostPath = "/usr/local/bin:/usr/bin:/bin";
+    if builtins.pathExists ./host.json then
+      builtins.fromJSON (builtins.readFile ./host.json)
+    else
+      { };
+  # Where the stub's package builders look for the host's programs (check.sh adds the
+  # folders of cargo and of the project's cargo-installed tools in host.json).
+  hostPath = builtins.concatStringsSep ":" (
+    (host.extraPath or [ ])
+    ++ [
+      "/usr/local/bin"
+      "/usr/bin"
+      "/bin"
+    ]
+  );
 
   # A real derivation plus the attributes real packages carry.
   withAttrs =
@@ -23,6 +42,8 @@ let
     {
       pname,
       bins ? [ ],
+      # Debian packages whose every /usr/bin and /bin program is exposed.
+      debs ? [ ],
       headers ? [ ],
       libs ? [ ],
       hook ? null,
@@ -30,23 +51,15 @@ let
     withAttrs
       (derivation {
         name = "${pname}-host";
-        inherit system;
+        inherit system pname;
         builder = "/bin/bash";
         PATH = hostPath;
-        args = [
-          "-ec"
-          ''
-            missing() { echo "offline stub: the host has no $1 for ${pname}; install it (./testbed setup or apt-get)" >&2; exit 1; }
-            mkdir -p $out/bin $out/include $out/lib $out/nix-support
-            for b in ${toString bins}; do p=$(command -v "$b") || missing "$b"; ln -s "$p" "$out/bin/$b"; done
-            for h in ${toString headers}; do test -e "/usr/include/$h" || missing "/usr/include/$h"; ln -s "/usr/include/$h" "$out/include/$h"; done
-            for l in ${toString libs}; do
-              p=$(ls /usr/lib/*/"$l" /usr/lib/"$l" 2>/dev/null | head -n1) || true
-              test -n "$p" || missing "$l"; ln -s "$p" "$out/lib/$l"
-            done
-            ${if hook == null then "" else "cp ${hook} $out/nix-support/setup-hook"}
-          ''
-        ];
+        args = [ ./host-package.sh ];
+        bins = toString bins;
+        debs = toString debs;
+        headers = toString headers;
+        libs = toString libs;
+        hook = if hook == null then "" else hook;
       })
       {
         inherit pname;
@@ -69,19 +82,76 @@ let
     else
       result;
 
-  mkDerivation =
+  # stdenv's own tools: what every nixpkgs build has on PATH without declaring it
+  # (stdenvNoCC's coreutils, findutils, diffutils, sed, grep, awk, tar, gzip, bzip2,
+  # xz, make, patch, bash), and the C/C++ compiler with binutils (stdenv.cc).
+  baseTools = hostPackage {
+    pname = "stdenv-base";
+    debs = [
+      "coreutils"
+      "findutils"
+      "diffutils"
+      "sed"
+      "grep"
+      "tar"
+      "gzip"
+      "bzip2"
+      "xz-utils"
+      "make"
+      "patch"
+      "bash"
+    ];
+    bins = [ "awk" ];
+  };
+  binutils = hostPackage {
+    pname = "binutils";
+    bins = [
+      "as"
+      "ld"
+      "nm"
+      "ar"
+      "ranlib"
+      "objdump"
+      "objcopy"
+      "readelf"
+      "strip"
+      "strings"
+      "size"
+      "c++filt"
+      "addr2line"
+    ];
+  };
+  ccTools = hostPackage {
+    pname = "gcc-wrapper";
+    bins = [
+      "cc"
+      "c++"
+      "gcc"
+      "g++"
+      "cpp"
+    ];
+  };
+
+  mkDerivationWith =
+    { withCC }:
     fnOrAttrs:
     let
       attrsFn = if builtins.isFunction fnOrAttrs then fnOrAttrs else (_: fnOrAttrs);
       final = attrsFn final;
-      env = lib.filterAttrs (n: v: !(builtins.isFunction v) && n != "passthru" && n != "meta") final;
+      keep = n: v: !(builtins.isFunction v) && n != "passthru" && n != "meta";
+      env = lib.filterAttrs keep final;
       name = final.name or "${final.pname}-${final.version}";
+      stdenvTools = [ baseTools ] ++ lib.optionals withCC [
+        ccTools
+        binutils
+      ];
       drv = derivation (
         env
         // {
           inherit name system;
           builder = "/bin/bash";
           args = [ ./builder.sh ];
+          stubPath = builtins.concatStringsSep ":" (map (p: "${p}/bin") stdenvTools);
         }
       );
     in
@@ -90,9 +160,11 @@ let
     // {
       meta = final.meta or { };
       passthru = final.passthru or { };
-      overrideAttrs = f: mkDerivation (final // f final);
+      overrideAttrs = f: mkDerivationWith { inherit withCC; } (final // f final);
     }
     // lib.filterAttrs (n: _: n == "pname" || n == "version") final;
+  mkDerivation = mkDerivationWith { withCC = true; };
+  mkDerivationNoCC = mkDerivationWith { withCC = false; };
 
   stdenv = {
     inherit mkDerivation;
@@ -102,13 +174,17 @@ let
     };
   };
 
+  # As in nixpkgs: runCommand has no compiler (stdenvNoCC), runCommandCC has one.
   runCommand =
+    name: env: buildCommand:
+    mkDerivationNoCC ({ inherit name buildCommand; } // env);
+  runCommandCC =
     name: env: buildCommand:
     mkDerivation ({ inherit name buildCommand; } // env);
 
   writeText =
     name: text:
-    mkDerivation {
+    mkDerivationNoCC {
       inherit name text;
       passAsFile = [ "text" ];
       buildCommand = ''cp "$textPath" "$out"'';
@@ -124,7 +200,7 @@ let
       meta ? { },
       passthru ? { },
     }:
-    mkDerivation {
+    mkDerivationNoCC {
       inherit name;
       script = ''
         #!/bin/bash
@@ -141,7 +217,7 @@ let
         mkdir -p $out/bin
         cp "$scriptPath" $out/bin/${name}
         chmod +x $out/bin/${name}
-        if command -v shellcheck > /dev/null; then shellcheck $out/bin/${name}; else bash -n $out/bin/${name}; fi
+        ${shellcheckCommand} $out/bin/${name}
       '';
       passthru = passthru;
       meta = {
@@ -167,13 +243,21 @@ let
       builder = "/bin/bash";
       args = [
         "-c"
-        "echo 'offline stub: cannot download github:${owner}/${repo}/${if tag != null then tag else rev} (hash ${hash}); seed the store with the verified tree (nix/offline/check.sh does)' >&2; exit 1"
+        ''
+          echo "offline stub: cannot download github:${owner}/${repo}/${
+            if tag != null then tag else rev
+          } (hash ${hash}); seed the store with the verified tree (check.sh does)" >&2
+          exit 1
+        ''
       ];
       outputHashMode = "recursive";
       outputHashAlgo = "sha256";
       outputHash = hash;
     };
 
+  # `nix develop` runs the shell derivation's builder with its own get-env.sh and
+  # takes the environment from it: PATH is what this derivation declares (the
+  # packages, then stdenv's tools with the compiler, as nixpkgs' mkShell has).
   mkShell =
     {
       packages ? [ ],
@@ -182,8 +266,20 @@ let
     }:
     mkDerivation {
       name = "nix-shell";
+      # get-env.sh writes the environment to each of $outputs.
+      outputs = [ "out" ];
       nativeBuildInputs = packages;
       inherit shellHook;
+      PATH = builtins.concatStringsSep ":" (
+        map (p: "${p}/bin") (
+          packages
+          ++ [
+            ccTools
+            binutils
+            baseTools
+          ]
+        )
+      );
       buildCommand = "echo 'This derivation is not meant to be built, aborting' >&2; exit 1";
     };
 
@@ -204,7 +300,12 @@ let
 
   # withPackages: the host's Python (the project's .venv, named in host.json by
   # check.sh), after checking each requested distribution is really installed there.
-  python3 = hostPackage { pname = "python3"; bins = [ "python3" ]; } // {
+  python3 =
+    hostPackage {
+      pname = "python3";
+      bins = [ "python3" ];
+    }
+    // {
     pkgs = python3Packages;
     withPackages =
       f:
@@ -221,34 +322,51 @@ let
       '';
   };
 
-  # Stand-in for the formatter: real nixfmt cannot be had offline. It checks only
-  # that each file parses and has clean whitespace, and says so on every run.
+  # Stand-ins for the formatter: real nixfmt cannot be had offline. They check a few
+  # rules of nixfmt's style (nixfmt_standin.py says which) and say so on every run;
+  # they cannot format. The host's python3 runs it: stub plumbing, like the symlinks.
   nixfmt =
     writeShellApplication {
       name = "nixfmt";
       text = ''
-        echo "nixfmt (offline stand-in): checks parsing and whitespace only; real nixfmt was NOT run" >&2
-        if [ "''${1:-}" != "--check" ]; then echo "the offline stand-in cannot format files" >&2; exit 2; fi
-        shift
-        status=0
-        for f in "$@"; do
-          /usr/bin/nix-instantiate --parse "$f" > /dev/null || { echo "$f: does not parse" >&2; status=1; }
-          if grep -nP '\t| +$' "$f" >&2; then echo "$f: tab or trailing whitespace" >&2; status=1; fi
-          if [ -n "$(tail -c1 "$f")" ]; then echo "$f: no final newline" >&2; status=1; fi
-        done
-        exit "$status"
+        exec /usr/bin/python3 ${./nixfmt_standin.py} "$@"
       '';
     }
     // {
       pname = "nixfmt";
       version = "offline-stand-in";
     };
+  # nixfmt-tree is treefmt running nixfmt over the tree; `nix fmt -- --ci` checks.
+  nixfmt-tree =
+    writeShellApplication {
+      name = "treefmt";
+      runtimeInputs = [ baseTools ];
+      text = ''
+        if [ "''${1:-}" != "--ci" ]; then
+          echo "treefmt (offline stand-in): cannot format; run with --ci to check" >&2
+          exit 2
+        fi
+        find . -name '*.nix' -not -path './.git/*' -print0 \
+          | xargs -0 /usr/bin/python3 ${./nixfmt_standin.py} --check
+      '';
+    }
+    // {
+      pname = "nixfmt-tree";
+      version = "offline-stand-in";
+    };
+  shellcheck = hostPackage {
+    pname = "shellcheck";
+    bins = [ "shellcheck" ];
+  };
+  shellcheckCommand = "${shellcheck}/bin/shellcheck";
+
   pkgs = {
     inherit
       lib
       stdenv
       mkDerivation
       runCommand
+      runCommandCC
       writeText
       writeShellApplication
       fetchFromGitHub
@@ -256,6 +374,9 @@ let
       python3
       python3Packages
       nixfmt
+      nixfmt-tree
+      binutils
+      shellcheck
       ;
     callPackage = callPackageWith pkgs;
     cmake = hostPackage {
@@ -310,9 +431,30 @@ let
       pname = "jq";
       bins = [ "jq" ];
     };
-    linuxPackages.perf = hostPackage {
+    perf = hostPackage {
       pname = "perf";
       bins = [ "perf" ];
+    };
+    # inferno: installed by ./testbed setup with cargo into build/tools/bin (host.json
+    # puts that folder on the stub's host path).
+    inferno = hostPackage {
+      pname = "inferno";
+      bins = [
+        "inferno-collapse-perf"
+        "inferno-flamegraph"
+      ];
+    };
+    cargo = hostPackage {
+      pname = "cargo";
+      bins = [ "cargo" ];
+    };
+    iperf3 = hostPackage {
+      pname = "iperf3";
+      bins = [ "iperf3" ];
+    };
+    strace = hostPackage {
+      pname = "strace";
+      bins = [ "strace" ];
     };
     asio = hostPackage {
       pname = "asio";
@@ -323,7 +465,12 @@ let
     };
     gtest = hostPackage {
       pname = "gtest";
+      # Debian's libgtest-dev: GoogleTest without GoogleMock (zlink uses no gmock).
       headers = [ "gtest" ];
+      libs = [
+        "libgtest.a"
+        "libgtest_main.a"
+      ];
     };
     libsodium = hostPackage {
       pname = "libsodium";
