@@ -61,7 +61,10 @@ def test_summary_has_a_block_per_candidate_and_an_aa_block(run, tmp_path):
     assert "### A/A calibration" in summary
     assert ("This run holds 24 A/A comparisons (throughput and p50 latency), 24 with enough repetitions to "
             "judge; 0 were called FAST or SLOW (0%): within the nominal 5%.") in summary
-    assert "### Configurations (throughput)" in summary and "| zlink: 64 KiB vs baseline |" in summary
+    # configurations per library and headline metric (throughput, p50, p99), then the error budget
+    assert "### Configurations" in summary and "| zlink: 64 KiB vs baseline, throughput |" in summary
+    assert "| zlink: 64 KiB vs baseline, latency p99 |" in summary
+    assert "### Error budget" in summary and "| library | 36 | 5% | 1.8 |" in summary
 
 
 def test_calibration_from_a_referenced_run(tmp_path):
@@ -127,7 +130,7 @@ def test_a_ceiling_probed_under_another_process_model_bounds_nothing(tmp_path):
     text = report.render_run(run).read_text()
     assert "BROKEN" not in text
     row = next(line for line in text.splitlines() if line.startswith("| 64 KiB | Throughput |"))
-    assert row.endswith("| - | unpaired |")  # ceiling share "-", then the Test column
+    assert row.endswith("| - | unpaired | 0.721 |")  # ceiling share "-", the Test column, then q (BH)
     same = make_run(tmp_path / "same", patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(),
                     ceiling_bps=2.5e9, ceiling_model="two-process", cell_fields=fields)
     assert "119% BROKEN" in report.render_run(same).read_text()

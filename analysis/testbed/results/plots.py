@@ -21,7 +21,7 @@ matplotlib.rcParams.update({
     "svg.hashsalt": "testbed", "svg.fonttype": "none", "font.family": "DejaVu Sans",
     "font.size": 9, "axes.titlesize": 10, "figure.dpi": 100, "axes.grid": True, "grid.alpha": 0.3,
 })
-MARK = {"FAST": "▲", "SLOW": "▼", "SAME": "=", "AMBIGUOUS": "?"}
+MARK = {"FAST": "▲", "SLOW": "▼", "SAME": "=", "AMBIGUOUS": "?", "NOT PLANNED": "-"}
 LIB_COLORS = ["#1f4e79", "#c0504d", "#4f9d2d", "#7f5fa8", "#d08a00"]
 
 
@@ -159,7 +159,7 @@ def draw_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, pattern: str, clip: f
             i, j = rows.index(r["row"]), sizes.index(r["msg_size"])
             grid[i, j] = r["diff_pct"]
             txt = f"{r['diff_pct']:+.0f}%\n{MARK[r['verdict']]}"
-            weak = r["verdict"] in ("SAME", "AMBIGUOUS")
+            weak = r["verdict"] in ("SAME", "AMBIGUOUS", "NOT PLANNED")
             dark = abs(r["diff_pct"]) > 0.6 * clip  # white on the saturated cells
             ax.text(j, i, txt, ha="center", va="center", fontsize=7,
                     color="white" if dark else "#555555" if weak else "black",

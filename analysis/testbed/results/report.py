@@ -15,7 +15,19 @@ from pathlib import Path
 import pandas as pd
 
 from . import ceiling as ceil
-from . import compare, decide, fmt, host_speed, inflection, load, plots, report_detail, report_summary, schema
+from . import (
+    compare,
+    decide,
+    fmt,
+    host_speed,
+    inflection,
+    load,
+    plots,
+    report_detail,
+    report_summary,
+    schema,
+    signed_rank,
+)
 from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
 
 REPORT_NAME = "report.md"
@@ -38,7 +50,8 @@ def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path
     ctx = {
         "title": f"{manifest.experiment} · run {manifest.run_id}", "question": manifest.question,
         "brief": manifest.brief(), "notes": [], "skipped": [], "margin": manifest.margin,
-        "confidence": manifest.confidence,
+        "confidence": manifest.confidence, "looks": manifest.looks,
+        "overall_confidence": manifest.overall_confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
         "failed": load.failed_attempts(df), "published": False,
         "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
@@ -135,7 +148,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
     parts += [f"- {n}" for n in ctx["notes"]] + ([""] if ctx["notes"] else [])
     parts += _how_to_read(ctx)
     parts += report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
-                                    cells)
+                                    cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE))
     if not ctx["published"]:
         parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
                                     out_dir, fig_rel)
@@ -181,12 +194,26 @@ def _how_to_read(ctx):
         lines += [f"The interval is {100 * conf:.4g}%, not 95%: the sweep looked at each configuration more "
                   f"than once while repeating it, and judged every look at this stricter confidence so that "
                   f"all looks together keep the run's own.", ""]
+    lines += _looks_lines(ctx.get("looks"), conf)
     if ctx["published"]:
         lines += [f"Published figures are single numbers (medians or means of runs that were not kept): they get "
                   f"**no interval**, can never be SAME, and are FAST/SLOW only beyond "
                   f"{100 * compare.POINT_THRESHOLD:.0f}%, marked `point`. Mean +/- std tables give a Welch "
                   f"interval, marked `summary`, judged like the rest.", ""]
     return lines
+
+
+def _looks_lines(looks, conf: float) -> list[str]:
+    """The exact per-look level and, per planned look, the paired test's critical rank:
+    what a re-judgement needs (`./testbed rejudge RUN_DIR` does it)."""
+    if looks is None:
+        return []
+    sizes = sorted({*range(looks.start, looks.cap, looks.every), looks.cap})
+    ranks = ", ".join(f"{n} pairs: k = {signed_rank.critical_rank(n, conf)}" for n in sizes)
+    return [f"Per-look confidence, exact: `{conf!r}` (looks at {', '.join(map(str, sizes))} usable pairs). "
+            f"The paired interval runs from the k-th smallest to the k-th largest Walsh average of the "
+            f"per-pair log ratios: {ranks}. A comparison is judged on the repetitions of the loop's last "
+            f"look; one the loop never looked at is `not planned`.", ""]
 
 
 def _inflection_section(infl, best):
