@@ -1,12 +1,13 @@
 """The notebooks' functions (testbed.results.explore) against the report of the same
 run, the generated notebooks against their template, and the run pickers."""
+import argparse
 import math
 
 import pytest
 
 from fixtures.factory import CAND, REF, add_speed_reference, make_run
 from testbed import paths
-from testbed.results import explore, notebook_exec, notebook_gen, report, runs
+from testbed.results import explore, notebook_cmd, notebook_exec, notebook_gen, report, runs
 
 SMALL = dict(patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(), configs={"baseline": {}})
 
@@ -76,7 +77,9 @@ def test_replication_names_flips_and_their_reason(tmp_path):
     row = rep[rep["msg_size"] == 64].iloc[0]
     assert (row["verdict_a"], row["verdict_b"], row["status"]) == ("FAST", "SLOW", "flipped")
     assert row["reason"].startswith("intervals disjoint")
-    assert set(explore.replication_counts(rep)["status"]) == {"flipped", "changed"}  # 64 KiB: SAME -> SLOW
+    counts = dict(zip(*explore.replication_counts(rep).to_dict("list").values()))
+    assert counts == {"replicated": 0, "flipped": 1, "changed": 1}  # 64 KiB: SAME -> SLOW
+    assert list(explore.moved(rep)["status"]) == ["flipped", "changed"]
     facts = explore.facts_side_by_side(a, c)
     assert list(facts.columns) == ["a", "b"] and facts.loc["run", "b"] == "c"
 
@@ -108,3 +111,21 @@ def test_parameters_are_injected_after_the_parameters_cell():
     assert len(out.cells) == len(nb.cells) + 1
     with pytest.raises(ValueError, match="parameters"):
         notebook_exec.inject(notebook_gen._notebook([notebook_gen._code("x = 1")]), {"x": 2})
+
+
+def test_an_aa_only_run_drills_into_its_aa_pair(tmp_path):
+    run = make_run(tmp_path, libraries=(REF,), **SMALL)  # the reference and its alias only
+    view = explore.open_run(run)
+    row = explore.pick_cell(view)
+    assert row["kind"] == "aa" and explore.drill(view, row).recomputed["verdict"] == row["verdict"]
+
+
+def test_the_notebook_command_opens_the_published_rendering(capsys):
+    newest = runs.published_runs("scorecard")[-1]
+    args = argparse.Namespace(experiment="scorecard", run=None, html=True, generate=False, no_browser=True,
+                              port=None)
+    assert notebook_cmd.main(args) == 0
+    assert capsys.readouterr().out.strip() == str(newest / notebook_exec.HTML_NAME)
+    with pytest.raises(SystemExit, match="no notebook for 'nope'; there are: batch-sweep"):
+        notebook_cmd.main(argparse.Namespace(**{**vars(args), "experiment": "nope"}))
+    assert notebook_cmd.main(argparse.Namespace(**{**vars(args), "experiment": None})) == 2

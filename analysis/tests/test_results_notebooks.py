@@ -3,6 +3,7 @@ an experiment notebook (the template every experiment's notebook is generated fr
 test_results_explore checks they are all the template's), the same on a run that
 varies placement, and the cross-run notebook. What the experiment notebook shows is
 checked against the report of the same run, and its HTML rendering is parsed."""
+import shutil
 from html.parser import HTMLParser
 
 import nbformat
@@ -10,7 +11,7 @@ import pytest
 
 from fixtures.factory import CAND, add_speed_reference, make_run
 from testbed import paths
-from testbed.results import explore, notebook_exec, report
+from testbed.results import explore, notebook_exec, regenerate, report
 
 NOTEBOOKS = sorted(p.name for p in paths.NOTEBOOKS_DIR.glob("*.ipynb"))
 SMALL = dict(patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(), configs={"baseline": {}})
@@ -95,3 +96,18 @@ def test_the_cross_run_notebook_lists_replicated_and_flipped_verdicts(tmp_path):
     table = explore.replication(explore.open_run(a), explore.open_run(b))
     assert f"{int((table['status'] != 'replicated').sum())} did not replicate" in text
 
+
+def test_regenerate_renders_the_newest_runs_notebooks_only(tmp_path):
+    reports = tmp_path / "reports"
+    old = make_run(reports, experiment="scorecard", run_id="20260101T000000Z-aaaa", **SMALL)
+    make_run(reports, experiment="scorecard", run_id="20260102T000000Z-bbbb", **SMALL)
+    (old / notebook_exec.HTML_NAME).write_text("left over\n")
+    changes, scratch, _ = regenerate.differences(reports, None)
+    assert "new: scorecard/20260102T000000Z-bbbb/notebook.html" in changes
+    assert "stale: scorecard/20260101T000000Z-aaaa/notebook.html" in changes
+    assert "new: scorecard/20260102T000000Z-bbbb/compare-runs.html" in changes  # against the run before
+    assert not [c for c in changes if "aaaa/compare-runs" in c]
+    page = (scratch / "scorecard" / "20260102T000000Z-bbbb" / notebook_exec.HTML_NAME).read_text()
+    assert page.startswith("<!DOCTYPE html>") and "## Summary" not in page and "<h2" in page
+    assert "Traceback" not in page
+    shutil.rmtree(scratch)

@@ -120,14 +120,19 @@ class Drill:
 
 
 def pick_cell(view: RunView) -> dict:
-    """The comparison a drill-down starts from: the first undecided library comparison
-    of a headline metric (the one a reader asks about), else the first one."""
-    lib = view.comparisons[view.comparisons["kind"] == "library"]
-    lib = lib[lib["metric"].isin(report_summary.headline_metrics(view.comparisons))]
-    if lib.empty:
-        raise ValueError(f"{view.run_dir}: no library comparison to drill into")
-    undecided = lib[lib["verdict"] == "AMBIGUOUS"]
-    return (undecided if not undecided.empty else lib).iloc[0].to_dict()
+    """The comparison a drill-down starts from: the first undecided comparison of a
+    headline metric (the one a reader asks about), else the first one; of a library
+    against the reference where the run has one, else of the A/A pair (an A/A run),
+    else of a configuration. A run without throughput or p50 comparisons (a handshake
+    run: connections per second) drills into its own metric."""
+    headline = view.comparisons["metric"].isin(report_summary.headline_metrics(view.comparisons))
+    cmp = view.comparisons[headline] if headline.any() else view.comparisons
+    for kind in ("library", "aa", "config"):
+        sel = cmp[cmp["kind"] == kind]
+        if not sel.empty:
+            undecided = sel[sel["verdict"] == "AMBIGUOUS"]
+            return (undecided if not undecided.empty else sel).iloc[0].to_dict()
+    raise ValueError(f"{view.run_dir}: no comparison to drill into")
 
 
 def find(view: RunView, where: dict) -> dict:
@@ -305,9 +310,20 @@ def _reason(r: dict) -> str:
             f"({width_a:.1f} vs {width_b:.1f} points), so an edge crossed the margin or no-change line")
 
 
+STATUSES = ("replicated", "flipped", "changed")
+
+
 def replication_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """How many comparisons replicated, flipped and changed (each listed, 0 or not)."""
+    counts = table["status"].value_counts() if not table.empty else pd.Series(dtype=int)
+    return pd.DataFrame({"status": list(STATUSES), "comparisons": [int(counts.get(s, 0)) for s in STATUSES]})
+
+
+def moved(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparisons that did not replicate: where, both verdicts and intervals, why."""
+    cols = ["pattern", "transport", "msg_size", "config", "status", "verdict_a", "diff_pct_a", "ci_lo_pct_a",
+            "ci_hi_pct_a", "verdict_b", "diff_pct_b", "ci_lo_pct_b", "ci_hi_pct_b", "reason"]
     if table.empty:
-        return pd.DataFrame(columns=["status", "comparisons"])
-    out = table.groupby(["status"]).size().rename("comparisons").reset_index()
-    return out.sort_values("status").reset_index(drop=True)
+        return pd.DataFrame(columns=cols)
+    return table[table["status"] != "replicated"][cols].reset_index(drop=True)
 

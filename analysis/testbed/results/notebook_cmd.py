@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import webbrowser
 from pathlib import Path
 
@@ -62,13 +63,14 @@ def _notebook(experiment: str | None) -> Path | None:
 
 def html_path(experiment: str, run: str | None) -> Path:
     """The HTML rendering to open: the published one beside the run's report when it
-    exists, else the notebook executed now on the run, under the run directory."""
+    exists, else the notebook executed now on the run, into a temporary directory (a
+    file left in reports/ would be one `regenerate --check` does not expect)."""
     from .runs import pick_published_run
     run_dir = pick_published_run(run, experiment)
     published = run_dir / notebook_exec.HTML_NAME
     if published.is_file():
         return published
-    out = Path(run_dir) / notebook_exec.HTML_NAME
+    out = Path(tempfile.mkdtemp(prefix="testbed-notebook-")) / f"{experiment}-{Path(run_dir).name}.html"
     print(f"testbed notebook: executing {experiment}.ipynb on {run_dir} -> {out}", file=sys.stderr)
     return notebook_exec.render(experiment, run_dir, out)
 

@@ -15,11 +15,15 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from testbed import paths
 
 HTML_NAME = "notebook.html"
+CROSS_RUN_HTML = "compare-runs.html"
+# Experiments whose newest run also gets the cross-run notebook against the run before it.
+CROSS_RUN_EXPERIMENTS = ("scorecard",)
 TIMEOUT_S = 600
 
 
@@ -41,25 +45,18 @@ def execute(path: Path, params: dict | None = None, cwd: Path | None = None) -> 
     """Execute the notebook at `path` with `params`; raises nbclient's CellExecutionError
     (naming the cell and the traceback) when a cell fails."""
     nb = inject(nbformat.read(Path(path), as_version=4), params or {})
-    env_keys = ("JUPYTER_RUNTIME_DIR", "PYTHONPATH", "MPLBACKEND")
-    saved = {k: os.environ.get(k) for k in env_keys}
     with tempfile.TemporaryDirectory(prefix="testbed-kernel-") as runtime:
-        # A writable place for the kernel's connection file (a Nix build has no HOME),
-        # the package on the kernel's path, and no GUI backend.
-        os.environ["JUPYTER_RUNTIME_DIR"] = runtime
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(paths.REPO_ROOT / "analysis"), saved["PYTHONPATH"]) if p)
-        os.environ["MPLBACKEND"] = "Agg"
-        try:
-            client = NotebookClient(nb, timeout=TIMEOUT_S, kernel_name="python3", record_timing=False,
-                                    resources={"metadata": {"path": str(cwd or paths.REPO_ROOT)}})
-            client.execute()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        # The kernel's connection file in a place of its own (a Nix build has no HOME;
+        # renderings run in parallel), the package on the kernel's path, no GUI backend.
+        # Nothing here changes this process's environment, so threads may call it.
+        km = KernelManager(kernel_name="python3", connection_file=os.path.join(runtime, "kernel.json"))
+        pythonpath = [str(paths.REPO_ROOT / "analysis")] + ([os.environ["PYTHONPATH"]]
+                                                            if os.environ.get("PYTHONPATH") else [])
+        env = dict(os.environ, JUPYTER_RUNTIME_DIR=runtime, PYTHONPATH=os.pathsep.join(pythonpath),
+                   MPLBACKEND="Agg")
+        client = NotebookClient(nb, km=km, timeout=TIMEOUT_S, kernel_name="python3", record_timing=False,
+                                resources={"metadata": {"path": str(cwd or paths.REPO_ROOT)}})
+        client.execute(env=env)
     return nb
 
 
@@ -106,13 +103,25 @@ def outputs_text(nb: nbformat.NotebookNode) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def _shown(run_dir: Path) -> str:
+    """The path a rendering shows: relative to the clone, so no machine paths."""
+    run = Path(run_dir).resolve()
+    return str(run.relative_to(paths.REPO_ROOT) if run.is_relative_to(paths.REPO_ROOT) else run)
+
+
 def render(experiment: str, run_dir: Path, out: Path, notebooks_dir: Path | None = None) -> Path:
     """Execute the experiment's notebook on run_dir and write its HTML to `out`."""
-    run = Path(run_dir).resolve()
-    if run.is_relative_to(paths.REPO_ROOT):  # the path the HTML shows: no machine paths
-        run = run.relative_to(paths.REPO_ROOT)
-    nb = execute(Path(notebooks_dir or paths.NOTEBOOKS_DIR) / f"{experiment}.ipynb", {"RUN": str(run)},
+    nb = execute(Path(notebooks_dir or paths.NOTEBOOKS_DIR) / f"{experiment}.ipynb", {"RUN": _shown(run_dir)},
                  cwd=paths.REPO_ROOT)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(to_html(nb, f"{experiment} · {Path(run_dir).name}"))
+    return out
+
+
+def render_cross_run(a: Path, b: Path, out: Path, notebooks_dir: Path | None = None) -> Path:
+    """Execute the cross-run notebook on runs a and b and write its HTML to `out`."""
+    nb = execute(Path(notebooks_dir or paths.NOTEBOOKS_DIR) / "compare-runs.ipynb",
+                 {"A": _shown(a), "B": _shown(b)}, cwd=paths.REPO_ROOT)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(to_html(nb, f"{Path(a).name} against {Path(b).name}"))
     return out

@@ -175,11 +175,14 @@ for metric, t in tables.items():
     display(Markdown(f"**{metric}**: {len(t)} comparisons in common"), explore.replication_counts(t))"""),
         _md("## The ones that did not replicate, with the reason"),
         _code("""
+import pandas as pd
+
 for metric, t in tables.items():
-    moved = t[t["status"] != "replicated"]
+    moved = explore.moved(t)
     display(Markdown(f"**{metric}**: {len(moved)} did not replicate"))
     if not moved.empty:
-        display(moved.round(2))"""),
+        with pd.option_context("display.max_colwidth", None):
+            display(moved.round(2))"""),
     ])
 
 

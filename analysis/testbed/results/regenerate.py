@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import filecmp
 import json
+import os
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import load, published, report
@@ -58,8 +60,18 @@ def _build_published(reports_dir: Path, seeds_dir: Path | None, out: Path) -> No
         (out / "README.md").write_text("\n".join(lines) + "\n")
 
 
-def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path) -> list[Path]:
-    """Render everything into out_root; return the managed roots (relative paths)."""
+def newest_runs(runs: list[Path]) -> list[Path]:
+    """Each experiment's newest run (run ids sort by time): the one its notebook shows."""
+    newest = {}
+    for run in sorted(runs):
+        newest[run.parent.name] = run
+    return sorted(newest.values())
+
+
+def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, notebooks: bool = True) -> list[Path]:
+    """Render everything into out_root; return the managed roots (relative paths).
+    notebooks: also execute each experiment's notebook on its newest run and keep its
+    HTML (notebook.html) beside that run's report; notebook.html anywhere else is stale."""
     managed = [Path(PUBLISHED)] if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir() else []
     if managed:
         _build_published(reports_dir, seeds_dir, out_root / PUBLISHED)
@@ -69,7 +81,28 @@ def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path) -> list[Pat
         dest.mkdir(parents=True, exist_ok=True)
         report.render_run(run, dest)
         managed += [rel / report.REPORT_NAME, rel / report.FIGURES]
+    if notebooks:
+        managed += _notebooks(reports_dir, out_root)
     return managed
+
+
+def _notebooks(reports_dir: Path, out_root: Path) -> list[Path]:
+    """notebook.html beside each experiment's newest run, and compare-runs.html (that run
+    against the one before it) for notebook_exec.CROSS_RUN_EXPERIMENTS."""
+    from . import notebook_exec as ne
+    runs = run_dirs(reports_dir)
+    jobs = []
+    for run in newest_runs(runs):
+        rel = run.relative_to(reports_dir)
+        jobs.append((ne.render, run.parent.name, run, out_root / rel / ne.HTML_NAME))
+        earlier = [r for r in runs if r.parent == run.parent and r < run]
+        if run.parent.name in ne.CROSS_RUN_EXPERIMENTS and earlier:
+            jobs.append((ne.render_cross_run, earlier[-1], run, out_root / rel / ne.CROSS_RUN_HTML))
+    # Each notebook runs in its own kernel process: one per core at a time.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+        for done in [pool.submit(*job) for job in jobs]:
+            done.result()
+    return [run.relative_to(reports_dir) / name for run in runs for name in (ne.HTML_NAME, ne.CROSS_RUN_HTML)]
 
 
 def _files(root: Path, rels: list[Path]) -> set[Path]:
@@ -83,10 +116,11 @@ def _files(root: Path, rels: list[Path]) -> set[Path]:
     return out
 
 
-def differences(reports_dir: Path, seeds_dir: Path | None) -> tuple[list[str], Path, list[Path]]:
+def differences(reports_dir: Path, seeds_dir: Path | None,
+                notebooks: bool = True) -> tuple[list[str], Path, list[Path]]:
     """(changed/new/stale file list, scratch dir holding the fresh build, managed roots)."""
     scratch = Path(tempfile.mkdtemp(prefix="testbed-regenerate-"))
-    managed = build(reports_dir, seeds_dir, scratch)
+    managed = build(reports_dir, seeds_dir, scratch, notebooks)
     fresh, current = _files(scratch, managed), _files(Path(reports_dir), managed)
     changes = []
     for rel in sorted(fresh | current):
