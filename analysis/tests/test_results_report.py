@@ -205,6 +205,21 @@ def test_regenerate_builds_run_reports_and_check_sees_changes(run, tmp_path, cap
     assert "changed: batch-sweep/fixture/report.md" in capsys.readouterr().out
 
 
+def test_regenerate_indexes_the_newest_run_of_each_experiment(run, tmp_path):
+    reports = tmp_path / "reports"
+    for run_id in ("20261101T000000Z-old1", "20261102T000000Z-new2"):
+        report_cmd.compact(run, reports / "batch-sweep" / run_id)
+    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=False, no_notebooks=True)
+    assert regenerate_cmd.main(args) == 0
+    index = (reports / "index.md").read_text()
+    row = next(line for line in index.splitlines() if line.startswith("| batch-sweep |"))
+    assert "[20261102T000000Z-new2](batch-sweep/20261102T000000Z-new2/report.md)" in row
+    assert "old1" not in row and row.endswith("| 1 |")
+    (reports / "index.md").unlink()
+    args.check = True
+    assert regenerate_cmd.main(args) == 1
+
+
 @pytest.mark.skipif(not paths.SEEDS_DIR.is_dir(), reason=f"seeds not in {paths.SEEDS_DIR}")
 def test_committed_reports_are_current():
     """`./testbed regenerate --check` on the repository: nothing would change."""
