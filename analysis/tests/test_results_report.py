@@ -196,7 +196,7 @@ def test_inflection_command_names_bad_input(tmp_path, capsys):
 def test_regenerate_builds_run_reports_and_check_sees_changes(run, tmp_path, capsys):
     reports = tmp_path / "reports"
     report_cmd.compact(run, reports / "batch-sweep" / "fixture")
-    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=True)
+    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=True, no_notebooks=True)
     assert regenerate_cmd.main(args) == 1
     assert "new: batch-sweep/fixture/report.md" in capsys.readouterr().out
     args.check = False
@@ -212,7 +212,7 @@ def test_regenerate_indexes_the_newest_run_of_each_experiment(run, tmp_path):
     reports = tmp_path / "reports"
     for run_id in ("20261101T000000Z-old1", "20261102T000000Z-new2"):
         report_cmd.compact(run, reports / "batch-sweep" / run_id)
-    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=False)
+    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=False, no_notebooks=True)
     assert regenerate_cmd.main(args) == 0
     index = (reports / "index.md").read_text()
     row = next(line for line in index.splitlines() if line.startswith("| batch-sweep |"))
@@ -232,8 +232,8 @@ def test_committed_reports_are_current():
 
 def test_committed_published_reports_rebuild_without_seeds():
     """Without the seeds, published/ is rebuilt from its stored data alone (the run
-    reports do not depend on the seeds and are checked above, so they are not drawn
-    a second time here)."""
+    reports and the notebooks' HTML do not depend on the seeds and are checked above,
+    so they are not drawn a second time here)."""
     changes, scratch, _ = regenerate.differences(paths.REPORTS_DIR, None, runs=False)
     shutil.rmtree(scratch, ignore_errors=True)
     assert changes == []

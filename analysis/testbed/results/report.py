@@ -42,7 +42,14 @@ def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path
     An A/A run (`calibration_run`, or the manifest's `noise_floor_run`, relative to the
     run directory) adds its false-call rate to the report's calibration block."""
     run_dir = Path(run_dir)
-    out_dir = Path(out_dir) if out_dir else run_dir
+    df, cmp, ctx = run_inputs(run_dir, calibration_run)
+    return _render(df, cmp, ctx, Path(out_dir) if out_dir else run_dir, REPORT_NAME, FIGURES)
+
+
+def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(tidy table, comparisons, context) of a run: what its report is rendered from,
+    and what the notebooks (results/explore.py) show."""
+    run_dir = Path(run_dir)
     manifest = RunManifest(load.read_manifest(run_dir), run_dir)
     df = load.load_run(run_dir)
     cmp = compare.compare_run(df, manifest)
@@ -57,7 +64,7 @@ def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path
         "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
         "speed_tolerance": manifest.speed_tolerance,
     }
-    return _render(df, cmp, ctx, out_dir, REPORT_NAME, FIGURES)
+    return df, cmp, ctx
 
 
 def _calibration_run(run_dir: Path, given) -> tuple[pd.DataFrame | None, str | None]:
@@ -147,8 +154,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
               fmt.md_table(["", ""], [[k, v] for k, v in ctx["brief"]]), ""]
     parts += [f"- {n}" for n in ctx["notes"]] + ([""] if ctx["notes"] else [])
     parts += _how_to_read(ctx)
-    parts += report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
-                                    cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE))
+    parts += summary_lines(cmp, ctx, cells)
     if not ctx["published"]:
         parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
                                     out_dir, fig_rel)
@@ -168,6 +174,12 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
     path = out_dir / name
     path.write_text(text)
     return path
+
+
+def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str]:
+    """The report's summary section (cells: compare.cell_table of the compared metrics)."""
+    return report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
+                                  cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE))
 
 
 def _how_to_read(ctx):
