@@ -43,6 +43,31 @@ def test_a_drill_down_recomputes_every_comparison_as_the_report(small_run):
     assert list(explore.drill_summary(d)["report"]) == list(explore.drill_summary(d)["recomputed"])
 
 
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
+def test_a_drill_down_judges_an_adaptive_run_as_its_report(tmp_path):
+    """Blocks pair the configurations and the loop looked at 6 of 7 pairs (budget stop);
+    two failed repetitions leave one cell 5 pairs, below the first look: NOT PLANNED.
+    The drill-down must pair, cut and refuse exactly as compare_run did."""
+    design = {"adaptive": True, "min_repetitions": 6, "max_repetitions": 10, "look_every": 2,
+              "paired_configurations": True, "look_confidence": 0.95}
+    failed = (("PAIR", "tcp", 65536, "baseline", CAND, 5), ("PAIR", "tcp", 65536, "baseline", CAND, 6))
+    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=failed,
+                   reps=7, cell_fields=lambda *cell: {"stop_reason": "budget"}, design=design)
+    view = explore.open_run(run)
+    cmp = view.comparisons
+    assert (cmp["verdict"] == "NOT PLANNED").any() and (cmp["n_cand"] == 6).any()
+    assert set(cmp[cmp["kind"] == "config"]["test"].dropna()) >= {"paired"}
+    for row in cmp.to_dict("records"):
+        d = explore.drill(view, row)
+        for col in ("verdict", "test", "diff_pct", "ci_lo_pct", "ci_hi_pct", "n_ref", "n_cand"):
+            assert _same(d.comparison[col], d.recomputed.get(col, math.nan)), (row, col)
+    assert "NOT PLANNED" in explore.verdict_counts(view).columns
+    assert "q_value" in explore.verdicts(view)
+
+
 def test_find_names_an_ambiguous_choice(small_run):
     view = explore.open_run(small_run)
     with pytest.raises(KeyError, match="comparisons match"):
@@ -78,7 +103,10 @@ def test_replication_names_flips_and_their_reason(tmp_path):
     assert (row["verdict_a"], row["verdict_b"], row["status"]) == ("FAST", "SLOW", "flipped")
     assert row["reason"].startswith("intervals disjoint")
     counts = dict(zip(*explore.replication_counts(rep).to_dict("list").values()))
-    assert counts == {"replicated": 0, "flipped": 1, "changed": 1}  # 64 KiB: SAME -> SLOW
+    assert counts == {"replicated": 0, "flipped": 1, "changed": 1, "not planned": 0}  # 64 KiB: SAME -> SLOW
+    # a comparison an adaptive loop never looked at has no verdict to replicate or flip
+    row = {"status": explore._status("NOT PLANNED", "FAST"), "verdict_a": "NOT PLANNED", "verdict_b": "FAST"}
+    assert row["status"] == "not planned" and explore._reason(row).startswith("run a's adaptive loop never")
     assert list(explore.moved(rep)["status"]) == ["flipped", "changed"]
     facts = explore.facts_side_by_side(a, c)
     assert list(facts.columns) == ["a", "b"] and facts.loc["run", "b"] == "c"

@@ -75,17 +75,20 @@ def detail_markdown(view: RunView) -> str:
 def verdicts(view: RunView, kinds=("library", "aa")) -> pd.DataFrame:
     """The comparisons behind the verdict tables, one row each, as a frame to filter."""
     cols = ["kind", "pattern", "transport", "config", *compare.WHERE, "msg_size", "metric", "library",
-            "reference", "diff_pct", "ci_lo_pct", "ci_hi_pct", "verdict", "test", "mde_pct", "n_ref",
-            "n_cand"]
+            "reference", "diff_pct", "ci_lo_pct", "ci_hi_pct", "verdict", "q_value", "test", "mde_pct",
+            "n_ref", "n_cand", "stop_reason"]
     sel = view.comparisons[view.comparisons["kind"].isin(kinds)]
     return sel[cols].reset_index(drop=True)
 
 
 def verdict_counts(view: RunView) -> pd.DataFrame:
-    """FAST/SLOW/SAME/AMBIGUOUS per candidate, kind and metric."""
+    """FAST/SLOW/SAME/AMBIGUOUS per candidate, kind and metric, and NOT PLANNED where an
+    adaptive loop never looked at a comparison (no verdict: the report leaves it out of
+    its decided counts)."""
     sel = view.comparisons
     counts = sel.groupby(["kind", "library", "metric"])["verdict"].value_counts().unstack(fill_value=0)
-    return counts.reindex(columns=list(compare.VERDICTS), fill_value=0)
+    columns = list(compare.VERDICTS) + ([compare.NOT_PLANNED] if compare.NOT_PLANNED in counts else [])
+    return counts.reindex(columns=columns, fill_value=0)
 
 
 def figures(view: RunView, patterns=None):
@@ -164,8 +167,11 @@ def drill(view: RunView, row: dict) -> Drill:
     else:
         ref_key["library"] = row["reference"]
     cand, ref = _cell(view, cand_key), _cell(view, ref_key)
+    # paired and cut to the loop's last planned look exactly as compare_run judged the row
+    paired_configs = view.manifest is not None and view.manifest.paired_configurations
+    looks = view.manifest.looks if view.manifest is not None else None
     recomputed = compare.compare_pair(cand, ref, view.context["margin"], view.context["confidence"],
-                                      pairable=row["kind"] != "config")
+                                      pairable=row["kind"] != "config" or paired_configs, looks=looks)
     return Drill(row, recomputed, _repetitions(cand, ref))
 
 
@@ -270,7 +276,8 @@ def _facts(view: RunView) -> dict:
 def replication(a: RunView, b: RunView, metric: str = "throughput_msgs") -> pd.DataFrame:
     """zlink-vs-reference comparisons of two runs joined cell by cell: replicated (same
     verdict), flipped (FAST in one, SLOW in the other) or changed (decided in one,
-    not in the other, or SAME against AMBIGUOUS), with the reason the intervals give."""
+    not in the other, or SAME against AMBIGUOUS) or not planned (an adaptive loop never
+    looked at it in one run: no verdict), with the reason the intervals give."""
     both = compare.side_by_side(a.comparisons, b.comparisons, "a", "b", metric=metric)
     if both.empty:
         return both.assign(status=pd.Series(dtype=str), reason=pd.Series(dtype=str))
@@ -280,6 +287,8 @@ def replication(a: RunView, b: RunView, metric: str = "throughput_msgs") -> pd.D
 
 
 def _status(x: str, y: str) -> str:
+    if compare.NOT_PLANNED in (x, y):
+        return "not planned"
     if x == y:
         return "replicated"
     if {x, y} == set(DECIDED):
@@ -297,6 +306,9 @@ def _overlap(r: dict) -> bool | None:
 def _reason(r: dict) -> str:
     if r["status"] == "replicated":
         return ""
+    if r["status"] == "not planned":
+        side = " and ".join(s for s in ("a", "b") if r[f"verdict_{s}"] == compare.NOT_PLANNED)
+        return f"run {side}'s adaptive loop never looked at this comparison: no verdict to replicate"
     overlap = _overlap(r)
     if overlap is None:
         return "one side has no interval (too few repetitions)"
@@ -310,11 +322,12 @@ def _reason(r: dict) -> str:
             f"({width_a:.1f} vs {width_b:.1f} points), so an edge crossed the margin or no-change line")
 
 
-STATUSES = ("replicated", "flipped", "changed")
+STATUSES = ("replicated", "flipped", "changed", "not planned")
 
 
 def replication_counts(table: pd.DataFrame) -> pd.DataFrame:
-    """How many comparisons replicated, flipped and changed (each listed, 0 or not)."""
+    """How many comparisons replicated, flipped, changed or lack a planned verdict in
+    either run (each listed, 0 or not)."""
     counts = table["status"].value_counts() if not table.empty else pd.Series(dtype=int)
     return pd.DataFrame({"status": list(STATUSES), "comparisons": [int(counts.get(s, 0)) for s in STATUSES]})
 
