@@ -192,6 +192,7 @@ let
     "jupyterlab"
     "matplotlib"
     "nbclient"
+    "nbconvert"
     "nbformat"
     "numpy"
     "pandas"
