@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("testbed.results.report_cmd", "render the markdown report of a run"),
     "inflection": ("testbed.results.inflection_cmd", "find where a configuration's gain changes sign"),
     "regenerate": ("testbed.results.regenerate_cmd", "re-render every report under reports/"),
+    "rejudge": ("testbed.results.rejudge_cmd", "re-judge a run from its raw files; do the sweep's verdicts reproduce?"),
     "notebook": ("testbed.results.notebook_cmd", "open Jupyter Lab with the analysis kernel"),
 }
 

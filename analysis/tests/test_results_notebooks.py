@@ -1,15 +1,20 @@
-"""Both notebooks execute headless against the synthetic fixture run."""
-import os
-from pathlib import Path
+"""The notebooks execute headless (real kernels, nbclient) against small fixture runs:
+an experiment notebook (the template every experiment's notebook is generated from;
+test_results_explore checks they are all the template's), the same on a run that
+varies placement, and the cross-run notebook. What the experiment notebook shows is
+checked against the report of the same run, and its HTML rendering is parsed."""
+import shutil
+from html.parser import HTMLParser
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from fixtures.factory import make_run
+from fixtures.factory import CAND, add_speed_reference, make_run
 from testbed import paths
+from testbed.results import explore, notebook_exec, regenerate, report
 
-NOTEBOOKS = ["batch-sweep.ipynb", "compare-runs.ipynb"]
+NOTEBOOKS = sorted(p.name for p in paths.NOTEBOOKS_DIR.glob("*.ipynb"))
+SMALL = dict(patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536), failed=(), configs={"baseline": {}})
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -20,18 +25,89 @@ def test_notebook_is_stored_without_outputs(name):
             assert cell.outputs == [] and cell.execution_count is None
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_executes(name, tmp_path, monkeypatch):
-    run = make_run(tmp_path, configs={"no batch": {}, "64 KiB": {"ZMQ_ASIO_IN_BATCH_SIZE": "65536"}},
-                   effect=lambda lib, cfg, *a: 1.0 if lib != "zlink" else (1.2 if cfg == "64 KiB" else 1.0),
-                   patterns=("PUBSUB",), transports=("tcp",), failed=())
-    monkeypatch.setenv("TESTBED_NOTEBOOK_RUN", str(run))
-    nb = nbformat.read(paths.NOTEBOOKS_DIR / name, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
-    text = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in outputs)
+def _markdown_outputs(nb) -> list[str]:
+    return [o["data"]["text/markdown"] for c in nb.cells for o in c.get("outputs", [])
+            if "text/markdown" in o.get("data", {})]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    run = make_run(root, experiment="scorecard", work=True, **SMALL)
+    add_speed_reference(run)
+    nb = notebook_exec.execute(paths.NOTEBOOKS_DIR / "scorecard.ipynb", {"RUN": str(run)}, cwd=root)
+    return run, nb, root
+
+
+def test_the_experiment_notebook_shows_the_reports_tables(executed):
+    run, nb, root = executed
+    text = notebook_exec.outputs_text(nb)
     assert "Traceback" not in text
-    if name == "batch-sweep.ipynb":  # the new verdict columns and the calibration are shown
-        assert "mde_pct" in text and "false_calls" in text and "decided %" in text
-    if name == "compare-runs.ipynb":
-        assert "cells in common" in text and "\n0 cells in common" not in "\n" + text
+    report_text = report.render_run(run, root / "report").read_text()
+    shown = _markdown_outputs(nb)
+    summary = next(m for m in shown if m.startswith("## Summary"))
+    assert summary in report_text and "### zlink vs libzmq-4.3.5" in summary
+    detail = next(m for m in shown if m.startswith("## PATTERN: PAIR"))
+    tables = [b for b in detail.split("\n\n") if b.startswith("| Size")]
+    assert len(tables) == 2 and all(t in report_text for t in tables)
+    # the drill-down, the counters and the host speed ran on this run's data
+    assert "recomputed" in text and "work_instructions_per_msg" in text and "median_ms" in text
+    images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) == 3 + 1  # PAIR: throughput, heatmap, latency; host speed
+
+
+def test_the_html_rendering_parses_and_carries_the_figures(executed):
+    _, nb, _ = executed
+    html = notebook_exec.to_html(nb)
+
+    class Count(HTMLParser):
+        tables = images = 0
+
+        def handle_starttag(self, tag, attrs):
+            self.tables += tag == "table"
+            self.images += tag == "img" and dict(attrs).get("src", "").startswith("data:image/png;base64,")
+
+    parser = Count()
+    parser.feed(html)
+    assert parser.tables >= 5 and parser.images == 4
+    assert html == notebook_exec.to_html(nb)  # same notebook, same bytes
+
+
+def test_the_notebook_on_a_run_that_varies_placement(tmp_path):
+    run = make_run(tmp_path, cell_fields=lambda lib, p, t, size, cfg: {"placement": "split" if size == 64 else
+                                                                       "one-core"}, **SMALL)
+    drill = {"pattern": "PAIR", "transport": "tcp", "msg_size": 64, "metric": "throughput_msgs"}
+    nb = notebook_exec.execute(paths.NOTEBOOKS_DIR / "placement.ipynb", {"RUN": str(run), "DRILL": drill},
+                               cwd=tmp_path)
+    text = notebook_exec.outputs_text(nb)
+    assert "Traceback" not in text
+    assert "placement" in text and "split" in text and "one-core" in text
+    assert "no host speed reference recorded in this run" in text
+
+
+def test_the_cross_run_notebook_lists_replicated_and_flipped_verdicts(tmp_path):
+    a = make_run(tmp_path, run_id="a", **SMALL)
+    b = make_run(tmp_path, run_id="b", effect=lambda lib, *x: 0.85 if lib == CAND else 1.0, **SMALL)
+    nb = notebook_exec.execute(paths.NOTEBOOKS_DIR / "compare-runs.ipynb", {"A": str(a), "B": str(b)},
+                               cwd=tmp_path)
+    text = notebook_exec.outputs_text(nb)
+    assert "Traceback" not in text
+    assert "2 comparisons in common" in text and "flipped" in text and "intervals disjoint" in text
+    table = explore.replication(explore.open_run(a), explore.open_run(b))
+    assert f"{int((table['status'] != 'replicated').sum())} did not replicate" in text
+
+
+def test_regenerate_renders_the_newest_runs_notebooks_only(tmp_path):
+    reports = tmp_path / "reports"
+    old = make_run(reports, experiment="scorecard", run_id="20260101T000000Z-aaaa", **SMALL)
+    make_run(reports, experiment="scorecard", run_id="20260102T000000Z-bbbb", **SMALL)
+    (old / notebook_exec.HTML_NAME).write_text("left over\n")
+    changes, scratch, _ = regenerate.differences(reports, None)
+    assert "new: scorecard/20260102T000000Z-bbbb/notebook.html" in changes
+    assert "stale: scorecard/20260101T000000Z-aaaa/notebook.html" in changes
+    assert "new: scorecard/20260102T000000Z-bbbb/compare-runs.html" in changes  # against the run before
+    assert not [c for c in changes if "aaaa/compare-runs" in c]
+    page = (scratch / "scorecard" / "20260102T000000Z-bbbb" / notebook_exec.HTML_NAME).read_text()
+    assert page.startswith("<!DOCTYPE html>") and "## Summary" not in page and "<h2" in page
+    assert "Traceback" not in page
+    shutil.rmtree(scratch)

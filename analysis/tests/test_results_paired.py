@@ -162,21 +162,41 @@ def test_compare_says_which_test_decided():
     assert compare.compare(published).iloc[0]["test"] == "unpaired"
 
 
-def test_paired_adaptive_design_starts_at_its_minimum_and_keeps_the_rate():
+LOOP_SIMULATIONS = 2000
+# The design aims at 0.9 x 5% = 4.5%; over 2000 simulated loops its rate (4.6%) has a
+# standard error of ~0.5%, so 6% is three of them above. Without the look correction
+# (95% at every look) or at a doubled alpha the same loops exclude 1 in 9.4%: seen
+# failing under both mutations (analysis/README.md "What the tests show").
+LOOP_RATE_LIMIT = 0.06
+
+
+@pytest.mark.parametrize("cv", [0.02, 0.05, 0.10])
+def test_paired_adaptive_design_starts_at_its_minimum_and_keeps_the_rate(cv):
+    """The loop batch-sweep runs (cap 12, looks every 2 pairs, paired) under A/A: the
+    share of loops in which some look's interval excludes no change is what the
+    per-look confidence is calibrated for. It is counted at every look, also past a
+    SAME (a SAME stop would hide a false call at a later look at small CVs), and the
+    noise is exchangeable (no drift: an alternating drift makes the pairs more
+    balanced than chance and the rate lower, which would hide a broken design)."""
     design = d.adaptive_design(cap=12, batch=2, paired=True)
+    looks = (*range(design.start, design.cap, design.batch), design.cap)
+    rng = np.random.default_rng(41)
+    excluded = false_calls = 0
+    for _ in range(LOOP_SIMULATIONS):
+        ref, cand = drifting_pairs(rng, design.cap, drift=0.0, cv=cv)
+        stopped = None
+        for n in looks:
+            dec = d.decide_paired(ref[:n], cand[:n], higher_is_better=True,
+                                  confidence=design.look_confidence, seed=0)
+            stopped = stopped or (dec.verdict if dec.verdict != "AMBIGUOUS" else None)
+            if dec.low > 1 or dec.high < 1:
+                excluded += 1
+                break
+        false_calls += stopped in ("FAST", "SLOW")
+    assert excluded / LOOP_SIMULATIONS <= LOOP_RATE_LIMIT
+    assert false_calls <= excluded    # the loop's own false calls (stopping on SAME) are fewer
     assert design.start == d.min_samples(design.look_confidence, paired=True) == 7
     assert 0.95 < design.look_confidence < 1 - 0.05 / design.looks
-    rng = np.random.default_rng(41)
-    false_calls = 0
-    for _ in range(SIMULATIONS):
-        ref, cand = drifting_pairs(rng, design.cap)
-        for n in (*range(design.start, design.cap, design.batch), design.cap):
-            v = d.decide_paired(ref[:n], cand[:n], higher_is_better=True,
-                                confidence=design.look_confidence, seed=0).verdict
-            if v != "AMBIGUOUS":
-                false_calls += v in ("FAST", "SLOW")
-                break
-    assert false_calls / SIMULATIONS <= 0.05
 
 
 def test_two_configurations_are_never_paired():

@@ -115,11 +115,12 @@ def test_a_drifted_pair_stays_in_the_raw_results_and_out_of_the_verdicts(tmp_pat
     fake = FakeDecide(decided_at=None)
     run_dir, lines, bad = drift_run(tmp_path, monkeypatch, fake, "min_repetitions = 3\nmax_repetitions = 6")
     recs = read_results(run_dir)
-    kept = [r for r in recs if r["group"] == bad["group"] and r["repetition"] == bad["repetition"]]
-    assert len(kept) == 2 and {r["status"] for r in kept} == {"ok"}   # raw data kept
+    # a speed line brackets one repetition of a block: both libraries in both configurations
+    kept = [r for r in recs if r["block"] == bad["group"] and r["repetition"] == bad["repetition"]]
+    assert len(kept) == 4 and {r["status"] for r in kept} == {"ok"}   # raw data kept
     assert sorted(r["cell_id"] for r in kept) == sorted(bad["cell_ids"])
-    # every pair was bracketed, and the drifted one never reached decide()
-    assert len(lines) == len({(r["group"], r["repetition"]) for r in recs})
+    # every batch was bracketed, and the drifted one never reached decide()
+    assert len(lines) == len({(r["block"], r["repetition"]) for r in recs})
     # the drifted group's final look judged its five other pairs (each call is one
     # configuration's metric: the clean ones judged all six)
     five = [r for r in range(6) if r != bad["repetition"]]
@@ -140,7 +141,7 @@ def test_an_adaptive_run_replaces_a_drifted_pair(tmp_path, monkeypatch):
     run_dir, _, bad = drift_run(tmp_path, monkeypatch, fake, "min_repetitions = 3\nmax_repetitions = 12")
     per_group = {}
     for r in read_results(run_dir):
-        per_group.setdefault(r["group"], set()).add(r["repetition"])
+        per_group.setdefault(r["block"], set()).add(r["repetition"])
     assert per_group.pop(bad["group"]) == {0, 1, 2, 3}
     assert all(reps == {0, 1, 2} for reps in per_group.values())
     assert {g["stop_reason"] for g in groups(run_dir)} == {"decided"}
@@ -204,9 +205,9 @@ def test_the_estimate_counts_the_reference_before_and_after_every_pair(tmp_path,
     off = config.load(write(tmp_path, text.replace("repetitions = 2", "repetitions = 2\n"
                                                    "speed_reference = false", 1)), "default", NAMES)
     cells = plan.expand(on)
-    groups = len({c.group for c in cells})
+    groups = len({c.block_id for c in cells})
     assert groups >= 2 and {c.placement for c in cells} == {placement}
-    # before and after each pair, on each of the pair's CPUs, every repetition
+    # before and after each block's batch, on each of its CPUs, every repetition
     expected = on.design.min_repetitions * groups * 2 * cpus * estimate.SPEED_REFERENCE_S
     added = estimate.run_seconds(cells, on) - estimate.run_seconds(plan.expand(off), off)
     assert added == pytest.approx(expected)

@@ -8,8 +8,11 @@ Three kinds of pair, all oriented so that a positive diff means "candidate is be
 
 The verdict of a run's cells comes from decide.decide_repetitions() on the
 repetitions: paired (repetition i of the candidate against repetition i of the
-reference, run back to back in the interleaved schedule) when enough repetitions pair
-up, else the two-sample test; the `test` column says which decided. Published
+reference, run back to back in the interleaved schedule: libraries always, the
+configurations of a workload point in runs that interleave them in blocks) when enough
+repetitions pair up, else the two-sample test; the `test` column says which decided.
+An adaptive run's verdict is the one of its last planned look, on the repetitions the
+loop had then; a comparison it never looked at is NOT PLANNED (no verdict). Published
 reports kept one figure per cell: a mean +/- std of n runs gives a Welch interval
 (basis `summary`), judged by the same rule; a bare figure (basis `point`) has no
 interval, so it can never be SAME and is FAST/SLOW only beyond POINT_THRESHOLD.
@@ -22,12 +25,16 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from . import decide, schema, stats
-from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, reference_library
+from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, LookPlan, RunManifest, reference_library
 
 POINT_THRESHOLD = 0.05      # published single figures: no interval, so demand a larger gap
 VERDICTS = list(decide.VERDICTS)
+# A comparison an adaptive loop never looked at (it stopped before its first planned
+# look): no verdict of the calibrated procedure exists, so none is shown or counted.
+NOT_PLANNED = "NOT PLANNED"
 
 SCOPE = ["source", "run_id", "experiment", "table"]
 WHERE = ["placement", "process_model", "link"]   # where and how the cell ran
@@ -35,7 +42,8 @@ CELL = SCOPE + ["pattern", "transport", "msg_size", "io_threads", "config"] + WH
 
 COLUMNS = ["kind", "source", "run_id", "experiment", "table", "pattern", "transport", "io_threads", "config",
            *WHERE, "msg_size", "metric", "library", "reference", "n_cand", "n_ref", "cand_median", "ref_median",
-           "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "basis", "test", "stop_reason"]
+           "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "basis", "test", "stop_reason",
+           "q_value"]
 PAIRED, UNPAIRED = "paired", "unpaired"   # the test column of a comparison judged on repetitions
 
 def reference_config(cells: pd.DataFrame) -> str | None:
@@ -154,11 +162,37 @@ def _summarized(cell: dict) -> bool:
     return cell["n"] == 1 and cell["n_summarized"] > 1 and not math.isnan(cell["spread"])
 
 
+def planned(cand: dict, ref: dict, looks: LookPlan | None) -> tuple[dict, dict] | None:
+    """The two cells cut to the repetitions of the loop's last look (None: it never
+    looked). Without a plan (fixed designs, published tables) the cells as they are."""
+    stop = cand.get("stop_reason") or ref.get("stop_reason") or ""
+    if looks is None or not stop or not cand.get("reps") or not ref.get("reps"):
+        return cand, ref
+    shared = sorted(set(cand["reps"]) & set(ref["reps"]))
+    last = looks.last_look(len(shared), stop)
+    if last is None:
+        return None
+    if last == len(shared):
+        return cand, ref
+    cut = shared[last - 1]
+    return _cut(cand, cut), _cut(ref, cut)
+
+
+def _cut(cell: dict, cut: int) -> dict:
+    reps = {r: v for r, v in cell["reps"].items() if r <= cut}
+    values = np.sort(np.asarray(list(reps.values()), dtype=float))
+    return {**cell, "reps": reps, "values": values, "n": len(values),
+            "median": float(np.median(values)) if len(values) else math.nan}
+
+
 def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN,
-                 confidence: float = DEFAULT_CONFIDENCE, pairable: bool = True) -> dict:
+                 confidence: float = DEFAULT_CONFIDENCE, pairable: bool = True,
+                 looks: LookPlan | None = None) -> dict:
     """Diff, interval and verdict of one pair of cells (rows of cell_table).
-    pairable: the two cells belong to one configuration, so their repetitions of one
-    index ran back to back (library and A/A pairs; never two configurations)."""
+    pairable: the two cells' repetitions of one index ran back to back (library and
+    A/A pairs; configurations of a run whose blocks interleave them).
+    looks: the adaptive design's plan: the verdict is the one of the loop's last look,
+    on the repetitions it had; NOT PLANNED where it never looked."""
     higher = schema.metric(cand["metric"]).higher_is_better
     key = _key_text(*(cand[c] for c in CELL), ref["library"], ref["config"])
     out = {"n_cand": cand["n"], "n_ref": ref["n"], "cand_median": cand["median"], "ref_median": ref["median"],
@@ -168,6 +202,11 @@ def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN,
         return {**out, **_from_summaries(cand, ref, higher, margin)}
     if published and cand["n"] == 1 and ref["n"] == 1:
         return {**out, **_from_points(cand, ref, higher)}
+    cut = planned(cand, ref, looks)
+    if cut is None:
+        return {**out, "verdict": NOT_PLANNED, "basis": "not planned", **_point_diff(cand, ref, higher)}
+    cand, ref = cut
+    out.update(n_cand=cand["n"], n_ref=ref["n"])
     return {**out, **_from_repetitions(cand, ref, higher, margin, confidence, key, pairable)}
 
 
@@ -188,9 +227,12 @@ def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
 
 
 def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: float = DEFAULT_MARGIN,
-            metrics=None, reference: str | None = None, confidence: float = DEFAULT_CONFIDENCE) -> pd.DataFrame:
+            metrics=None, reference: str | None = None, confidence: float = DEFAULT_CONFIDENCE,
+            paired_configurations: bool = False, looks: LookPlan | None = None) -> pd.DataFrame:
     """Every library pair and configuration pair in the tidy table `df`, each verdict
-    at `confidence` with SAME inside +/-margin."""
+    at `confidence` with SAME inside +/-margin. paired_configurations: the run ran the
+    configurations of a workload point back to back (pair them by repetition); looks:
+    its adaptive plan (only the verdicts of planned looks count)."""
     cells = cell_table(df)
     if cells.empty:
         return pd.DataFrame(columns=COLUMNS)
@@ -204,18 +246,34 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
             ident = {c: cand[c] for c in CELL if c != "library"}
             reference_name = ref["library"] if kind != "config" else ref["config"]
             rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
-                         **compare_pair(cand, ref, margin, confidence, pairable=kind != "config")})
+                         **compare_pair(cand, ref, margin, confidence,
+                                        pairable=kind != "config" or paired_configurations, looks=looks)})
     out = pd.DataFrame(rows, columns=COLUMNS)
+    out["q_value"] = q_values(out)
     order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,
              "library", "metric", "msg_size"]
     return out.sort_values(order, kind="mergesort").reset_index(drop=True)
+
+
+def q_values(cmp: pd.DataFrame) -> pd.Series:
+    """Benjamini-Hochberg q-values of the comparisons judged on an interval, over each
+    run (or published table) and kind of pair: the smallest false-discovery rate at
+    which the comparison would count as a discovery. From each comparison's own p (at
+    its last look; a p of a stopped adaptive loop is nominal, not corrected for the
+    looks). NaN where there is no p."""
+    out = pd.Series(np.nan, index=cmp.index, dtype=float)
+    judged = cmp[(cmp["basis"] == "interval") & cmp["p_value"].notna()]
+    for _, g in judged.groupby(["source", "run_id", "table", "kind"], sort=False):
+        out.loc[g.index] = sps.false_discovery_control(g["p_value"].clip(0, 1).to_numpy(), method="bh")
+    return out
 
 
 def compare_run(df: pd.DataFrame, manifest: RunManifest | dict) -> pd.DataFrame:
     """Compare a run's cells: its reference, A/A aliases, margin and confidence (the
     design's per-look confidence, as the sweep judged) from its manifest."""
     m = manifest if isinstance(manifest, RunManifest) else RunManifest(manifest)
-    return compare(df, m.aa_aliases, m.margin, reference=m.reference, confidence=m.confidence)
+    return compare(df, m.aa_aliases, m.margin, reference=m.reference, confidence=m.confidence,
+                   paired_configurations=m.paired_configurations, looks=m.looks)
 
 
 CALIBRATED_METRICS = ("throughput_msgs", "lat_p50_us")

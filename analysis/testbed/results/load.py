@@ -163,12 +163,15 @@ def load_run(run_dir: Path) -> pd.DataFrame:
             "io_threads": cell.get("io_threads", 1), "config": cell.get("config") or "",
             **_cell_attributes(cell), "status": cell.get("status", "ok"),
         }
-        if ident["status"] == "ok" and (cell.get("group"), cell["repetition"]) in drifted:
+        # A pair is a repetition of a block (older runs: of a configuration group)
+        block = cell.get("block") or cell.get("group")
+        if ident["status"] == "ok" and (block, cell["repetition"]) in drifted:
             ident["status"] = HOST_DRIFT  # measured, kept, and left out of every verdict
         ident.update({schema.PARAM_PREFIX + k: str(v) for k, v in (cell.get("params") or {}).items()})
         common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": "",
                   "spread": np.nan, "n_summarized": 1, "value_precise": np.nan,
-                  "stop_reason": stops.get(str(cell.get("group")), "") or str(cell.get("stop_reason") or "")}
+                  "stop_reason": stops.get(str(block), "") or stops.get(str(cell.get("group")), "")
+                  or str(cell.get("stop_reason") or "")}
         metrics = _metrics(cell) + _work(cell, work) if ident["status"] in ("ok", HOST_DRIFT) else []
         if not metrics:
             rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})

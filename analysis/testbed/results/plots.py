@@ -21,7 +21,7 @@ matplotlib.rcParams.update({
     "svg.hashsalt": "testbed", "svg.fonttype": "none", "font.family": "DejaVu Sans",
     "font.size": 9, "axes.titlesize": 10, "figure.dpi": 100, "axes.grid": True, "grid.alpha": 0.3,
 })
-MARK = {"FAST": "▲", "SLOW": "▼", "SAME": "=", "AMBIGUOUS": "?"}
+MARK = {"FAST": "▲", "SLOW": "▼", "SAME": "=", "AMBIGUOUS": "?", "NOT PLANNED": "-"}
 LIB_COLORS = ["#1f4e79", "#c0504d", "#4f9d2d", "#7f5fa8", "#d08a00"]
 
 
@@ -159,7 +159,7 @@ def draw_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, pattern: str, clip: f
             i, j = rows.index(r["row"]), sizes.index(r["msg_size"])
             grid[i, j] = r["diff_pct"]
             txt = f"{r['diff_pct']:+.0f}%\n{MARK[r['verdict']]}"
-            weak = r["verdict"] in ("SAME", "AMBIGUOUS")
+            weak = r["verdict"] in ("SAME", "AMBIGUOUS", "NOT PLANNED")
             dark = abs(r["diff_pct"]) > 0.6 * clip  # white on the saturated cells
             ax.text(j, i, txt, ha="center", va="center", fontsize=7,
                     color="white" if dark else "#555555" if weak else "black",
@@ -194,29 +194,35 @@ def save(fig, base: Path) -> list[Path]:
     return [svg, png]
 
 
-def render_all(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame, out_dir: Path,
-               prefix: str = "") -> dict[str, list[tuple[str, Path]]]:
-    """Every figure of a report, by pattern: [(caption, svg path)]."""
-    out: dict[str, list[tuple[str, Path]]] = {}
+def figures(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame):
+    """Every figure of a report, in its order: (pattern, caption, file stem, Figure)."""
     thr = size_series_data(cells, "throughput_msgs")
     lat_metric = "lat_p50_us" if (cells["metric"] == "lat_p50_us").any() else "lat_mean_us"
     lat = pd.concat([size_series_data(cells, m) for m in (lat_metric, "lat_p99_us")])
     hm_cells, hm_marks = heatmap_data(comparisons, inflections)
     for pattern in sorted(cells["pattern"].unique()):
-        figs = out.setdefault(pattern, [])
-        slug = prefix + pattern.lower()
+        slug = pattern.lower()
         if not thr[thr["pattern"] == pattern].empty:
             f = draw_size_series(thr, pattern, "msg/s", f"{pattern}: throughput (median, 95% band)", log_y=True,
                                  relative=relative_data(comparisons))
-            figs.append(("throughput vs size", save(f, Path(out_dir) / f"{slug}-throughput")[0]))
+            yield pattern, "throughput vs size", f"{slug}-throughput", f
         if not hm_cells[hm_cells["pattern"] == pattern].empty:
-            f = draw_heatmap(hm_cells, hm_marks, pattern)
-            figs.append(("diff % heatmap", save(f, Path(out_dir) / f"{slug}-heatmap")[0]))
+            yield pattern, "diff % heatmap", f"{slug}-heatmap", draw_heatmap(hm_cells, hm_marks, pattern)
         l = lat[lat["pattern"] == pattern]
         if not l.empty:
             l = l.assign(library=[f"{lib} {schema.metric(m).label.replace('Latency ', '')}"
                                   for lib, m in zip(l["library"], l["metric"])])
             f = draw_size_series(l, pattern, "us", f"{pattern}: latency ({'RTT/2 p50 and p99' if lat_metric == 'lat_p50_us' else 'as published'})",
                                  log_y=True)
-            figs.append(("latency", save(f, Path(out_dir) / f"{slug}-latency")[0]))
+            yield pattern, "latency", f"{slug}-latency", f
+
+
+def render_all(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame, out_dir: Path,
+               prefix: str = "") -> dict[str, list[tuple[str, Path]]]:
+    """Every figure of a report, saved, by pattern: [(caption, svg path)]."""
+    out: dict[str, list[tuple[str, Path]]] = {}
+    for pattern in sorted(cells["pattern"].unique()):
+        out.setdefault(pattern, [])
+    for pattern, caption, stem, fig in figures(cells, comparisons, inflections):
+        out[pattern].append((caption, save(fig, Path(out_dir) / f"{prefix}{stem}")[0]))
     return out

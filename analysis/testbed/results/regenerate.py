@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from . import load, published, report
@@ -110,9 +110,17 @@ def _workers(jobs: int) -> int:
     return max(1, min(cores, jobs, int(os.environ.get("TESTBED_REGENERATE_JOBS", cores))))
 
 
-def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool = True) -> list[Path]:
+def newest_runs(runs: list[Path]) -> list[Path]:
+    """Each experiment's newest run: the one its notebook shows."""
+    return [found[0] for found in current_runs(runs).values()]
+
+
+def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool = True,
+          notebooks: bool = True) -> list[Path]:
     """Render everything into out_root; return the managed roots (relative paths).
-    runs=False renders the published seed reports only."""
+    runs=False renders the published seed reports only. notebooks: also execute each
+    experiment's notebook on its newest run and keep its HTML (notebook.html) beside
+    that run's report; notebook.html anywhere else is stale."""
     managed = [Path(PUBLISHED)] if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir() else []
     if managed:
         _build_published(reports_dir, seeds_dir, out_root / PUBLISHED)
@@ -133,7 +141,28 @@ def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool 
     if rels:
         write_index(rels, out_root, out_root / INDEX)
         managed.append(Path(INDEX))
+    if notebooks and runs:
+        managed += _notebooks(reports_dir, out_root)
     return managed
+
+
+def _notebooks(reports_dir: Path, out_root: Path) -> list[Path]:
+    """notebook.html beside each experiment's newest run, and compare-runs.html (that run
+    against the one before it) for notebook_exec.CROSS_RUN_EXPERIMENTS."""
+    from . import notebook_exec as ne
+    runs = run_dirs(reports_dir)
+    jobs = []
+    for run in newest_runs(runs):
+        rel = run.relative_to(reports_dir)
+        jobs.append((ne.render, run.parent.name, run, out_root / rel / ne.HTML_NAME))
+        earlier = [r for r in runs if r.parent == run.parent and r < run]
+        if run.parent.name in ne.CROSS_RUN_EXPERIMENTS and earlier:
+            jobs.append((ne.render_cross_run, earlier[-1], run, out_root / rel / ne.CROSS_RUN_HTML))
+    # Each notebook runs in its own kernel process: one per core at a time.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+        for done in [pool.submit(*job) for job in jobs]:
+            done.result()
+    return [run.relative_to(reports_dir) / name for run in runs for name in (ne.HTML_NAME, ne.CROSS_RUN_HTML)]
 
 
 def _files(root: Path, rels: list[Path]) -> set[Path]:
@@ -148,10 +177,10 @@ def _files(root: Path, rels: list[Path]) -> set[Path]:
 
 
 def differences(reports_dir: Path, seeds_dir: Path | None,
-                runs: bool = True) -> tuple[list[str], Path, list[Path]]:
+                runs: bool = True, notebooks: bool = True) -> tuple[list[str], Path, list[Path]]:
     """(changed/new/stale file list, scratch dir holding the fresh build, managed roots)."""
     scratch = Path(tempfile.mkdtemp(prefix="testbed-regenerate-"))
-    managed = build(reports_dir, seeds_dir, scratch, runs)
+    managed = build(reports_dir, seeds_dir, scratch, runs, notebooks)
     fresh, current = _files(scratch, managed), _files(Path(reports_dir), managed)
     changes = []
     for rel in sorted(fresh | current):

@@ -1,5 +1,6 @@
-"""`./testbed regenerate [--check]`: re-render every report under reports/ from its
-stored data; with --check, change nothing and exit 1 naming every file that differs."""
+"""`./testbed regenerate [--check] [--no-notebooks]`: re-render every report under
+reports/ from its stored data, and each experiment's notebook executed on its newest
+run as HTML; with --check, change nothing and exit 1 naming every file that differs."""
 from __future__ import annotations
 
 import argparse
@@ -15,6 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reports", type=Path, default=paths.REPORTS_DIR, help="reports directory (default: reports/)")
     parser.add_argument("--seeds", type=Path, default=paths.SEEDS_DIR,
                         help="published seed reports (default: TESTBED_SEEDS_DIR or ../shared/seeds)")
+    parser.add_argument("--no-notebooks", action="store_true",
+                        help="leave out the notebooks' HTML renderings (notebook.html beside each experiment's "
+                             "newest report), which execute every experiment's notebook")
 
 
 def main(args) -> int:
@@ -26,7 +30,7 @@ def main(args) -> int:
     if seeds is None:
         print(f"testbed regenerate: {args.seeds} absent: published reports rebuilt from their stored data",
               file=sys.stderr)
-    changes, scratch, _ = regenerate.differences(args.reports, seeds)
+    changes, scratch, _ = regenerate.differences(args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False))
     try:
         if args.check:
             for c in changes:

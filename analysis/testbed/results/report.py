@@ -15,7 +15,19 @@ from pathlib import Path
 import pandas as pd
 
 from . import ceiling as ceil
-from . import compare, decide, fmt, host_speed, inflection, load, plots, report_detail, report_summary, schema
+from . import (
+    compare,
+    decide,
+    fmt,
+    host_speed,
+    inflection,
+    load,
+    plots,
+    report_detail,
+    report_summary,
+    schema,
+    signed_rank,
+)
 from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
 
 REPORT_NAME = "report.md"
@@ -30,7 +42,14 @@ def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path
     An A/A run (`calibration_run`, or the manifest's `noise_floor_run`, relative to the
     run directory) adds its false-call rate to the report's calibration block."""
     run_dir = Path(run_dir)
-    out_dir = Path(out_dir) if out_dir else run_dir
+    df, cmp, ctx = run_inputs(run_dir, calibration_run)
+    return _render(df, cmp, ctx, Path(out_dir) if out_dir else run_dir, REPORT_NAME, FIGURES)
+
+
+def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(tidy table, comparisons, context) of a run: what its report is rendered from,
+    and what the notebooks (results/explore.py) show."""
+    run_dir = Path(run_dir)
     manifest = RunManifest(load.read_manifest(run_dir), run_dir)
     df = load.load_run(run_dir)
     cmp = compare.compare_run(df, manifest)
@@ -38,13 +57,14 @@ def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path
     ctx = {
         "title": f"{manifest.experiment} · run {manifest.run_id}", "question": manifest.question,
         "brief": manifest.brief(), "notes": [], "skipped": [], "margin": manifest.margin,
-        "confidence": manifest.confidence,
+        "confidence": manifest.confidence, "looks": manifest.looks,
+        "overall_confidence": manifest.overall_confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
         "failed": load.failed_attempts(df), "published": False,
         "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
         "speed_tolerance": manifest.speed_tolerance,
     }
-    return _render(df, cmp, ctx, out_dir, REPORT_NAME, FIGURES)
+    return df, cmp, ctx
 
 
 def _calibration_run(run_dir: Path, given) -> tuple[pd.DataFrame | None, str | None]:
@@ -134,8 +154,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
               fmt.md_table(["", ""], [[k, v] for k, v in ctx["brief"]]), ""]
     parts += [f"- {n}" for n in ctx["notes"]] + ([""] if ctx["notes"] else [])
     parts += _how_to_read(ctx)
-    parts += report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
-                                    cells)
+    parts += summary_lines(cmp, ctx, cells)
     if not ctx["published"]:
         parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
                                     out_dir, fig_rel)
@@ -155,6 +174,12 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
     path = out_dir / name
     path.write_text(text)
     return path
+
+
+def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str]:
+    """The report's summary section (cells: compare.cell_table of the compared metrics)."""
+    return report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
+                                  cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE))
 
 
 def _how_to_read(ctx):
@@ -181,12 +206,26 @@ def _how_to_read(ctx):
         lines += [f"The interval is {100 * conf:.4g}%, not 95%: the sweep looked at each configuration more "
                   f"than once while repeating it, and judged every look at this stricter confidence so that "
                   f"all looks together keep the run's own.", ""]
+    lines += _looks_lines(ctx.get("looks"), conf)
     if ctx["published"]:
         lines += [f"Published figures are single numbers (medians or means of runs that were not kept): they get "
                   f"**no interval**, can never be SAME, and are FAST/SLOW only beyond "
                   f"{100 * compare.POINT_THRESHOLD:.0f}%, marked `point`. Mean +/- std tables give a Welch "
                   f"interval, marked `summary`, judged like the rest.", ""]
     return lines
+
+
+def _looks_lines(looks, conf: float) -> list[str]:
+    """The exact per-look level and, per planned look, the paired test's critical rank:
+    what a re-judgement needs (`./testbed rejudge RUN_DIR` does it)."""
+    if looks is None:
+        return []
+    sizes = sorted({*range(looks.start, looks.cap, looks.every), looks.cap})
+    ranks = ", ".join(f"{n} pairs: k = {signed_rank.critical_rank(n, conf)}" for n in sizes)
+    return [f"Per-look confidence, exact: `{conf!r}` (looks at {', '.join(map(str, sizes))} usable pairs). "
+            f"The paired interval runs from the k-th smallest to the k-th largest Walsh average of the "
+            f"per-pair log ratios: {ranks}. A comparison is judged on the repetitions of the loop's last "
+            f"look; one the loop never looked at is `not planned`.", ""]
 
 
 def _inflection_section(infl, best):

@@ -38,6 +38,8 @@ def _ceiling_text(ceiling: dict | None, r: dict) -> str:
 
 
 def _verdict_text(r: dict) -> str:
+    if r["basis"] == "not planned":
+        return "not planned"
     return r["verdict"] + ("" if r["basis"] == "interval" else f" ({r['basis']})")
 
 
@@ -48,6 +50,8 @@ def _columns(ctx: dict, cmp: pd.DataFrame, work: dict) -> list[tuple[str, callab
         cols.append(("% of ceiling (ref / cand)", lambda r: _ceiling_text(ctx["ceiling"], r)))
     if "test" in cmp and cmp["test"].isin([compare.PAIRED, compare.UNPAIRED]).any():
         cols.append(("Test", lambda r: r["test"] if isinstance(r["test"], str) and r["test"] else "-"))
+    if "q_value" in cmp and cmp["q_value"].notna().any():
+        cols.append(("q (BH)", lambda r: f"{r['q_value']:.3g}" if pd.notna(r["q_value"]) else "-"))
     if (cmp["stop_reason"] != "").any():
         cols.append(("Stop", lambda r: r["stop_reason"] or "-"))
     for metric, head in (("work_instructions_per_msg", "Instructions/msg ref / cand"),

@@ -21,21 +21,39 @@ TOP = 5
 
 
 def headline_metrics(cmp: pd.DataFrame) -> list[str]:
-    """Throughput and p50 latency (the published reports' one latency where no p50 exists)."""
+    """Throughput, p50 and p99 latency (the published reports' one latency where no p50
+    exists): the tail is part of the answer, judged per repetition by the same test."""
     lat = "lat_p50_us" if (cmp["metric"] == "lat_p50_us").any() else "lat_mean_us"
-    return [m for m in ("throughput_msgs", lat) if (cmp["metric"] == m).any()]
+    return [m for m in ("throughput_msgs", lat, "lat_p99_us") if (cmp["metric"] == m).any()]
 
 
-def _counts_row(label: str, g: pd.DataFrame) -> list[str]:
+def _counts_row(label: str, g: pd.DataFrame, unplanned: bool = False) -> list[str]:
+    """Verdict counts and the decided share of the planned comparisons (a comparison
+    the adaptive loop never looked at has no verdict: counted apart, when any)."""
     c = g["verdict"].value_counts()
     decided = sum(int(c.get(v, 0)) for v in DECIDED)
+    planned = len(g) - int(c.get(compare.NOT_PLANNED, 0))
     counts = [str(int(c.get(v, 0))) for v in compare.VERDICTS]
-    return [label] + counts + [fmt.share(decided / len(g)), str(len(g))]
+    extra = [str(int(c.get(compare.NOT_PLANNED, 0)))] if unplanned else []
+    share = fmt.share(decided / planned) if planned else "-"
+    return [label] + counts + extra + [share, str(planned)]
+
+
+def _any_unplanned(g: pd.DataFrame) -> bool:
+    return bool((g["verdict"] == compare.NOT_PLANNED).any())
 
 
 def _counts_table(first: str, groups: list[tuple[str, pd.DataFrame]]) -> list[str]:
-    rows = [_counts_row(label, g) for label, g in groups if len(g)]
-    return [fmt.md_table([first] + compare.VERDICTS + ["Decided", "Comparisons"], rows), ""]
+    unplanned = any(_any_unplanned(g) for _, g in groups)
+    rows = [_counts_row(label, g, unplanned) for label, g in groups if len(g)]
+    header = [first] + compare.VERDICTS + (["Not planned"] if unplanned else []) + ["Decided", "Comparisons"]
+    return [fmt.md_table(header, rows), ""] + (_unplanned_note() if unplanned else [])
+
+
+def _unplanned_note() -> list[str]:
+    return ["Not planned: the adaptive loop stopped (time budget, failures, host-drift exclusions) before "
+            "its first planned look at these comparisons, so no verdict of the calibrated procedure exists; "
+            "they are left out of Decided and Comparisons.", ""]
 
 
 def _breakdown(lib: pd.DataFrame, metrics: list[str]) -> list[str]:
@@ -45,8 +63,10 @@ def _breakdown(lib: pd.DataFrame, metrics: list[str]) -> list[str]:
                     key=lambda kv: (pattern_key(kv[0][0]), transport_key(kv[0][1]), metrics.index(kv[0][2])))
     if len(groups) <= len(metrics):
         return []
-    rows = [[p, t, schema.metric(m).label] + _counts_row("", g)[1:] for (p, t, m), g in groups]
-    header = ["Pattern", "Transport", "Metric"] + compare.VERDICTS + ["Decided", "Comparisons"]
+    unplanned = any(_any_unplanned(g) for _, g in groups)
+    rows = [[p, t, schema.metric(m).label] + _counts_row("", g, unplanned)[1:] for (p, t, m), g in groups]
+    header = (["Pattern", "Transport", "Metric"] + compare.VERDICTS + (["Not planned"] if unplanned else [])
+              + ["Decided", "Comparisons"])
     return [fmt.md_table(header, rows), ""]
 
 
@@ -99,14 +119,16 @@ def test_lines(g: pd.DataFrame) -> list[str]:
 
 
 def config_block(cmp: pd.DataFrame) -> list[str]:
-    """Each configuration against the no-override one, per library (throughput)."""
-    cfg = cmp[(cmp["kind"] == "config") & (cmp["metric"] == "throughput_msgs")
+    """Each configuration against the no-override one, per library and headline metric."""
+    metrics = headline_metrics(cmp)
+    cfg = cmp[(cmp["kind"] == "config") & cmp["metric"].isin(metrics)
               & ~cmp["library"].map(is_reference_name)]
     if cfg.empty:
         return []
-    groups = [(f"{lib}: {c} vs {ref}", g) for (lib, c, ref), g in sorted(cfg.groupby(["library", "config",
-                                                                                      "reference"]))]
-    return ["### Configurations (throughput)", ""] + _counts_table("Pair", groups)
+    groups = [(f"{lib}: {c} vs {ref}, {schema.metric(m).label.lower()}", g) for (m, lib, c, ref), g in
+              sorted(cfg.groupby(["metric", "library", "config", "reference"]),
+                     key=lambda kv: (metrics.index(kv[0][0]), kv[0][1:]))]
+    return ["### Configurations", ""] + _counts_table("Pair", groups) + test_lines(cfg)
 
 
 def calibration_block(cmp: pd.DataFrame, referenced: pd.DataFrame | None,
@@ -166,11 +188,39 @@ def spread_block(cells: pd.DataFrame | None) -> list[str]:
             fmt.md_table(["Metric", "Library", "Cells", "Median CV", "Quartiles", "Max"], rows), ""]
 
 
+def error_budget(cmp: pd.DataFrame, confidence: float = 0.95) -> list[str]:
+    """How many false calls this report should hold if nothing differed anywhere: the
+    comparisons judged on an interval (planned ones only), each with a false-call rate
+    of at most 1 - confidence (an adaptive comparison: over all its looks), and how many
+    FAST/SLOW calls survive a Benjamini-Hochberg false-discovery rate of 5%."""
+    judged = cmp[cmp["basis"].isin(["interval", "summary"])]
+    if judged.empty:
+        return []
+    alpha = 1 - confidence
+    rows = []
+    for kind, label in (("library", "library"), ("config", "configuration"), ("aa", "A/A")):
+        g = judged[judged["kind"] == kind]
+        if g.empty:
+            continue
+        calls = g[g["verdict"].isin(["FAST", "SLOW"])]
+        q = calls["q_value"] if "q_value" in calls else pd.Series(dtype=float)
+        rows.append([label, str(len(g)), fmt.share(alpha), f"{alpha * len(g):.3g}", str(len(calls)),
+                     str(int((q <= 0.05).sum()))])
+    return ["### Error budget", "",
+            f"Each comparison below is one test at {100 * confidence:.4g}% confidence (an adaptive "
+            f"comparison over all its looks): if no comparison had any effect, about the expected number of "
+            f"them would still be called FAST or SLOW. q (BH) is the Benjamini-Hochberg q-value of a "
+            f"comparison's p over its run and kind (the p at its last look, not corrected for the "
+            f"looks).", "",
+            fmt.md_table(["Comparisons", "Judged", "False-call rate each", "Expected false calls (no effect)",
+                          "Called FAST/SLOW", "of them q <= 0.05"], rows), ""]
+
+
 def summary(cmp: pd.DataFrame, referenced: pd.DataFrame | None = None,
             referenced_name: str | None = None, published: bool = False,
-            cells: pd.DataFrame | None = None) -> list[str]:
+            cells: pd.DataFrame | None = None, confidence: float = 0.95) -> list[str]:
     lines = ["## Summary", ""]
-    body = candidate_blocks(cmp) + config_block(cmp)
+    body = candidate_blocks(cmp) + config_block(cmp) + error_budget(cmp, confidence)
     if not published:
         body += calibration_block(cmp, referenced, referenced_name)
         body += spread_block(cells)

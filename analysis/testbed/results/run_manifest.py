@@ -19,6 +19,28 @@ DEFAULT_MARGIN = 0.03      # equivalence margin of SAME (issue 9 item 5), unless
 DEFAULT_CONFIDENCE = 0.95  # of each verdict, unless the run's design judged at another
 
 
+@dataclass(frozen=True)
+class LookPlan:
+    """The looks of an adaptive design: at `start` usable pairs, then every `every`,
+    up to `cap` (sweep/config_run.py Design.is_look)."""
+    start: int
+    cap: int
+    every: int
+
+    def last_look(self, pairs: int, stop_reason: str) -> int | None:
+        """How many pairs the loop judged last for a cell with `pairs` usable pairs that
+        stopped for `stop_reason` (None: it never looked). At the cap the loop looks at
+        whatever is usable; otherwise only at planned points, so pairs run after the
+        last look (a budget stop mid-way) never entered a verdict."""
+        if stop_reason in ("cap", "fixed"):
+            return pairs if pairs >= min(self.start, self.cap) else None
+        if pairs < self.start:
+            return None
+        if pairs >= self.cap:
+            return self.cap
+        return min(self.cap, self.start + (pairs - self.start) // self.every * self.every)
+
+
 def is_reference_name(library: str) -> bool:
     return library.lower().startswith("libzmq")
 
@@ -94,6 +116,29 @@ class RunManifest:
         """The equivalence margin SAME uses: the design's (or a top-level `margin`)."""
         top = _number(self.typed.extra.get("margin"), DEFAULT_MARGIN)
         return _number(self.typed.design.get("margin"), top)
+
+    @property
+    def overall_confidence(self) -> float:
+        """The run's own confidence (all looks of a comparison together)."""
+        return _number(self.typed.design.get("confidence"), DEFAULT_CONFIDENCE)
+
+    @property
+    def paired_configurations(self) -> bool:
+        """Did the run's configurations of one workload point run back to back (so a
+        configuration comparison pairs repetition i with repetition i)?"""
+        return bool(self.typed.design.get("paired_configurations"))
+
+    @property
+    def looks(self) -> LookPlan | None:
+        """Where an adaptive design looked (None: a fixed design or a run without one)."""
+        d = self.typed.design
+        if not d.get("adaptive"):
+            return None
+        try:
+            return LookPlan(int(d["min_repetitions"]), int(d["max_repetitions"]),
+                            int(d.get("look_every") or 1))
+        except (KeyError, TypeError, ValueError):
+            return None
 
     @property
     def confidence(self) -> float:

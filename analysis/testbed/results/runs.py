@@ -28,6 +28,32 @@ def pick_run(run: str | Path | None, experiment: str) -> Path:
     return found
 
 
+def published_runs(experiment: str, reports_dir: Path | None = None) -> list[Path]:
+    """The experiment's published runs (reports/<experiment>/<run-id>/), oldest first."""
+    root = Path(reports_dir or paths.REPORTS_DIR) / experiment
+    return sorted(p.parent for p in root.glob("*/manifest.json") if (p.parent / "results.jsonl").is_file())
+
+
+def pick_published_run(run: str | Path | None, experiment: str) -> Path:
+    """The given run directory, else the experiment's newest published run, else its
+    newest run under results/."""
+    if run:
+        return pick_run(run, experiment)
+    published = published_runs(experiment)
+    if published:
+        return published[-1]
+    return pick_run(run, experiment)
+
+
+def pick_pair(a: str | Path | None, b: str | Path | None, experiment: str) -> tuple[Path, Path]:
+    """Two sides of a cross-run comparison: given, else the two newest published runs."""
+    published = published_runs(experiment)
+    if (not a or not b) and len(published) < 2:
+        raise FileNotFoundError(f"fewer than two published runs of {experiment!r} under {paths.REPORTS_DIR}; "
+                                f"give both runs")
+    return Path(a) if a else published[-2], Path(b) if b else published[-1]
+
+
 def pick_other(other: str | Path | None) -> Path:
     """The second side of a comparison: given, else seed 004's stored import."""
     if other:

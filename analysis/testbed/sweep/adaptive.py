@@ -1,10 +1,13 @@
-"""Adaptive repetitions: after the design's minimum, each configuration gets one more
-interleaved batch at a time (A B, then B A, ...) until every comparison in it is
+"""Adaptive repetitions: after the design's minimum, each block gets one more
+interleaved batch at a time (plan.block_order) until every comparison in it is
 decided, it reaches `max_repetitions`, or the run reaches `time_budget_s`.
 
-A comparison is one candidate library against the reference on one metric
-(throughput, p50 latency); `testbed.results.decide.decide_repetitions` (the stats piece)
-gives its verdict, FAST/SLOW/SAME when decided, AMBIGUOUS when not. Each look is judged
+A comparison is one candidate library against the reference library in one
+configuration, or one configuration against the no-override one for one library, on
+one metric (throughput, p50 latency); all cells of a block (a workload point's
+libraries and configurations) run back to back, so both kinds are paired;
+`testbed.results.decide.decide_repetitions` (the stats piece) gives its verdict,
+FAST/SLOW/SAME when decided, AMBIGUOUS when not. Each look is judged
 by the same rule the report applies afterwards: repetition i of the candidate paired
 with repetition i of the reference (they ran back to back) once there are enough pairs,
 so the loop stops on the test that will be published, and the plan of looks is
@@ -19,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from testbed.sweep.config_run import Design
-from testbed.sweep.plan import Cell
+from testbed.sweep.plan import Cell, block_order
 
 # name, (result section, key), higher is better
 METRICS = {"throughput": (("throughput", "msgs_per_sec"), True),
@@ -90,19 +93,17 @@ def checked_design(design: Design, decider: Decider, where: str) -> tuple[Design
 
 @dataclass
 class Group:
-    """One configuration: its cells (one per library) and where its repetitions stand."""
+    """One block: its cells (every library in every configuration of one workload
+    point) and where its repetitions stand. `group` is the block id."""
     group: str
     cells: list[Cell]
     stop_reason: str | None = None
     decisions: list[dict] = field(default_factory=list)
 
     def batch(self, rep: int, runnable: set[str]) -> list[tuple[Cell, int]]:
-        """Repetition `rep` of every available library, rotated: A B, then B A, ..."""
+        """Repetition `rep` of every available cell, in the block's balanced order."""
         cells = [c for c in self.cells if c.library_name in runnable]
-        if not cells:
-            return []
-        k = rep % len(cells)
-        return [(c, rep) for c in cells[k:] + cells[:k]]
+        return [(c, rep) for c in block_order(cells, rep)] if cells else []
 
 
 def reps_done(group: Group, done: set, runnable: set[str]) -> int:
@@ -125,25 +126,56 @@ def failures(group: Group, records: list[dict]) -> int:
 
 def samples(group: Group, records: list[dict], metric: str,
             excluded: set | frozenset = frozenset()) -> dict[str, dict[int, float]]:
-    """library label -> {repetition: value of `metric`} over its ok repetitions (latest
+    """cell id -> {repetition: value of `metric`} over its ok repetitions (latest
     attempt wins); the repetition index is what pairs the two sides of a comparison.
-    Pairs in `excluded` ((group, repetition) marked host-drift) are left out."""
-    ids = {c.cell_id: c.library for c in group.cells}
+    Repetitions in `excluded` ((block, repetition) marked host-drift) are left out."""
+    ids = {c.cell_id for c in group.cells}
     latest: dict[tuple, dict] = {}
     for r in records:
         rep = r.get("repetition", -1)
         if r["cell_id"] in ids and rep >= 0 and (group.group, rep) not in excluded:
             latest[(r["cell_id"], r["repetition"])] = r
-    out: dict[str, dict[int, float]] = {label: {} for label in ids.values()}
+    out: dict[str, dict[int, float]] = {cid: {} for cid in ids}
     for (cid, rep), r in sorted(latest.items(), key=lambda kv: kv[0][1]):
         value = metric_value(r.get("result"), metric) if r.get("status") == "ok" else None
         if value is not None:
-            out[ids[cid]][rep] = value
+            out[cid][rep] = value
+    return out
+
+
+def reference_config(cells: list[Cell]) -> str | None:
+    """The configuration whose overrides are a subset of every other's (the 'no
+    override' one), if exactly one exists: the rule results/compare.py applies."""
+    sets: dict[str, set] = {}
+    for c in cells:
+        sets.setdefault(c.config, {(k, str(v)) for k, v in c.params.items() if str(v) not in ("", "unset")})
+    if len(sets) < 2:
+        return None
+    roots = [c for c in sets if all(sets[c] <= sets[o] for o in sets)]
+    roots = [c for c in roots if not any(sets[c] == sets[o] for o in sets if o != c)]
+    return roots[0] if len(roots) == 1 else None
+
+
+def comparisons(cells: list[Cell], reference: str) -> list[tuple[str, Cell, Cell]]:
+    """(kind, candidate, reference) of one block: each library against the reference
+    library in every configuration, and each configuration against the no-override one
+    for every library. All of them ran back to back at every repetition: all paired."""
+    by = {(c.config, c.library): c for c in cells}
+    out = []
+    for c in cells:
+        ref = by.get((c.config, reference))
+        if c.library != reference and ref is not None:
+            out.append(("library", c, ref))
+    ref_cfg = reference_config(cells)
+    for c in cells:
+        ref = by.get((ref_cfg, c.library))
+        if ref_cfg is not None and c.config != ref_cfg and ref is not None:
+            out.append(("config", c, ref))
     return out
 
 
 class Judge:
-    """Calls decide() for every comparison of a group; a comparison with fewer samples
+    """Calls decide() for every comparison of a block; a comparison with fewer samples
     than the test needs is undecided without asking."""
 
     def __init__(self, decider: Decider, design: Design, reference: str, metrics):
@@ -154,24 +186,26 @@ class Judge:
 
     def judge(self, group: Group, records: list[dict], excluded: set | frozenset = frozenset()) -> list[dict]:
         out = []
+        pairs = comparisons(group.cells, self.reference)
         for metric in self.metrics:
             values = samples(group, records, metric, excluded)
-            ref = values.get(self.reference, {})
-            for label, cand in values.items():
-                if label != self.reference:
-                    out.append(self._one(group.group, metric, label, ref, cand))
+            for kind, cand, ref in pairs:
+                out.append(self._one(kind, cand, ref, metric, values[ref.cell_id], values[cand.cell_id]))
         return out
 
-    def _one(self, group: str, metric: str, label: str,
-             ref: dict[int, float], cand: dict[int, float]) -> dict:
-        base = {"candidate": label, "reference": self.reference, "metric": metric,
-                "n_reference": len(ref), "n_candidate": len(cand)}
-        if min(len(ref), len(cand)) < self.min_samples:
+    def _one(self, kind: str, cand: Cell, ref: Cell, metric: str,
+             ref_values: dict[int, float], cand_values: dict[int, float]) -> dict:
+        label, against = (cand.library, ref.library) if kind == "library" else (cand.config, ref.config)
+        base = {"kind": kind, "candidate": label, "reference": against, "metric": metric,
+                "config": cand.config, "library": cand.library,
+                "n_reference": len(ref_values), "n_candidate": len(cand_values)}
+        if min(len(ref_values), len(cand_values)) < self.min_samples:
             return {**base, "verdict": UNDECIDED, "why": f"fewer than {self.min_samples} samples"}
-        seed = int(hashlib.sha256(f"{group}/{metric}/{label}".encode()).hexdigest()[:8], 16)
+        # The seed names the comparison as the report does not need to: MDE only.
+        seed = int(hashlib.sha256(f"{cand.group}/{metric}/{kind}/{ref.cell_id}".encode()).hexdigest()[:8], 16)
         try:
-            d = self.decide(ref, cand, higher_is_better=METRICS[metric][1], margin=self.design.margin,
-                            confidence=self.confidence, seed=seed)
+            d = self.decide(ref_values, cand_values, higher_is_better=METRICS[metric][1],
+                            margin=self.design.margin, confidence=self.confidence, seed=seed)
         except ValueError as exc:  # too few samples for unequal sizes, or an unusable value
             return {**base, "verdict": UNDECIDED, "why": str(exc)}
         fields = ("verdict", "ratio", "low", "high", "p_value", "mde", "method")

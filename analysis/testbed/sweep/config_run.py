@@ -63,7 +63,9 @@ class Design:
                 "lat_warmup_s": self.lat_warmup_s, "confidence": self.confidence, "margin": self.margin,
                 "look_every": self.look_every, "looks": self.looks, "verdicts": self.verdicts,
                 "look_confidence": self.look_confidence or self.confidence,
-                "speed_reference": self.speed_reference, "speed_drift_tolerance": self.drift_tolerance}
+                "speed_reference": self.speed_reference, "speed_drift_tolerance": self.drift_tolerance,
+                # every configuration of a workload point runs back to back (plan.py blocks)
+                "paired_configurations": True}
 
     def next_look_point(self, valid: int) -> int:
         """The first look at which more than `valid` usable pairs are judged (the

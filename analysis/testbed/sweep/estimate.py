@@ -95,13 +95,13 @@ def work_cells(cells: list[Cell], exp: Experiment) -> set[tuple[str, str]]:
 def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
                 repetitions: int | None = None) -> float:
     """The whole run at `repetitions` per cell (default: the design's minimum), with one
-    calibration probe per configuration and the work-per-message runs."""
+    calibration probe per block and the work-per-message runs."""
     reps = exp.design.min_repetitions if repetitions is None else repetitions
     per_rep = [cell_seconds(c, exp, history) for c in cells]
     total = sum(per_rep) * reps
     if calibrates(exp):
-        groups = {c.group: s for c, s in zip(cells, per_rep, strict=True)}
-        total += sum(groups.values())  # one probe per configuration, about one run long
+        blocks = {c.block_id: s for c, s in zip(cells, per_rep, strict=True)}
+        total += sum(blocks.values())  # one probe per block, about one run long
     total += reps * reference_seconds(cells, exp)
     if exp.work_per_message and exp.kind == "bench":
         total += len(work_cells(cells, exp)) * 2 * CALLGRIND_RUN_S  # worst case: callgrind
@@ -110,12 +110,12 @@ def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
 
 
 def reference_seconds(cells: list[Cell], exp: Experiment) -> float:
-    """The host speed reference of one repetition of every configuration: timed before
-    and after each interleaved pair, on each CPU the pair runs on (one-core: one CPU;
+    """The host speed reference of one repetition of every block: timed before and
+    after each block's batch, on each CPU the batch runs on (one-core: one CPU;
     any other placement: both of a 2-core host, the most this estimate assumes)."""
     if not exp.design.speed_reference or exp.kind != "bench":
         return 0.0
-    cpus_per_group = {c.group: 1 if c.placement == "one-core" else 2 for c in cells}
+    cpus_per_group = {c.block_id: 1 if c.placement == "one-core" else 2 for c in cells}
     return sum(2 * n * SPEED_REFERENCE_S for n in cpus_per_group.values())
 
 

@@ -135,7 +135,8 @@ def base_record(att: Attempt, counts: Counts) -> dict:
         "config": cell.config,
         # Additive fields (docs/data-formats.md §4 allows adding):
         "library_name": cell.library_name, "build_id": att.build_id, "role": att.role,
-        "group": cell.group, "kind": cell.kind, "count": counts.count, "lat_count": counts.lat_count,
+        "group": cell.group, "block": cell.block_id, "kind": cell.kind, "count": counts.count,
+        "lat_count": counts.lat_count,
         "lat_warmup": counts.lat_warmup, "calibrated": counts.calibrated, "placement": cell.placement,
         "process_model": cell.process_model, "link": cell.link,
     }

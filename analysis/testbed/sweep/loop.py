@@ -1,15 +1,16 @@
 """The measurement loop of one session of a run.
 
-1. Minimum: `min_repetitions` of every cell, repetitions as the outer loop,
-   configurations shuffled within one (seed recorded), the libraries of a
-   configuration back to back, alternating who goes first (A B, then B A). A
-   configuration's counts are calibrated just before its first batch.
+1. Minimum: `min_repetitions` of every cell, repetitions as the outer loop, blocks
+   shuffled within one (seed recorded), every cell of a block (its libraries in each
+   of its configurations) back to back, rotated by one at each repetition. A block's
+   counts are calibrated just before its first batch (on the reference library in its
+   first configuration), so all its configurations run the same counts.
 2. Adaptive (when max_repetitions > min_repetitions): rounds over the configurations
    still undecided, one more batch each, until each is decided, capped or failing,
    or the run's time budget is spent.
 3. Work per message: a pair of short extra runs per cell (work.py).
 
-Every batch (one interleaved pair: the libraries of a configuration back to back) is
+Every batch (one repetition of a block: its cells back to back) is
 bracketed by the host speed reference (speedref.py) on the batch's CPUs. A pair whose
 reference moved by more than the design's drift tolerance is marked host-drift in
 speed.jsonl: its results stay in results.jsonl, the verdicts leave it out, and the
@@ -32,9 +33,11 @@ from testbed.sweep.execute import Attempt, Counts
 
 
 def groups_of(cells: list[planmod.Cell]) -> dict[str, Group]:
+    """block id -> its Group: every library and configuration of one workload point,
+    run back to back, looked at and stopped together."""
     out: dict[str, Group] = {}
     for c in cells:
-        out.setdefault(c.group, Group(c.group, [])).cells.append(c)
+        out.setdefault(c.block_id, Group(c.block_id, [])).cells.append(c)
     return out
 
 
@@ -65,7 +68,7 @@ class Loop:
         return [(c, r) for c, r in pairs if c.library_name in self.runnable]
 
     def run(self) -> None:
-        for _key, batch in itertools.groupby(self.minimum_pairs(), key=lambda p: (p[0].group, p[1])):
+        for _key, batch in itertools.groupby(self.minimum_pairs(), key=lambda p: (p[0].block_id, p[1])):
             group = self.groups[_key[0]]
             if group.stop_reason:
                 continue

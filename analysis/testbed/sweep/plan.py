@@ -1,10 +1,14 @@
 """Expand an experiment into cells, give each a stable id, split into shards and
 decide the order in which (cell, repetition) pairs run.
 
-Order matters for fairness: a machine drifts (thermal, other tenants), so the
-libraries of one configuration run back to back (A B, then B A in the next
-repetition) and repetitions are the outer loop; the order of configurations inside a
-repetition is shuffled with a recorded seed.
+Order matters for fairness: a machine drifts (thermal, other tenants), so every cell
+of one block runs back to back in a balanced order (block_order), and repetitions are
+the outer loop; the order of blocks inside a repetition is shuffled with a recorded
+seed. A block is one workload point (pattern, transport, size,
+IO threads, placement, ...) with all its libraries *and* all its configurations: so
+repetition i of a library in one configuration ran next to repetition i of the same
+library in another configuration, and configuration comparisons are paired like the
+library comparisons are.
 """
 from __future__ import annotations
 
@@ -36,6 +40,12 @@ class Cell:
     placement: str = "free"
     process_model: str = "one-process"
     link: str = DIRECT_LINK
+    block: str = ""     # id of the workload point shared by all configurations (pairs them)
+
+    @property
+    def block_id(self) -> str:
+        """The block this cell runs in (a cell made without one is its own configuration's)."""
+        return self.block or self.group
 
     def fields(self) -> dict:
         """The values selectors ([[sweep.exclude]], [[perf.record]]) match against."""
@@ -115,6 +125,7 @@ def expand(exp: Experiment) -> list[Cell]:
         for model, link in _topologies(exp, transport):
             identity = _identity(exp, pattern, transport, size, io_threads, env, placement, model, link)
             group = _hash(identity)
+            block = _hash({**{k: v for k, v in identity.items() if k != "params"}, "block": True})
             if group in seen:  # e.g. inproc under two process models: one cell
                 continue
             seen.add(group)
@@ -125,6 +136,7 @@ def expand(exp: Experiment) -> list[Cell]:
                     pattern=pattern, transport=transport, msg_size=size, io_threads=io_threads,
                     params=dict(env), config=label, count=identity["count"],
                     lat_count=identity["lat_count"], placement=placement, process_model=model, link=link,
+                    block=block,
                 )
                 if not any(matches(sel, cell.fields()) for sel in exp.exclude):
                     cells.append(cell)
@@ -132,12 +144,12 @@ def expand(exp: Experiment) -> list[Cell]:
 
 
 def shard(cells: list[Cell], index: int, total: int) -> list[Cell]:
-    """Shard `index` (1-based) of `total`: whole configuration groups, dealt round-robin
-    over the groups in their sorted order, so both libraries of a pair share a shard
-    and the split depends on nothing but the cells themselves."""
-    groups = sorted({c.group for c in cells})
-    mine = {g for i, g in enumerate(groups) if i % total == index - 1}
-    return [c for c in cells if c.group in mine]
+    """Shard `index` (1-based) of `total`: whole blocks, dealt round-robin over the
+    blocks in their sorted order, so every pair (libraries, configurations) shares a
+    shard and the split depends on nothing but the cells themselves."""
+    blocks = sorted({c.block_id for c in cells})
+    mine = {b for i, b in enumerate(blocks) if i % total == index - 1}
+    return [c for c in cells if c.block_id in mine]
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -156,7 +168,7 @@ def order(cells: list[Cell], repetitions: int, seed: int, shuffle: bool = True,
     rng = random.Random(seed)
     by_group: dict[str, list[Cell]] = {}
     for c in cells:
-        by_group.setdefault(c.group, []).append(c)
+        by_group.setdefault(c.block_id, []).append(c)
     groups = list(by_group)
     if not interleave:
         # Library-major: every cell of one library, then the next (for comparison only).
@@ -169,7 +181,25 @@ def order(cells: list[Cell], repetitions: int, seed: int, shuffle: bool = True,
         if shuffle:
             rng.shuffle(keys)
         for g in keys:
-            libs = by_group[g]
-            k = rep % len(libs)
-            out += [(c, rep) for c in libs[k:] + libs[:k]]  # A B, then B A, ...
+            out += [(c, rep) for c in block_order(by_group[g], rep)]
     return out
+
+
+def _rotated(items: list, k: int) -> list:
+    k %= len(items)
+    return items[k:] + items[:k]
+
+
+def block_order(cells: list[Cell], rep: int) -> list[Cell]:
+    """The run order of one block at repetition `rep`, balanced for both kinds of pair:
+    the libraries of a configuration run back to back, alternating who goes first (A
+    B, then B A); the configurations rotate by one every two repetitions and run in
+    reverse at odd ones, so any two configurations swap places between repetitions 2m
+    and 2m + 1 (who runs first is never tied to a configuration)."""
+    by_config: dict[str, list[Cell]] = {}
+    for c in cells:
+        by_config.setdefault(c.config, []).append(c)
+    configs = _rotated(list(by_config), rep // 2)
+    if rep % 2:
+        configs.reverse()
+    return [c for cfg in configs for c in _rotated(by_config[cfg], rep)]

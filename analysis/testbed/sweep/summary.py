@@ -29,11 +29,13 @@ def group_entry(group: Group) -> dict:
 
 
 def decided_counts(groups: list[Group]) -> dict:
-    """metric -> {"decided", "total"} over every comparison of the run."""
+    """metric -> {"decided", "total"} over every library comparison of the run;
+    "<metric> (configurations)" for the configuration comparisons."""
     out: dict[str, dict] = {}
     for g in groups:
         for d in g.decisions:
-            entry = out.setdefault(d["metric"], {"decided": 0, "total": 0})
+            key = d["metric"] if d.get("kind", "library") == "library" else f"{d['metric']} (configurations)"
+            entry = out.setdefault(key, {"decided": 0, "total": 0})
             entry["total"] += 1
             entry["decided"] += d["verdict"] != UNDECIDED
     return out
@@ -46,6 +48,8 @@ def verdicts_by_candidate(groups: list[Group], same_build: set[str]) -> dict:
     out: dict[str, dict] = {}
     for g in groups:
         for d in g.decisions:
+            if d.get("kind", "library") != "library":
+                continue
             per = out.setdefault(d["candidate"], {"aa": d["candidate"] in same_build, "metrics": {}})
             counts = per["metrics"].setdefault(d["metric"], {})
             counts[d["verdict"]] = counts.get(d["verdict"], 0) + 1
@@ -90,7 +94,7 @@ def print_summary(m, run_dir: Path) -> None:
           f"({s['planned']} planned at the minimum)", file=out)
     if s["stop_reasons"]:
         reasons = ", ".join(f"{n} {why}" for why, n in sorted(s["stop_reasons"].items()))
-        print(f"  configurations stopped: {reasons}", file=out)
+        print(f"  blocks stopped: {reasons}", file=out)
     for metric, c in sorted(s["decided"].items()):
         print(f"  {metric}: {c['decided']} of {c['total']} comparisons decided", file=out)
     for label, per in sorted(s.get("verdicts", {}).items()):

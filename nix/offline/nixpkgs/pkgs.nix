@@ -288,6 +288,7 @@ let
     "jupyterlab"
     "matplotlib"
     "nbclient"
+    "nbconvert"
     "nbformat"
     "numpy"
     "pandas"

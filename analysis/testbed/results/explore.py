@@ -1,0 +1,342 @@
+"""What the notebooks show, as functions: a run opened the way its report reads it, the
+report's own sections (summary, verdict tables), its figures, one cell's repetitions
+and pairs, the views behind a verdict (spread by placement, counters, host speed) and
+two runs side by side. The notebooks only call these, so a notebook and the report of
+the same run cannot disagree (tests/test_results_explore.py, test_results_notebooks.py).
+"""
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from testbed.sweep import speedref
+
+from . import compare, inflection, load, plots, report, report_detail, report_summary, schema
+from .run_manifest import RunManifest
+
+DECIDED = ("FAST", "SLOW")
+
+
+@dataclass
+class RunView:
+    run_dir: Path
+    manifest: RunManifest
+    tidy: pd.DataFrame          # load.load_run
+    comparisons: pd.DataFrame   # compare.compare_run, as the report
+    context: dict               # report.run_inputs' context
+    cells: pd.DataFrame = field(repr=False)   # compare.cell_table of every metric
+
+
+def open_run(run_dir: Path) -> RunView:
+    run_dir = Path(run_dir)
+    df, cmp, ctx = report.run_inputs(run_dir)
+    manifest = RunManifest(load.read_manifest(run_dir), run_dir)
+    return RunView(run_dir, manifest, df, cmp, ctx, compare.cell_table(df))
+
+
+def open_any(path: Path) -> RunView:
+    """A run directory, or a published seed's tidy CSV (comparisons and cells only: no
+    manifest, no host speed)."""
+    path = Path(path)
+    if path.is_dir():
+        return open_run(path)
+    from . import runs
+    cmp = runs.compare_any(path)
+    df = load.read_csv(path)
+    ctx = {"brief": [("source", f"published seed `{path.name}`")], "host_speed": [], "confidence": math.nan,
+           "margin": math.nan, "published": True}
+    return RunView(path, None, df, cmp, ctx, compare.cell_table(df))
+
+
+def _compared_cells(view: RunView) -> pd.DataFrame:
+    return view.cells[view.cells["metric"].isin(schema.COMPARED_METRICS)]
+
+
+# --- the report's own sections ---------------------------------------------------------
+
+def brief(view: RunView) -> pd.DataFrame:
+    return pd.DataFrame(view.context["brief"], columns=["", "value"]).set_index("")
+
+
+def summary_markdown(view: RunView) -> str:
+    """The report's summary section, verbatim."""
+    return "\n".join(report.summary_lines(view.comparisons, view.context, _compared_cells(view)))
+
+
+def detail_markdown(view: RunView) -> str:
+    """The report's per-pattern verdict tables, verbatim (without the figure links)."""
+    return "\n".join(report_detail.detail(view.comparisons, view.cells, {}, view.run_dir, view.context))
+
+
+def verdicts(view: RunView, kinds=("library", "aa")) -> pd.DataFrame:
+    """The comparisons behind the verdict tables, one row each, as a frame to filter."""
+    cols = ["kind", "pattern", "transport", "config", *compare.WHERE, "msg_size", "metric", "library",
+            "reference", "diff_pct", "ci_lo_pct", "ci_hi_pct", "verdict", "q_value", "test", "mde_pct",
+            "n_ref", "n_cand", "stop_reason"]
+    sel = view.comparisons[view.comparisons["kind"].isin(kinds)]
+    return sel[cols].reset_index(drop=True)
+
+
+def verdict_counts(view: RunView) -> pd.DataFrame:
+    """FAST/SLOW/SAME/AMBIGUOUS per candidate, kind and metric, and NOT PLANNED where an
+    adaptive loop never looked at a comparison (no verdict: the report leaves it out of
+    its decided counts)."""
+    sel = view.comparisons
+    counts = sel.groupby(["kind", "library", "metric"])["verdict"].value_counts().unstack(fill_value=0)
+    columns = list(compare.VERDICTS) + ([compare.NOT_PLANNED] if compare.NOT_PLANNED in counts else [])
+    return counts.reindex(columns=columns, fill_value=0)
+
+
+def figures(view: RunView, patterns=None):
+    """(pattern, caption, Figure) of the report's figures, drawn by the same code."""
+    cells = _compared_cells(view)
+    infl = inflection.inflections(view.comparisons)
+    for pattern, caption, _stem, fig in plots.figures(cells, view.comparisons, infl):
+        if patterns is None or pattern in patterns:
+            yield pattern, caption, fig
+
+
+def png(fig, dpi: int = 72) -> bytes:
+    """A figure as PNG bytes without a software tag (byte-stable), and closed."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    plots.plt.close(fig)
+    return buf.getvalue()
+
+
+def inflection_lines(view: RunView) -> list[str]:
+    infl = inflection.inflections(view.comparisons)
+    return list(infl["sentence"]) + inflection.policy_sentence(inflection.best_config(view.comparisons))
+
+
+# --- one cell --------------------------------------------------------------------------
+
+@dataclass
+class Drill:
+    comparison: dict        # the comparisons row (what the report shows)
+    recomputed: dict        # compare.compare_pair on the cells again
+    repetitions: pd.DataFrame  # repetition, reference, candidate, ratio (per pair where paired)
+
+
+def pick_cell(view: RunView) -> dict:
+    """The comparison a drill-down starts from: the first undecided comparison of a
+    headline metric (the one a reader asks about), else the first one; of a library
+    against the reference where the run has one, else of the A/A pair (an A/A run),
+    else of a configuration. A run without throughput or p50 comparisons (a handshake
+    run: connections per second) drills into its own metric."""
+    headline = view.comparisons["metric"].isin(report_summary.headline_metrics(view.comparisons))
+    cmp = view.comparisons[headline] if headline.any() else view.comparisons
+    for kind in ("library", "aa", "config"):
+        sel = cmp[cmp["kind"] == kind]
+        if not sel.empty:
+            undecided = sel[sel["verdict"] == "AMBIGUOUS"]
+            return (undecided if not undecided.empty else sel).iloc[0].to_dict()
+    raise ValueError(f"{view.run_dir}: no comparison to drill into")
+
+
+def find(view: RunView, where: dict) -> dict:
+    """The comparison row matching `where` (pattern, transport, msg_size, metric and,
+    where needed, config, library, kind; kind defaults to library)."""
+    where = {"kind": "library", **where}
+    sel = view.comparisons
+    for c, v in where.items():
+        sel = sel[sel[c] == v]
+    if len(sel) != 1:
+        raise KeyError(f"{len(sel)} comparisons match {where}; add config or library")
+    return sel.iloc[0].to_dict()
+
+
+def drill_summary(d: Drill) -> pd.DataFrame:
+    """The table's row and the recomputation side by side (they must be equal)."""
+    cols = ["n_ref", "n_cand", "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "test"]
+    return pd.DataFrame({"report": [d.comparison.get(c) for c in cols],
+                         "recomputed": [d.recomputed.get(c) for c in cols]}, index=cols)
+
+
+def drill(view: RunView, row: dict) -> Drill:
+    """Every repetition of the two cells behind one comparison row, paired by
+    repetition index where the run recorded it, and the comparison recomputed."""
+    cand_key = {c: row[c] for c in compare.CELL if c not in ("library",)} | {"library": row["library"]}
+    ref_key = dict(cand_key)
+    if row["kind"] == "config":
+        ref_key["config"] = row["reference"]
+    else:
+        ref_key["library"] = row["reference"]
+    cand, ref = _cell(view, cand_key), _cell(view, ref_key)
+    # paired and cut to the loop's last planned look exactly as compare_run judged the row
+    paired_configs = view.manifest is not None and view.manifest.paired_configurations
+    looks = view.manifest.looks if view.manifest is not None else None
+    recomputed = compare.compare_pair(cand, ref, view.context["margin"], view.context["confidence"],
+                                      pairable=row["kind"] != "config" or paired_configs, looks=looks)
+    return Drill(row, recomputed, _repetitions(cand, ref))
+
+
+def _cell(view: RunView, key: dict) -> dict:
+    sel = view.cells
+    for c, v in key.items():
+        sel = sel[sel[c] == v]
+    if len(sel) != 1:
+        raise KeyError(f"{len(sel)} cells match {key}")
+    return sel.iloc[0].to_dict()
+
+
+def _repetitions(cand: dict, ref: dict) -> pd.DataFrame:
+    if cand["reps"] and ref["reps"]:
+        idx = sorted(set(cand["reps"]) | set(ref["reps"]))
+        rows = [{"repetition": i, "reference": ref["reps"].get(i, math.nan),
+                 "candidate": cand["reps"].get(i, math.nan)}
+                for i in idx]
+    else:
+        n = max(len(cand["values"]), len(ref["values"]))
+        pad = lambda v: list(v) + [math.nan] * (n - len(v))  # noqa: E731
+        rows = [{"repetition": math.nan, "reference": r, "candidate": c}
+                for r, c in zip(pad(ref["values"]), pad(cand["values"]))]
+    out = pd.DataFrame(rows, columns=["repetition", "reference", "candidate"])
+    out["ratio"] = out["candidate"] / out["reference"]
+    return out
+
+
+# --- why: the views behind a verdict ---------------------------------------------------
+
+def spread(view: RunView) -> pd.DataFrame:
+    """Median CV of the cells' repetitions per size, library and headline metric, and per
+    placement, process model or link where the run varies them: which setting is quiet
+    enough to decide (experiments/placement/README.md reads its result this way)."""
+    metrics = report_summary.headline_metrics(view.comparisons)
+    by = ["metric", "msg_size", *report_summary.varying(view.comparisons), "library"]
+    sel = view.cells[view.cells["metric"].isin(metrics) & (view.cells["n"] >= 2)]
+    if sel.empty:
+        return pd.DataFrame(columns=by + ["cells", "median_cv_pct", "max_cv_pct"])
+    g = sel.groupby(by)["cv"]
+    return pd.DataFrame({"cells": g.size(), "median_cv_pct": 100 * g.median(), "max_cv_pct": 100 * g.max()}) \
+        .reset_index()
+
+
+def counters(view: RunView) -> pd.DataFrame:
+    """Work per message (callgrind/perf: instructions, cycles) and perf counters per cell,
+    each library's median and the candidate's ratio to the reference: work, not speed."""
+    sel = view.cells[view.cells["metric"].isin(schema.WORK_METRICS)
+                     | view.cells["metric"].str.startswith("perf_")]
+    keys = ["pattern", "transport", "msg_size", "config", *report_summary.varying(view.comparisons), "metric"]
+    if sel.empty:
+        return pd.DataFrame(columns=keys)
+    wide = sel.pivot_table(index=keys, columns="library", values="median", aggfunc="first")
+    ref = view.manifest.reference
+    if ref in wide.columns:
+        for lib in [c for c in wide.columns if c != ref]:
+            wide[f"{lib} / {ref}"] = wide[lib] / wide[ref]
+    return wide.reset_index()
+
+
+def host_speed(view: RunView) -> tuple[dict, pd.DataFrame]:
+    """The host speed reference over the run: its summary (speedref.summarize, as the
+    report's table) and the series its figure draws (host_speed.series)."""
+    from . import host_speed as hs
+    pairs = view.context["host_speed"]
+    return speedref.summarize(pairs), hs.series(pairs)
+
+
+def draw_host_speed(series: pd.DataFrame):
+    from . import host_speed as hs
+    return hs.draw(series)
+
+
+def broken_ceiling_markdown(view: RunView) -> str:
+    return "\n".join(report_detail.broken_ceiling(view.context, view.comparisons))
+
+
+# --- two runs --------------------------------------------------------------------------
+
+def run_facts(view: RunView) -> dict:
+    """What differs between two runs besides the code: commit, host, load, host speed,
+    the cells' median spread."""
+    b = dict(view.context["brief"])
+    s = speedref.summarize(view.context["host_speed"])
+    cv = view.cells[(view.cells["metric"] == "throughput_msgs") & (view.cells["n"] >= 2)]["cv"]
+    return {"run": view.run_dir.name, "commit": b.get("commit", "?"), "host": b.get("host", "?"),
+            "load before / after": b.get("load before / after", "?"),
+            "host speed median (ms)": s.get("median_ms", math.nan),
+            "host speed CV (%)": 100 * s.get("cv", math.nan),
+            "median CV of throughput cells (%)": 100 * float(cv.median()) if len(cv) else math.nan,
+            "confidence": view.context["confidence"]}
+
+
+def facts_side_by_side(a: RunView, b: RunView) -> pd.DataFrame:
+    return pd.DataFrame({"a": _facts(a), "b": _facts(b)})
+
+
+def _facts(view: RunView) -> dict:
+    return run_facts(view) if view.manifest is not None else dict(view.context["brief"])
+
+
+def replication(a: RunView, b: RunView, metric: str = "throughput_msgs") -> pd.DataFrame:
+    """zlink-vs-reference comparisons of two runs joined cell by cell: replicated (same
+    verdict), flipped (FAST in one, SLOW in the other) or changed (decided in one,
+    not in the other, or SAME against AMBIGUOUS) or not planned (an adaptive loop never
+    looked at it in one run: no verdict), with the reason the intervals give."""
+    both = compare.side_by_side(a.comparisons, b.comparisons, "a", "b", metric=metric)
+    if both.empty:
+        return both.assign(status=pd.Series(dtype=str), reason=pd.Series(dtype=str))
+    both["status"] = [_status(x, y) for x, y in zip(both["verdict_a"], both["verdict_b"])]
+    both["reason"] = [_reason(r) for r in both.to_dict("records")]
+    return both
+
+
+def _status(x: str, y: str) -> str:
+    if compare.NOT_PLANNED in (x, y):
+        return "not planned"
+    if x == y:
+        return "replicated"
+    if {x, y} == set(DECIDED):
+        return "flipped"
+    return "changed"
+
+
+def _overlap(r: dict) -> bool | None:
+    lo_a, hi_a, lo_b, hi_b = (r[k] for k in ("ci_lo_pct_a", "ci_hi_pct_a", "ci_lo_pct_b", "ci_hi_pct_b"))
+    if any(v != v for v in (lo_a, hi_a, lo_b, hi_b)):
+        return None
+    return not (hi_a < lo_b or hi_b < lo_a)
+
+
+def _reason(r: dict) -> str:
+    if r["status"] == "replicated":
+        return ""
+    if r["status"] == "not planned":
+        side = " and ".join(s for s in ("a", "b") if r[f"verdict_{s}"] == compare.NOT_PLANNED)
+        return f"run {side}'s adaptive loop never looked at this comparison: no verdict to replicate"
+    overlap = _overlap(r)
+    if overlap is None:
+        return "one side has no interval (too few repetitions)"
+    width_a = r["ci_hi_pct_a"] - r["ci_lo_pct_a"]
+    width_b = r["ci_hi_pct_b"] - r["ci_lo_pct_b"]
+    if not overlap:
+        return ("intervals disjoint: the ratio itself moved between the runs (code, host or placement), "
+                "beyond either run's uncertainty")
+    wider = "a" if width_a > width_b else "b"
+    return (f"intervals overlap: both runs fit one ratio; run {wider}'s interval is wider "
+            f"({width_a:.1f} vs {width_b:.1f} points), so an edge crossed the margin or no-change line")
+
+
+STATUSES = ("replicated", "flipped", "changed", "not planned")
+
+
+def replication_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """How many comparisons replicated, flipped, changed or lack a planned verdict in
+    either run (each listed, 0 or not)."""
+    counts = table["status"].value_counts() if not table.empty else pd.Series(dtype=int)
+    return pd.DataFrame({"status": list(STATUSES), "comparisons": [int(counts.get(s, 0)) for s in STATUSES]})
+
+
+def moved(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparisons that did not replicate: where, both verdicts and intervals, why."""
+    cols = ["pattern", "transport", "msg_size", "config", "status", "verdict_a", "diff_pct_a", "ci_lo_pct_a",
+            "ci_hi_pct_a", "verdict_b", "diff_pct_b", "ci_lo_pct_b", "ci_hi_pct_b", "reason"]
+    if table.empty:
+        return pd.DataFrame(columns=cols)
+    return table[table["status"] != "replicated"][cols].reset_index(drop=True)
+
