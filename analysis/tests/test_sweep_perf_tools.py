@@ -295,4 +295,4 @@ def test_a_broken_libzmq_so_fails_its_cells_and_the_sweep_goes_on(tmp_path, buil
         bad = recs[("zlink", pattern)]
         assert bad["status"] == "failed" and bad["result"] is None
         assert bad["failure"].startswith(f"inproc ({program}): exit 127; it printed: ")
-        assert "libzmq.so.5" in bad["failure"]  # the loader's own complaint
+        assert "error while loading shared libraries" in bad["failure"]  # the loader's own words

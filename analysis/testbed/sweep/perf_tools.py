@@ -199,7 +199,7 @@ def _signal_name(number: int) -> str:
 
 def _last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return lines[-1][:200] if lines else ""
+    return lines[-1][-400:] if lines else ""
 
 
 def judge_outputs(cell: Cell, count: int, outs: dict[str, process.Outcome], programs: dict[str, str],
