@@ -62,3 +62,16 @@ def test_no_common_cell_gives_an_empty_table_that_says_so():
     table = agreement.agreement(tools, bench)
     assert table.empty
     assert "(no cell measured by both runs)" in agreement.markdown(table, "a", "b")
+
+
+def test_the_bench_runs_hwm_is_read_from_its_settings_and_named_when_not_the_default():
+    def cell(settings, status="ok"):
+        return {"status": status, "result": {"settings": settings} if status == "ok" else None}
+    assert agreement.bench_hwm([cell({"hwm": 0}), cell({"hwm": 0}), cell({}, "failed")]) == "0"  # older runs
+    assert agreement.bench_hwm([cell({"hwm": 1000, "hwm_requested": -1})]) == "library default"
+    assert agreement.bench_hwm([cell({"hwm": 0, "hwm_requested": 0})]) == "0"
+    assert agreement.bench_hwm([]) == "unknown"
+    one = pd.DataFrame([row("PUSH_PULL", "tcp", 64, "split", "throughput_msgs", 1, "SAME")])
+    table = agreement.agreement(one, one.copy())
+    assert "The bench run's HWM was 0" in agreement.markdown(table, "a", "b", "0")
+    assert "HWM" not in agreement.markdown(table, "a", "b", "library default")

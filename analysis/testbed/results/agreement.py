@@ -77,9 +77,25 @@ def _side(r, side: str) -> str:
     return f"{diff:+.1f}%{interval} {getattr(r, f'{side}_verdict')}"
 
 
-def markdown(table: pd.DataFrame, tools_name: str, bench_name: str) -> str:
+def bench_hwm(cells: list[dict]) -> str:
+    """The HWM a bench run's cells asked for, from the settings each bench reported:
+    `library default` where it set none (hwm_requested -1); runs older than that field
+    report the HWM they set (the published scorecards: 0, unlimited)."""
+    seen = set()
+    for c in cells:
+        settings = (c.get("result") or {}).get("settings") or {}
+        if c.get("status") == "ok" and settings:
+            asked = settings.get("hwm_requested", settings.get("hwm"))
+            seen.add("library default" if asked == -1 else str(asked))
+    return ", ".join(sorted(seen)) or "unknown"
+
+
+def markdown(table: pd.DataFrame, tools_name: str, bench_name: str, hwm: str = "unknown") -> str:
+    note = "" if hwm == "library default" else \
+        f" The bench run's HWM was {hwm}, the perf programs run at the library default (1000): another " \
+        "flow-control regime, a cause of disagreement on its own."
     lines = [f"Candidate against libzmq: perf-tools run `{tools_name}` and bench run `{bench_name}`. "
-             "Diff positive = the candidate is better (latency inverted); [interval]; verdict.", "",
+             "Diff positive = the candidate is better (latency inverted); [interval]; verdict." + note, "",
              "| pattern | transport | size | placement | library | perf tools | bench | call |",
              "|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():

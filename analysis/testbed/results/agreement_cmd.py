@@ -26,7 +26,9 @@ def main(args) -> int:
     if kinds != ["perf-tools"]:
         print(f"testbed agree: {args.tools_run}: not a perf-tools run (cell kinds: {kinds})", file=sys.stderr)
         return 2
-    text = agreement.markdown(agreement.agreement(tools, bench), args.tools_run.name, args.bench_run.name)
+    hwm = agreement.bench_hwm(load.read_cells(args.bench_run))
+    table = agreement.agreement(tools, bench)
+    text = agreement.markdown(table, args.tools_run.name, args.bench_run.name, hwm)
     if args.out:
         args.out.write_text(text)
         print(f"wrote {args.out}")
