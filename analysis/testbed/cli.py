@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "test": ("testbed.toolchain.test_cmd", "run every test (ctest and pytest)"),
     "run": ("testbed.sweep.run_cmd", "run an experiment's sweep"),
     "merge": ("testbed.sweep.merge_cmd", "merge shards of one run"),
+    "agree": ("testbed.results.agreement_cmd", "compare a perf-tools run's verdicts with a bench run's, cell by cell"),
     "report": ("testbed.results.report_cmd", "render the markdown report of a run"),
     "inflection": ("testbed.results.inflection_cmd", "find where a configuration's gain changes sign"),
     "regenerate": ("testbed.results.regenerate_cmd", "re-render every report under reports/"),

@@ -27,10 +27,19 @@ LIB_COLORS = ["#1f4e79", "#c0504d", "#4f9d2d", "#7f5fa8", "#d08a00"]
 
 # --- data ------------------------------------------------------------------------------
 
+def by_placement(frame: pd.DataFrame) -> pd.DataFrame:
+    """A run over several placements draws one line per placement: the placement joins
+    the configuration label (e.g. "split", "16 KiB · split"). One placement: unchanged."""
+    if "placement" not in frame.columns or frame["placement"].nunique() < 2:
+        return frame
+    return frame.assign(config=[p if c in ("", "default") else f"{c} · {p}"
+                                for c, p in zip(frame["config"], frame["placement"])])
+
+
 def size_series_data(cells: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Median per (pattern, transport, config, library, size) with a 95% bootstrap
     band of the median when the cell has repetitions (NaN band otherwise)."""
-    sel = cells[cells["metric"] == metric]
+    sel = by_placement(cells[cells["metric"] == metric])
     rows = []
     for r in sel.to_dict("records"):
         lo = hi = math.nan
@@ -39,14 +48,18 @@ def size_series_data(cells: pd.DataFrame, metric: str) -> pd.DataFrame:
                                                          f"{r['library']}|{r['msg_size']}|{metric}")
         rows.append({k: r[k] for k in ("pattern", "transport", "config", "library", "msg_size")}
                     | {"metric": metric, "median": r["median"], "lo": lo, "hi": hi})
+    # numeric columns even when empty: concatenated with an empty frame, object columns
+    # would reach matplotlib's isfinite (a run with only mean latencies did).
     return pd.DataFrame(rows, columns=["pattern", "transport", "config", "library", "msg_size", "metric",
-                                       "median", "lo", "hi"])
+                                       "median", "lo", "hi"]).astype({"msg_size": "int64", "median": float, "lo": float,
+                                                                      "hi": float})
 
 
 def heatmap_data(comparisons: pd.DataFrame, inflections: pd.DataFrame, metric: str = "throughput_msgs"):
     """Cells (row label x size: diff, verdict) and crossover markers per row."""
     sel = comparisons[(comparisons["metric"] == metric) & comparisons["kind"].isin(["library", "config", "aa"])
                       & ~((comparisons["kind"] == "config") & comparisons["library"].str.lower().str.startswith("libzmq"))]
+    sel = by_placement(sel)
     sel = sel.assign(row=[_row_label(r) for r in sel.to_dict("records")])
     cells = sel[["pattern", "transport", "row", "kind", "msg_size", "diff_pct", "verdict"]].reset_index(drop=True)
     marks = []
@@ -80,7 +93,7 @@ def _size_axis(ax, sizes):
 
 def relative_data(comparisons: pd.DataFrame, metric: str = "throughput_msgs") -> pd.DataFrame:
     """Each candidate against the reference library, in %, with its 95% interval."""
-    sel = comparisons[(comparisons["metric"] == metric) & comparisons["kind"].isin(["library", "aa"])]
+    sel = by_placement(comparisons[(comparisons["metric"] == metric) & comparisons["kind"].isin(["library", "aa"])])
     return pd.DataFrame({"pattern": sel["pattern"], "transport": sel["transport"], "config": sel["config"],
                          "library": sel["library"], "msg_size": sel["msg_size"], "median": sel["diff_pct"],
                          "lo": sel["ci_lo_pct"], "hi": sel["ci_hi_pct"]})

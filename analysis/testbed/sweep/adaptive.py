@@ -26,7 +26,8 @@ from testbed.sweep.plan import Cell, block_order
 
 # name, (result section, key), higher is better
 METRICS = {"throughput": (("throughput", "msgs_per_sec"), True),
-           "p50_latency": (("latency", "p50"), False)}
+           "p50_latency": (("latency", "p50"), False),
+           "mean_latency": (("latency", "mean"), False)}  # kind perf-tools: libzmq's programs print a mean
 UNDECIDED = "AMBIGUOUS"
 FAILURE_LIMIT = 3   # failed attempts of one library in one configuration before it stops trying
 

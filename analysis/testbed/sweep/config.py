@@ -14,7 +14,7 @@ from pathlib import Path
 
 from testbed import paths
 from testbed.bench.patterns import PATTERNS, TRANSPORTS
-from testbed.sweep import config_net, config_run, config_sweep
+from testbed.sweep import config_net, config_perf_tools, config_run, config_sweep
 from testbed.sweep.config_net import HostsSpec, LinkSpec
 from testbed.sweep.config_run import Design
 from testbed.sweep.config_sweep import UNSET, ZipGroup, selector, selector_keys
@@ -23,7 +23,8 @@ from testbed.sweep.toml_reader import ExperimentError, Section, deviation_reason
 __all__ = ["UNSET", "Experiment", "ExperimentError", "LibraryEntry", "ZipGroup", "load", "experiment_path"]
 
 MODES = ("thr", "lat", "both")
-KINDS = ("bench", "startup")  # startup: hyperfine times a whole bench process
+KINDS = ("bench", "startup", "perf-tools")  # startup: hyperfine times a whole bench process;
+# perf-tools: libzmq's own perf programs, unmodified (testbed.sweep.perf_tools)
 DEFAULT_PERF_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults")
 DEFAULT_HW_EVENTS = ("cycles", "instructions", "cache-misses", "branch-misses")
 PROFILE_NAMES = ("quick", "default", "full")
@@ -171,6 +172,8 @@ def load(path: Path, profile: str = "default", library_names: list[str] | None =
     if w["kind"] == "startup" and s["process_model"] != ("one-process",):
         raise ExperimentError(path, "sweep.process_model", "startup cells time one whole process with "
                               "hyperfine", '["one-process"]')
+    if w["kind"] == "perf-tools":
+        config_perf_tools.check(path, w, s)
     top.done()
     return Experiment(
         path=path, toml_sha256=hashlib.sha256(raw_bytes).hexdigest(), profile=profile,

@@ -110,6 +110,9 @@ def now() -> str:
 
 def run_cell(att: Attempt, rt: Runtime, counts: Counts | None = None) -> dict:
     counts = counts or declared_counts(att.cell)
+    if att.cell.kind == "perf-tools":  # libzmq's own programs, not the bench
+        from testbed.sweep import perf_tools
+        return perf_tools.run_cell(att, rt, counts)
     started = now()
     try:
         pins = placement.pins_for(att.cell.placement, rt.cpus)

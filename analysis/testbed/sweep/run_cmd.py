@@ -112,7 +112,7 @@ def _new_plan(args, names) -> Plan:
 def checked_design(exp: config.Experiment):
     """(design, note, decider or None). The planner raises a minimum that cannot reach
     a decision and refuses a cap that cannot (adaptive.checked_design)."""
-    if exp.kind != "bench" or not exp.design.verdicts:
+    if exp.kind not in ("bench", "perf-tools") or not exp.design.verdicts:
         return exp.design, "", None
     try:
         decider = adaptive.load_decide()

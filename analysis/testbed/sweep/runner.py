@@ -18,6 +18,7 @@ from testbed.sweep import (
     flamegraphs,
     hostinfo,
     library_settings,
+    perf_tools,
     placement,
     speedref,
     store,
@@ -125,6 +126,8 @@ def _runtime(ctx: RunContext, perf: perfmod.PerfSetup, workdir: Path, topo: Topo
 def _judge(ctx: RunContext) -> adaptive.Judge | None:
     if ctx.decider is None:
         return None
+    if ctx.exp.kind == perf_tools.KIND:  # each program family is judged on its own figure
+        return perf_tools.judge_for(ctx.decider, ctx.design, ctx.exp.reference)
     metrics = adaptive.metrics_for(ctx.exp.mode, ctx.exp.kind)
     return adaptive.Judge(ctx.decider, ctx.design, ctx.exp.reference, metrics)
 
