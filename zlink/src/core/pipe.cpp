@@ -68,9 +68,6 @@ void pipe_t::discard_unused_pair(pipe_t *end) {
     delete end;
 }
 
-void pipe_t::mark_between_sockets(pair_t pp) {
-}
-
 // Commands to the peer end run on the peer's thread (see core/command.hpp).
 void pipe_t::send_to_peer(command_kind kind, uint64_t value) {
     peer_->exec_->post(command{kind, peer_, nullptr, nullptr, value});

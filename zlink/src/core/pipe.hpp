@@ -76,10 +76,6 @@ public:
     // unread messages (for sinks that never read, e.g. inbound side of PUB).
     void set_nodelay() { delay_ = false; }
     void set_want_routing_id(bool on) { want_routing_id_ = on; }
-    // Inproc: both ends belong to sockets, so each reader is an application
-    // thread (not an IO thread) that may share the writer's core. Call on a new
-    // pair before either end is handed out.
-    static void mark_between_sockets(pair_t pp);
 
     bool check_read();
     bool read(msg_t &msg);

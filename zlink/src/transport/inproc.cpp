@@ -45,7 +45,6 @@ pipe_t *pair_with_binder(socket_base_t &s, const ctx_t::inproc_binder &binder) {
                                   sum_hwm(o.rcvhwm, po.sndhwm),
                                   o.conflate_out() || po.conflate_in(),
                                   o.conflate_in() || po.conflate_out());
-    pipe_t::mark_between_sockets(pp);
     pp.a->set_peer_hwms(po.rcvhwm, po.sndhwm);
     pp.b->set_peer_hwms(o.rcvhwm, o.sndhwm);
     pp.a->peer_routing_id = po.routing_id;
@@ -66,7 +65,6 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
     auto *fwd = ctx->make_forwarder();
     auto pp = pipe_t::create_pair(&s.commands(), fwd, o.sndhwm, o.rcvhwm, o.conflate_out(),
                                   o.conflate_in());
-    pipe_t::mark_between_sockets(pp);  // the binder is a socket too, once known
     pp.a->routing_id = o.connect_routing_id;
     send_routing_id(pp.a, o.routing_id);
     ctx_t::pending_connect pending{&s, pp.b, o, fwd};
