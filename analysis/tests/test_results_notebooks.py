@@ -3,6 +3,7 @@ an experiment notebook (the template every experiment's notebook is generated fr
 test_results_explore checks they are all the template's), the same on a run that
 varies placement, and the cross-run notebook. What the experiment notebook shows is
 checked against the report of the same run, and its HTML rendering is parsed."""
+import json
 import shutil
 from html.parser import HTMLParser
 
@@ -111,3 +112,17 @@ def test_regenerate_renders_the_newest_runs_notebooks_only(tmp_path):
     assert page.startswith("<!DOCTYPE html>") and "## Summary" not in page and "<h2" in page
     assert "Traceback" not in page
     shutil.rmtree(scratch)
+
+
+def test_a_second_experiment_file_uses_its_folders_notebook(tmp_path):
+    books = tmp_path / "notebooks"
+    books.mkdir()
+    (books / "scorecard.ipynb").write_text("{}")
+    run = tmp_path / "run"
+    run.mkdir()
+    source = {"experiment_source": "experiments/scorecard/placements.toml"}
+    (run / "manifest.json").write_text(json.dumps(source))
+    assert notebook_exec.notebook_for("scorecard-placements", run, books) == books / "scorecard.ipynb"
+    assert notebook_exec.notebook_for("scorecard", run, books) == books / "scorecard.ipynb"
+    (run / "manifest.json").write_text(json.dumps({"experiment_source": "experiments/nowhere/x.toml"}))
+    assert notebook_exec.notebook_for("x", run, books) == books / "x.ipynb"  # missing: execute() says so
