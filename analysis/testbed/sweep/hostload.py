@@ -1,8 +1,8 @@
 """Other work on the host while a run measures: CPU used per scheduling class.
 
 Why it is recorded: a benchmark thread that wakes on a core where other work runs at
-the normal policy waits behind it, nice 19 included (EEVDF lets the running task keep
-its slice); under SCHED_IDLE it is preempted at once. Measured here: split REQ_REP
+the normal policy can wait behind it, nice 19 included when that work starts processes
+and enters the kernel (a build); under SCHED_IDLE it is preempted at once. Measured here: split REQ_REP
 ipc 64 B took 2.5x as long per round trip with 2 CPUs of nice-19 compiles beside it
 as with the same compiles under SCHED_IDLE (docs/profiling/2026-11-27-background-load.md).
 So a run states what else was running, and the runner warns when it competed.
@@ -79,5 +79,5 @@ def warning(load: dict) -> str | None:
         return None
     names = ", ".join(f"{b['command']} (nice {b['nice']})" for b in load.get("busiest", [])[:3])
     return (f"other work used {load['normal_cpus']:.2f} CPUs at a normal scheduling policy while "
-            f"the run started ({names}): a woken benchmark thread waits behind it, nice 19 "
-            "included; run such work under `chrt -i 0` (SCHED_IDLE) or on other CPUs")
+            f"the run started ({names}): a woken benchmark thread can wait behind it, nice 19 "
+            "included (builds); run such work under `chrt -i 0` (SCHED_IDLE) or on other CPUs")
