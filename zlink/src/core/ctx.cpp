@@ -2,6 +2,7 @@
 
 #include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,14 +111,30 @@ socket_base_t *ctx_t::create_socket(int type) {
     return s.release();
 }
 
+// How many IO threads can run at the same time: the caller's CPUs (the IO threads
+// inherit the affinity of the thread that started them). With every thread of the
+// process confined to fewer CPUs than IO threads, a second busy IO thread adds only
+// hand-overs between threads on one core, and a round trip through two IO threads
+// left one of them runnable-but-waiting behind other work for a whole slice (p99 of
+// 1-2 ms, docs/profiling/2026-11-27-background-load.md).
+static size_t usable_io_threads(size_t threads) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return threads;
+    const int cpus = CPU_COUNT(&set);
+    return cpus > 0 && static_cast<size_t>(cpus) < threads ? static_cast<size_t>(cpus) : threads;
+}
+
 io_thread *ctx_t::choose_io_thread() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (io_threads_.empty())
         return nullptr;  // ZMQ_IO_THREADS=0: inproc only
-    // Least loaded; ties go round-robin so connections spread evenly.
+    const size_t n = usable_io_threads(io_threads_.size());
+    // Least loaded of those that can run at once; ties go round-robin so connections
+    // spread evenly.
     io_thread *best = nullptr;
-    for (size_t i = 0; i < io_threads_.size(); ++i) {
-        io_thread *t = io_threads_[(next_thread_ + i) % io_threads_.size()].get();
+    for (size_t i = 0; i < n; ++i) {
+        io_thread *t = io_threads_[(next_thread_ + i) % n].get();
         if (!best || t->load.load() < best->load.load())
             best = t;
     }

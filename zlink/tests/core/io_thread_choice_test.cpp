@@ -1,0 +1,126 @@
+// With the process confined to fewer CPUs than IO threads, connections stay on as
+// many IO threads as can run at once: a second busy IO thread on the same core only
+// adds hand-overs, and left round trips waiting behind other work for a whole slice
+// (docs/profiling/2026-11-27-background-load.md). With enough CPUs they spread.
+// Observed from outside: the voluntary context switches of each "zlink/IO/N" thread
+// while two connections carry round trips.
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <dirent.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "zmq.h"
+
+namespace {
+
+// Thread name -> voluntary context switches, for this process's zlink IO threads.
+std::map<std::string, long> io_thread_switches() {
+    std::map<std::string, long> out;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return out;
+    while (dirent *e = readdir(d)) {
+        if (e->d_name[0] == '.')
+            continue;
+        std::ifstream status(std::string("/proc/self/task/") + e->d_name + "/status");
+        std::string line, name;
+        long switches = -1;
+        while (std::getline(status, line)) {
+            if (line.rfind("Name:", 0) == 0)
+                name = line.substr(line.find_first_not_of(" \t", 5));
+            else if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
+                switches = std::stol(line.substr(24));
+        }
+        if (name.rfind("zlink/IO/", 0) == 0)
+            out[name] += switches;
+    }
+    closedir(d);
+    return out;
+}
+
+// Two PUSH->PULL connections (as the bench's forward and return paths), 2000 round
+// trips over them; returns each IO thread's switches during the exchange.
+std::map<std::string, long> round_trips_over_two_connections() {
+    void *ctx = zmq_ctx_new();
+    zmq_ctx_set(ctx, ZMQ_IO_THREADS, 2);
+    void *in = zmq_socket(ctx, ZMQ_PULL), *out = zmq_socket(ctx, ZMQ_PUSH);
+    void *back_in = zmq_socket(ctx, ZMQ_PULL), *back_out = zmq_socket(ctx, ZMQ_PUSH);
+    char ep[2][64];
+    size_t len = sizeof ep[0];
+    EXPECT_EQ(zmq_bind(in, "tcp://127.0.0.1:*"), 0);
+    zmq_getsockopt(in, ZMQ_LAST_ENDPOINT, ep[0], &len);
+    len = sizeof ep[1];
+    EXPECT_EQ(zmq_bind(back_in, "tcp://127.0.0.1:*"), 0);
+    zmq_getsockopt(back_in, ZMQ_LAST_ENDPOINT, ep[1], &len);
+    EXPECT_EQ(zmq_connect(out, ep[0]), 0);
+    EXPECT_EQ(zmq_connect(back_out, ep[1]), 0);
+    char buf[8] = {};
+    EXPECT_EQ(zmq_send(out, "x", 1, 0), 1);  // both connections up before counting
+    EXPECT_EQ(zmq_recv(in, buf, sizeof buf, 0), 1);
+    EXPECT_EQ(zmq_send(back_out, "y", 1, 0), 1);
+    EXPECT_EQ(zmq_recv(back_in, buf, sizeof buf, 0), 1);
+    auto before = io_thread_switches();
+    std::thread echo([&] {
+        for (int i = 0; i < 2000; ++i) {
+            zmq_recv(in, buf, sizeof buf, 0);
+            zmq_send(back_out, buf, 1, 0);
+        }
+    });
+    char mine[8];
+    for (int i = 0; i < 2000; ++i) {
+        zmq_send(out, "m", 1, 0);
+        zmq_recv(back_in, mine, sizeof mine, 0);
+    }
+    echo.join();
+    auto after = io_thread_switches();
+    for (auto &[name, n] : after)
+        n -= before[name];
+    int zero = 0;
+    for (void *s : {in, out, back_in, back_out}) {
+        zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+        zmq_close(s);
+    }
+    zmq_ctx_term(ctx);
+    return after;
+}
+
+class IoThreadChoice : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_EQ(sched_getaffinity(0, sizeof saved_, &saved_), 0); }
+    void TearDown() override { sched_setaffinity(0, sizeof saved_, &saved_); }
+    cpu_set_t saved_;
+};
+
+}  // namespace
+
+TEST_F(IoThreadChoice, OneCpuKeepsEveryConnectionOnOneIoThread) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &saved_)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // the IO threads inherit it
+    auto sw = round_trips_over_two_connections();
+    ASSERT_EQ(sw.size(), 2u);
+    // Each round trip wakes the IO thread that carries both connections about twice;
+    // the other one must stay asleep (a few wakes: its command mailbox).
+    EXPECT_GE(sw["zlink/IO/0"] + sw["zlink/IO/1"], 2000);
+    EXPECT_LE(std::min(sw["zlink/IO/0"], sw["zlink/IO/1"]), 50)
+        << "IO/0 " << sw["zlink/IO/0"] << ", IO/1 " << sw["zlink/IO/1"];
+}
+
+TEST_F(IoThreadChoice, TwoCpusSpreadConnectionsOverBothIoThreads) {
+    if (CPU_COUNT(&saved_) < 2)
+        GTEST_SKIP() << "needs 2 CPUs in the affinity mask";
+    auto sw = round_trips_over_two_connections();
+    ASSERT_EQ(sw.size(), 2u);
+    EXPECT_GE(std::min(sw["zlink/IO/0"], sw["zlink/IO/1"]), 500)
+        << "IO/0 " << sw["zlink/IO/0"] << ", IO/1 " << sw["zlink/IO/1"];
+}
