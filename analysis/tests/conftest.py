@@ -1,7 +1,14 @@
 """Shared pytest setup (keep it small). `slow` marks tests that build or run real
 binaries; they run by default (`-m "not slow"` skips them when iterating)."""
 
+import os
+
 import pytest
+
+# Every run samples other work on the host for half a second at its start and end;
+# the suite starts hundreds of runs, so it samples for 20 ms (test_hostload.py tests
+# the sampler with its own windows).
+os.environ.setdefault("TESTBED_HOSTLOAD_WINDOW_S", "0.02")
 
 
 def pytest_configure(config):

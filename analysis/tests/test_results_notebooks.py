@@ -5,6 +5,7 @@ varies placement, and the cross-run notebook. What the experiment notebook shows
 checked against the report of the same run, and its HTML rendering is parsed. A
 failing cell is reported with its traceback. `./testbed test --only zlink-kernel`
 runs this file again with every kernel on pyzmq built on zlink (notebook_kernel)."""
+import json
 import shutil
 from html.parser import HTMLParser
 
@@ -127,3 +128,17 @@ def test_a_failing_cell_stops_the_run_with_its_traceback(tmp_path):
     with pytest.raises(CellExecutionError) as failure:
         notebook_exec.execute(path, {"X": 7}, cwd=tmp_path)
     assert "ValueError" in str(failure.value) and "deliberate 7" in str(failure.value)
+
+
+def test_a_second_experiment_file_uses_its_folders_notebook(tmp_path):
+    books = tmp_path / "notebooks"
+    books.mkdir()
+    (books / "scorecard.ipynb").write_text("{}")
+    run = tmp_path / "run"
+    run.mkdir()
+    source = {"experiment_source": "experiments/scorecard/placements.toml"}
+    (run / "manifest.json").write_text(json.dumps(source))
+    assert notebook_exec.notebook_for("scorecard-placements", run, books) == books / "scorecard.ipynb"
+    assert notebook_exec.notebook_for("scorecard", run, books) == books / "scorecard.ipynb"
+    (run / "manifest.json").write_text(json.dumps({"experiment_source": "experiments/nowhere/x.toml"}))
+    assert notebook_exec.notebook_for("x", run, books) == books / "x.ipynb"  # missing: execute() says so

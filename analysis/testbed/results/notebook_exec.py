@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import html
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -126,9 +127,26 @@ def _shown(run_dir: Path) -> str:
     return str(run.relative_to(paths.REPO_ROOT) if run.is_relative_to(paths.REPO_ROOT) else run)
 
 
+def notebook_for(experiment: str, run_dir: Path, notebooks_dir: Path | None = None) -> Path:
+    """The experiment's notebook; for a second experiment file in a folder (e.g.
+    experiments/scorecard/placements.toml, experiment `scorecard-placements`), the
+    folder's notebook, named by the run's manifest (`experiment_source`)."""
+    root = Path(notebooks_dir or paths.NOTEBOOKS_DIR)
+    own = root / f"{experiment}.ipynb"
+    if own.is_file():
+        return own
+    manifest = Path(run_dir) / "manifest.json"
+    if manifest.is_file():
+        source = json.loads(manifest.read_text()).get("experiment_source") or ""
+        folder = root / f"{Path(source).parent.name}.ipynb"
+        if source and folder.is_file():
+            return folder
+    return own  # missing: execute() reports it
+
+
 def render(experiment: str, run_dir: Path, out: Path, notebooks_dir: Path | None = None) -> Path:
     """Execute the experiment's notebook on run_dir and write its HTML to `out`."""
-    nb = execute(Path(notebooks_dir or paths.NOTEBOOKS_DIR) / f"{experiment}.ipynb", {"RUN": _shown(run_dir)},
+    nb = execute(notebook_for(experiment, run_dir, notebooks_dir), {"RUN": _shown(run_dir)},
                  cwd=paths.REPO_ROOT)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(to_html(nb, f"{experiment} · {Path(run_dir).name}"))

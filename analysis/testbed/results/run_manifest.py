@@ -180,6 +180,9 @@ class RunManifest:
                  f"governor {host.get('governor', '?')}", f"turbo {host.get('turbo', '?')}"]
         out = [("status", str(m.status)), ("host", ", ".join(str(x) for x in facts if x)),
                ("load before / after", f"{host.get('load_before', '?')} / {host.get('load_after', '?')}")]
+        if host.get("competing_before") or host.get("competing_after"):
+            out.append(("other work at start / end", " / ".join(
+                _competing(host.get(k)) for k in ("competing_before", "competing_after"))))
         out += self._hosts_rows()
         for lib in sorted(self.libraries, key=lambda lib: lib.label):
             out.append((f"library `{lib.label}`", f"{lib.name} {lib.version} build `{lib.build_id or '?'}` "
@@ -225,3 +228,10 @@ def _number(value, default: float) -> float:
 
 def _text(value) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
+
+
+def _competing(load: dict | None) -> str:
+    """CPUs other processes used: at a policy that competes with a woken bench, and idle."""
+    if not load:
+        return "?"
+    return f"{load.get('normal_cpus', '?')} CPUs competing, {load.get('idle_cpus', '?')} SCHED_IDLE"

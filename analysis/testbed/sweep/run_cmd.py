@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testbed import paths
-from testbed.sweep import adaptive, config, estimate, placement, runner
+from testbed.sweep import adaptive, config, estimate, hostload, placement, runner
 from testbed.sweep import libs as libsmod
 from testbed.sweep import manifest as manifestmod
 from testbed.sweep import perf as perfmod
@@ -197,6 +197,10 @@ def _start_run(plan: Plan, out_root: Path, found, missing, perf, est: float, des
     shutil.copyfile(exp.path, plan.run_dir / runner.TOML_COPY)
     plan.manifest = runner.initial_manifest(exp, run_id, plan.shard, plan.seed, plan.cells, found, missing,
                                             perf, est, sys.argv, design, note)
+    load = hostload.competing_cpu()
+    plan.manifest.host["competing_before"] = load
+    if text := hostload.warning(load):
+        runner.warn(text)
 
 
 def _refresh_manifest(m: manifestmod.RunManifest, exp, found, missing, perf) -> bool:

@@ -17,6 +17,7 @@ from testbed.sweep import (
     execute,
     flamegraphs,
     hostinfo,
+    hostload,
     library_settings,
     perf_tools,
     placement,
@@ -179,6 +180,7 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     m.status = "interrupted" if interrupted else ("complete" if complete else "incomplete")
     m.finished_at = now()
     m.host["load_after"] = hostinfo.load_average()
+    m.host["competing_after"] = hostload.competing_cpu()
     m.summary = summary.summarize(records, ctx, list(groups), loop.spent if loop else 0.0)
     m.placement["threads"] = placement.summarize(records)
     if m.library_settings:
