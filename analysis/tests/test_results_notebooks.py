@@ -2,13 +2,16 @@
 an experiment notebook (the template every experiment's notebook is generated from;
 test_results_explore checks they are all the template's), the same on a run that
 varies placement, and the cross-run notebook. What the experiment notebook shows is
-checked against the report of the same run, and its HTML rendering is parsed."""
+checked against the report of the same run, and its HTML rendering is parsed. A
+failing cell is reported with its traceback. `./testbed test --only zlink-kernel`
+runs this file again with every kernel on pyzmq built on zlink (notebook_kernel)."""
 import json
 import shutil
 from html.parser import HTMLParser
 
 import nbformat
 import pytest
+from nbclient.exceptions import CellExecutionError
 
 from fixtures.factory import CAND, add_speed_reference, make_run
 from testbed import paths
@@ -112,6 +115,19 @@ def test_regenerate_renders_the_newest_runs_notebooks_only(tmp_path):
     assert page.startswith("<!DOCTYPE html>") and "## Summary" not in page and "<h2" in page
     assert "Traceback" not in page
     shutil.rmtree(scratch)
+
+
+def test_a_failing_cell_stops_the_run_with_its_traceback(tmp_path):
+    # The error travels as the kernel's iopub error message and execute_reply status.
+    parameters = nbformat.v4.new_code_cell("X = 1", metadata={"tags": ["parameters"]})
+    cells = [parameters, nbformat.v4.new_code_cell("print('before', X)"),
+             nbformat.v4.new_code_cell("raise ValueError(f'deliberate {X}')"),
+             nbformat.v4.new_code_cell("print('never reached')")]
+    path = tmp_path / "fails.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    with pytest.raises(CellExecutionError) as failure:
+        notebook_exec.execute(path, {"X": 7}, cwd=tmp_path)
+    assert "ValueError" in str(failure.value) and "deliberate 7" in str(failure.value)
 
 
 def test_a_second_experiment_file_uses_its_folders_notebook(tmp_path):

@@ -31,26 +31,32 @@ def fake_suites(monkeypatch):
                "libzmq-suite": [SuiteResult("libzmq-suite zlink", 20, 0)],
                "api-diff": SuiteResult("api-diff", 1, 0),
                "pyzmq-suite": [SuiteResult("pyzmq-suite libzmq-4.3.5 (oracle)", 3, 0),
-                               SuiteResult("pyzmq-suite zlink", 3, 0)]}
+                               SuiteResult("pyzmq-suite zlink", 3, 0)],
+               "event-loops": [SuiteResult("event-loops epoll libzmq-4.3.5 (oracle)", 2, 0),
+                               SuiteResult("event-loops epoll zlink", 2, 0)],
+               "zlink-kernel": SuiteResult("zlink-kernel", 4, 0)}
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
     monkeypatch.setattr(test_cmd, "_api_diff", lambda: results["api-diff"])
     monkeypatch.setattr(test_cmd.pyzmq_suite, "run", lambda expr, progress: results["pyzmq-suite"])
+    monkeypatch.setattr(test_cmd.event_loops, "run", lambda progress: results["event-loops"])
+    monkeypatch.setattr(test_cmd.zlink_kernel, "run", lambda expr, progress: results["zlink-kernel"])
     return results
 
 
 def test_closing_line_sums_all_suites(fake_suites, capsys):
     assert test_cmd.main(_args()) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    # 1 build + 10 ctest + 20 libzmq suite + 6 pyzmq suite + 1 api-diff + 5 pytest
-    assert lines[-1] == "43 passed, 0 failed"
+    # 1 build + 10 ctest + 20 libzmq suite + 6 pyzmq suite + 1 api-diff + 4 event-loops
+    # + 4 zlink-kernel + 5 pytest
+    assert lines[-1] == "51 passed, 0 failed"
 
 
 def test_any_failure_fails_the_command(fake_suites, capsys):
     fake_suites["pytest"] = SuiteResult("pytest", 0, 1, ["pytest collected no test"])
     assert test_cmd.main(_args()) == 1
-    assert capsys.readouterr().out.strip().splitlines()[-1] == "38 passed, 1 failed"
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "46 passed, 1 failed"
 
 
 def test_only_narrows(fake_suites, capsys):
@@ -79,7 +85,9 @@ def test_fuzz_target_discovery(tmp_path):
 
 
 def test_suite_selection():
-    assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "pytest"}
+    assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops",
+                                           "zlink-kernel", "pytest"}
+    assert test_cmd._selected(_args(only=["event-loops"])) == {"event-loops"}
     selected = test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30))
     assert selected == {"zlink", "sanitize", "fuzz"}
     assert test_cmd._selected(_args(only=["sanitize", "fuzz"])) == {"sanitize", "fuzz"}
@@ -167,3 +175,12 @@ def test_pyzmq_suite_is_in_the_default_run_and_its_failures_count(fake_suites, c
     out = capsys.readouterr().out.strip().splitlines()
     assert "pyzmq-suite zlink: 2 passed, 1 failed (FAILED: tests/t.py::x)" in out
     assert out[-1] == "6 passed, 1 failed"  # 1 build + 3 + 2
+
+
+def test_event_loop_and_kernel_failures_fail_the_command(fake_suites, capsys):
+    fake_suites["event-loops"][1] = SuiteResult("event-loops epoll zlink", 1, 1, ["FAILED: arrival/tcp: ..."])
+    assert test_cmd.main(_args(only=["event-loops"])) == 1
+    fake_suites["zlink-kernel"] = SuiteResult("zlink-kernel", 0, 1, ["no kernel was verified"])
+    assert test_cmd.main(_args(only=["zlink-kernel"])) == 1
+    out = capsys.readouterr().out
+    assert "event-loops epoll zlink: 1 passed, 1 failed" in out and "zlink-kernel: 0 passed, 1 failed" in out

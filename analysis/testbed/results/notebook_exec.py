@@ -20,6 +20,7 @@ from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from testbed import paths
+from testbed.results import notebook_kernel
 
 HTML_NAME = "notebook.html"
 CROSS_RUN_HTML = "compare-runs.html"
@@ -55,9 +56,25 @@ def execute(path: Path, params: dict | None = None, cwd: Path | None = None) -> 
                                                             if os.environ.get("PYTHONPATH") else [])
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=runtime, PYTHONPATH=os.pathsep.join(pythonpath),
                    MPLBACKEND="Agg")
+        # A chosen pyzmq build for the kernel (notebook_kernel: zlink in ./testbed test),
+        # checked on the kernel's own memory map as soon as it answers.
+        choice = notebook_kernel.from_environ()
+        check = notebook_kernel.Check(choice, km) if choice is not None else None
+        if choice is not None:
+            env = notebook_kernel.kernel_env(choice, env, Path(runtime))
         client = NotebookClient(nb, km=km, timeout=TIMEOUT_S, kernel_name="python3", record_timing=False,
-                                resources={"metadata": {"path": str(cwd or paths.REPO_ROOT)}})
-        client.execute(env=env)
+                                resources={"metadata": {"path": str(cwd or paths.REPO_ROOT)}},
+                                on_notebook_start=check)
+        try:
+            client.execute(env=env)
+        finally:
+            # nbclient leaves a kernel it did not create running; stop it here.
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
+            if check is not None:
+                check.raise_mismatch()  # over a failing cell too: the library comes first
+        if check is not None:
+            check.raise_unverified()
     return nb
 
 

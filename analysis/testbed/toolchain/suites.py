@@ -128,12 +128,14 @@ def parse_pytest(lines: list[str]) -> dict[str, int]:
     return {}
 
 
-def run_pytest(expr: str | None, extra: list[str] | None = None) -> SuiteResult:
-    result = SuiteResult("pytest")
-    cmd = [sys.executable, "-m", "pytest", "tests", "-q", *(extra or [])]
+def run_pytest(expr: str | None, extra: list[str] | None = None, *, name: str = "pytest",
+               target: str = "tests", env: dict | None = None) -> SuiteResult:
+    """analysis/<target> under pytest (-k expr), counted from pytest's closing line."""
+    result = SuiteResult(name)
+    cmd = [sys.executable, "-m", "pytest", target, "-q", *(extra or [])]
     if expr:
         cmd += ["-k", expr]
-    code, lines = _stream(cmd, paths.REPO_ROOT / "analysis")
+    code, lines = _stream(cmd, paths.REPO_ROOT / "analysis", env)
     counts = parse_pytest(lines)
     result.notes.extend(line for line in lines if line.startswith(("FAILED ", "ERROR ")))
     result.passed = counts.get("passed", 0) + counts.get("xfailed", 0)

@@ -13,7 +13,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from testbed.toolchain import libraries, libzmq_suite, pyzmq_suite, system, zlink_build
+from testbed.toolchain import (
+    event_loops,
+    libraries,
+    libzmq_suite,
+    pyzmq_suite,
+    system,
+    zlink_build,
+    zlink_kernel,
+)
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import CommandFailed, Progress
 from testbed.toolchain.suites import (
@@ -26,8 +34,9 @@ from testbed.toolchain.suites import (
     tests_of,
 )
 
-SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "sanitize", "tsan", "fuzz", "pytest")
-DEFAULT_SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "pytest")
+SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "sanitize",
+          "tsan", "fuzz", "pytest")
+DEFAULT_SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "pytest")
 DEFAULT_FUZZ_SECONDS = 30
 
 
@@ -38,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "zlink's ctest under ASan/UBSan; tsan = zlink's ctest under ThreadSanitizer; "
                              "fuzz = its libFuzzer targets; api-diff = the differential API test against "
                              "libzmq 4.3.5 (zlink/tests/api_diff, docs/api-differences.md); "
+                             "event-loops = ZMQ_FD/ZMQ_EVENTS under epoll and zmq.asyncio on each library, "
+                             "libzmq 4.3.5 the oracle (baselines/event-loops); zlink-kernel = the "
+                             "notebook tests with Jupyter kernels on pyzmq built on zlink; "
                              "pytest = analysis/tests")
     parser.add_argument("--tsan-scope", choices=("all", "threads"), default="all",
                         help="tsan suite: all = every zlink test; threads = only the test programs "
@@ -69,7 +81,7 @@ def _builds(progress: Progress, selected: set[str]) -> SuiteResult:
     result = SuiteResult("build")
     if "pytest" in selected:
         outcomes = build_everything(progress)
-    elif selected & {"api-diff", "pyzmq-suite"}:
+    elif selected & {"api-diff", "pyzmq-suite", "event-loops", "zlink-kernel"}:
         outcomes = build_everything(progress, ["libzmq-4.3.5", "zlink"], bench=False)
     else:
         outcomes = build_everything(progress, ["libzmq-4.3.5"], bench=False)
@@ -280,6 +292,12 @@ def main(args: argparse.Namespace) -> int:
     if "api-diff" in selected:
         progress.step("differential API test against libzmq 4.3.5 (zlink/tests/api_diff)")
         results.append(timed("api-diff", _api_diff))
+    if "event-loops" in selected:
+        progress.step("ZMQ_FD/ZMQ_EVENTS under epoll and asyncio on each library (baselines/event-loops)")
+        results += timed("event-loops", lambda: event_loops.run(progress))
+    if "zlink-kernel" in selected:
+        progress.step("the notebook tests through Jupyter kernels on pyzmq built on zlink")
+        results.append(timed("zlink-kernel", lambda: zlink_kernel.run(args.expr, progress)))
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
         results.append(timed("pytest", lambda: run_pytest(args.expr)))
