@@ -32,7 +32,10 @@ CEILING = "[ceiling]\nsizes = [1024]\nbytes = 2097152\nio_waits = [\"blocking\"]
 
 
 def experiment(tmp_path, ceiling_table: str = CEILING, **replace: str):
-    text = write_experiment(tmp_path).read_text().replace("[perf]", ceiling_table, 1)
+    """The runner tests' experiment with [ceiling] and one pattern (PAIR): per repetition
+    a 64 B and a 1 KiB block of 4 cells each, the 1 KiB one probed."""
+    text = (write_experiment(tmp_path).read_text().replace("[perf]", ceiling_table, 1)
+            .replace('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR"]'))
     for old, new in replace.items():
         text = text.replace(old, new)
     return write_experiment(tmp_path, text)
@@ -78,15 +81,14 @@ def test_dry_run_states_what_the_probes_add(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES)
     proc = run_testbed(["run", str(experiment(tmp_path)), "--dry-run"], env_for(listing))
     assert proc.returncode == 0, proc.stderr
-    assert "ceiling: sizes 1024; 2 blocks probed once per repetition" in proc.stdout
+    assert "ceiling: sizes 1024; 1 block(s) probed once per repetition" in proc.stdout
 
 
 # ---------------------------------------------------------------- the sweep
 
 def test_every_batch_of_a_selected_block_runs_one_probe_among_its_cells(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES)
-    exp = experiment(tmp_path, **{'patterns = ["PAIR", "PUBSUB"]': 'patterns = ["PAIR"]',
-                                  "repetitions = 2": "repetitions = 6"})
+    exp = experiment(tmp_path, **{"repetitions = 2": "repetitions = 6"})
     log = tmp_path / "order.log"
     proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--seed", "1"],
                        env_for(listing, FAKE_ORDER_LOG=str(log)))
@@ -115,9 +117,9 @@ def test_every_batch_of_a_selected_block_runs_one_probe_among_its_cells(tmp_path
 def test_two_process_cells_get_a_two_process_probe_with_their_pins(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES)
     split = len(placement.usable_cpus()) >= 2
-    exp = experiment(tmp_path, **{'patterns = ["PAIR", "PUBSUB"]': 'patterns = ["PAIR"]',
-                                  "io_threads = [1]": 'io_threads = [1]\nprocess_model = ["two-process"]\n'
-                                  f'placement = ["{"split" if split else "one-core"}"]'})
+    exp = experiment(tmp_path, **{"io_threads = [1]": 'io_threads = [1]\nprocess_model = ["two-process"]\n'
+                                  f'placement = ["{"split" if split else "one-core"}"]',
+                                  "timeout_s = 20": "timeout_s = 90"})  # real sockets on a loaded host
     proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))
     assert proc.returncode == 0, proc.stderr
     probes = lines(only_run_dir(tmp_path / "out"))
@@ -136,14 +138,14 @@ def test_a_failing_probe_is_recorded_and_the_sweep_goes_on(tmp_path):
     proc = run_testbed(["run", str(experiment(tmp_path)), "--out", str(tmp_path / "out")], env_for(listing))
     assert proc.returncode == 0, proc.stderr
     run_dir = only_run_dir(tmp_path / "out")
-    assert all(r["status"] == "ok" for r in read_results(run_dir)) and len(read_results(run_dir)) == 32
+    assert all(r["status"] == "ok" for r in read_results(run_dir)) and len(read_results(run_dir)) == 16
     probes = lines(run_dir)
-    assert len(probes) == 4 and all(ln["status"] == "failed" and ln["result"] is None for ln in probes)
+    assert len(probes) == 2 and all(ln["status"] == "failed" and ln["result"] is None for ln in probes)
     assert all("crashing on purpose" in ln["failure"] for ln in probes)
     assert "ceiling probe failed" in proc.stderr
-    assert json.loads((run_dir / "manifest.json").read_text())["ceiling"]["failed"] == 4
+    assert json.loads((run_dir / "manifest.json").read_text())["ceiling"]["failed"] == 2
     text = report.render_run(run_dir).read_text()
-    assert "4 of 4 probes failed" in text
+    assert "2 of 2 probes failed" in text
 
 
 def test_garbage_from_the_probe_fails_that_probe(tmp_path):
@@ -160,15 +162,15 @@ def test_a_resumed_run_probes_only_the_batches_without_a_probe(tmp_path):
     assert run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing)).returncode == 0
     run_dir = only_run_dir(tmp_path / "out")
     first = lines(run_dir)
-    kept = first[:1] + first[2:]  # as if killed after a batch's cells, before its probe
+    kept = first[:1]  # as if killed after the second batch's cells, before its probe
     (run_dir / ceiling.FILE_NAME).write_text("".join(json.dumps(ln) + "\n" for ln in kept))
     results_before = read_results(run_dir)
     resumed = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--resume", str(run_dir)],
                           env_for(listing))
     assert resumed.returncode == 0, resumed.stderr
     after = lines(run_dir)
-    assert after[:3] == kept and len(after) == 4
-    assert (after[3]["block"], after[3]["repetition"]) == (first[1]["block"], first[1]["repetition"])
+    assert after[:1] == kept and len(after) == 2
+    assert (after[1]["block"], after[1]["repetition"]) == (first[1]["block"], first[1]["repetition"])
     assert Counter((ln["block"], ln["repetition"]) for ln in after).most_common(1)[0][1] == 1
     assert read_results(run_dir) == results_before  # no cell ran again
 
@@ -177,7 +179,7 @@ def test_a_resumed_run_probes_only_the_batches_without_a_probe(tmp_path):
 
 def test_the_report_shows_each_librarys_share_of_the_probe_of_its_batches(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES)
-    exp = experiment(tmp_path, **{'patterns = ["PAIR", "PUBSUB"]': 'patterns = ["PAIR"]'})
+    exp = experiment(tmp_path)
     assert run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing)).returncode == 0
     run_dir = only_run_dir(tmp_path / "out")
     text = report.render_run(run_dir).read_text()
@@ -193,7 +195,7 @@ def test_the_report_shows_each_librarys_share_of_the_probe_of_its_batches(tmp_pa
 def test_a_library_above_the_in_run_probe_is_flagged(tmp_path):
     fakes = {**FAKES, "libzmq-4.3.5": {**FAKES["libzmq-4.3.5"], "fake_ceiling_bps": 1.2e9}}
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, fakes)
-    exp = experiment(tmp_path, **{'patterns = ["PAIR", "PUBSUB"]': 'patterns = ["PAIR"]'})
+    exp = experiment(tmp_path)
     assert run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing)).returncode == 0
     text = report.render_run(only_run_dir(tmp_path / "out")).read_text()
     assert "zlink 128% (128-128%) ABOVE" in text  # 1.5e6 x 1024 / 1.2e9
@@ -213,8 +215,7 @@ def test_the_real_probe_runs_inside_a_sweep(tmp_path, built_library, model):
     shutil.copy2(real, fake_probe)
     where = "split" if len(placement.usable_cpus()) >= 2 else "one-core"
     exp = experiment(tmp_path, CEILING.replace("[perf]", "lat_count = 50\nwrite_sizes = [65536]\n\n[perf]"),
-                     **{'patterns = ["PAIR", "PUBSUB"]': 'patterns = ["PAIR"]',
-                        "io_threads = [1]": f'io_threads = [1]\nprocess_model = ["{model}"]\n'
+                     **{"io_threads = [1]": f'io_threads = [1]\nprocess_model = ["{model}"]\n'
                                             f'placement = ["{where}"]',
                         "repetitions = 2": "repetitions = 1"})
     proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))

@@ -282,7 +282,7 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
     if exp.ceiling is not None:
         probes = estimate.ceiling_seconds(cells, exp)
         blocks = len({c.block_id for c in cells if ceiling.bounds(exp, c)})
-        print(f"ceiling: sizes {', '.join(map(str, exp.ceiling.sizes))}; {blocks} blocks probed once per "
+        print(f"ceiling: sizes {', '.join(map(str, exp.ceiling.sizes))}; {blocks} block(s) probed once per "
               f"repetition: about {fmt_duration(probes * low_reps)} at {low_reps} repetitions "
               f"({probes / max(blocks, 1):.2f}s a probe, included below)")
     span = fmt_duration(low) + (f" to {fmt_duration(high)}" if high > low else "")
