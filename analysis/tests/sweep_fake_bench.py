@@ -9,7 +9,8 @@ line, including the two-process flags (--role, --bind/--connect, --pin-*):
 - --role receiver / sender: real TCP or Unix sockets between two processes (bytes
   really cross loopback or a veth), timed with the monotonic clock.
 behaviour.json in the bench dir maps a size (or "size:role") to a misbehaviour:
-crash, hang, garbage, exit4, misplace (ignore the pins).
+crash, hang, garbage, exit4, misplace (ignore the pins). FAKE_ORDER_LOG (environment):
+a file to which each cell appends "cell <size>" (the fake ceiling_probe appends its own).
 """
 import argparse
 import json
@@ -210,6 +211,9 @@ def main() -> None:
     table = json.loads((HERE / "behaviour.json").read_text())
     behaviour = table.get(f"{a.size}:{a.role}", table.get(str(a.size), "ok"))
     time.sleep(float(os.environ.get("FAKE_BENCH_SLEEP", "0")))
+    if os.environ.get("FAKE_ORDER_LOG") and a.role != "sender":  # where the ceiling probe ran
+        with open(os.environ["FAKE_ORDER_LOG"], "a") as f:
+            f.write(f"cell {a.size}\n")
     misbehave(behaviour)
     info = json.loads((HERE / "lib.json").read_text())
     if a.role == "both":

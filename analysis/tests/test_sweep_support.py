@@ -17,10 +17,12 @@ ANALYSIS = Path(__file__).resolve().parents[1]
 PATTERNS = tuple(p.lower() for p in bench_patterns.PATTERNS)  # bench_<pattern> file names
 
 FAKE_BENCH = f"#!{sys.executable}\n" + (Path(__file__).parent / "sweep_fake_bench.py").read_text()
+FAKE_PROBE = f"#!{sys.executable}\n" + (Path(__file__).parent / "sweep_fake_probe.py").read_text()
 
 
 def make_library(root: Path, name: str, behaviour: dict | None = None, fake: dict | None = None) -> dict:
-    """`fake`: figures the one-process fake reports (fake_msgs_per_sec, fake_p50_us, fake_noise)."""
+    """`fake`: figures the one-process fake reports (fake_msgs_per_sec, fake_p50_us, fake_noise;
+    the fake ceiling_probe's fake_ceiling_bps, fake_ceiling_p50_us)."""
     prefix, bench = root / name / "prefix", root / name / "bench"
     prefix.mkdir(parents=True)
     bench.mkdir(parents=True)
@@ -33,6 +35,9 @@ def make_library(root: Path, name: str, behaviour: dict | None = None, fake: dic
         script = bench / f"bench_{pattern}"
         script.write_text(FAKE_BENCH)
         script.chmod(0o755)
+    probe = bench / "ceiling_probe"
+    probe.write_text(FAKE_PROBE)
+    probe.chmod(0o755)
     return {"prefix": str(prefix), "bench_dir": str(bench)}
 
 

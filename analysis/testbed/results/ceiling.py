@@ -53,6 +53,12 @@ def share(ceiling: dict | None, cell: dict, metric: str, value: float) -> float:
     return math.nan
 
 
+def where(r: dict) -> str:
+    """Placement, process model and IO threads of a comparison row, as one label."""
+    place = " ".join(str(r.get(k) or "") for k in ("placement", "process_model")).strip()
+    return f"{place} io{r['io_threads']}"
+
+
 def broken(ceiling: dict | None, comparisons) -> list[dict]:
     """Every (cell, library) whose median exceeds the ceiling: {where..., library, share}."""
     out, seen = [], set()
@@ -69,3 +75,97 @@ def broken(ceiling: dict | None, comparisons) -> list[dict]:
                             "config": r["config"], "library": lib, "metric": r["metric"], "share": s})
     return sorted(out, key=lambda x: (x["pattern"], x["transport"], x["msg_size"], x["config"], x["library"],
                                       x["metric"]))
+
+
+# --- the ceiling measured inside the run (ceiling.jsonl, sweep/ceiling.py) -----------------
+
+RUN_FILE = "ceiling.jsonl"
+SHARED_METRICS = ("throughput_msgs", "lat_p50_us")
+KEYS = ["pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link",
+        "library", "metric"]
+
+
+def read_probes(run_dir: Path) -> list[dict]:
+    """One line per (block, repetition), the last written winning (a resumed batch may
+    have probed again); torn or broken lines are skipped like the sweep skips them."""
+    path = Path(run_dir) / RUN_FILE
+    if not path.is_file():
+        return []
+    last = {}
+    for line in path.read_text().splitlines():
+        try:
+            ln = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(ln, dict):
+            last[(ln.get("block"), ln.get("repetition"))] = ln
+    return list(last.values())
+
+
+def probe_figures(line: dict) -> dict:
+    """{bytes_per_sec, p50} of the probe row matching the line's transport and size."""
+    for row in (line.get("result") or {}).get("rows", []):
+        if row.get("transport") == line.get("transport") and row.get("msg_size") == line.get("msg_size"):
+            thr, lat = row.get("throughput") or {}, row.get("latency") or {}
+            return {"bytes_per_sec": thr.get("bytes_per_sec"), "p50": lat.get("p50")}
+    return {}
+
+
+def _pair_share(metric: str, value: float, size: int, probe: dict) -> float:
+    if metric == "throughput_msgs" and probe.get("bytes_per_sec"):
+        return value * size / probe["bytes_per_sec"]
+    if metric == "lat_p50_us" and probe.get("p50") and value > 0:
+        return probe["p50"] / value
+    return math.nan
+
+
+def run_shares(run_dir: Path, df) -> dict | None:
+    """Each library's share of the ceiling probed in the same batches: per cell and
+    metric, the share of every repetition whose batch has an ok probe (the cell's value
+    over that probe's), summarised as median, min and max, with the probe's own median
+    and range. None when the run probed nothing; {"cells": {}, ...} when every probe
+    failed (the failures are still reported)."""
+    lines = read_probes(run_dir)
+    if not lines:
+        return None
+    probes = {}
+    for ln in lines:
+        if ln.get("status") == "ok":
+            figures = probe_figures(ln)
+            for cid in ln.get("cell_ids", []):
+                probes[(cid, ln["repetition"])] = figures
+    ok = df[(df["status"] == "ok") & df["metric"].isin(SHARED_METRICS)]
+    found: dict[tuple, list[tuple[float, float]]] = {}
+    for r in ok.to_dict("records"):
+        probe = probes.get((r["cell_id"], int(r["repetition"])))
+        if probe is None:
+            continue
+        s = _pair_share(r["metric"], r["value"], int(r["msg_size"]), probe)
+        bound = probe.get("bytes_per_sec") if r["metric"] == "throughput_msgs" else probe.get("p50")
+        if not math.isnan(s):
+            found.setdefault(cell_key(r, r["library"]), []).append((s, bound))
+    cells = {}
+    for key, pairs in found.items():
+        shares, bound = sorted(p[0] for p in pairs), sorted(p[1] for p in pairs)
+        cells[key] = {"share": _median(shares), "lo": shares[0], "hi": shares[-1], "n": len(shares),
+                      "ceiling": _median(bound), "ceiling_lo": bound[0], "ceiling_hi": bound[-1]}
+    failed = [ln for ln in lines if ln.get("status") != "ok"]
+    return {"cells": cells, "probes": len(lines), "failed": failed}
+
+
+def _median(values: list[float]) -> float:
+    n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+
+def run_share(shares: dict | None, row: dict, library: str) -> dict | None:
+    """The in-run share entry of a comparison row's cell for `library`, if any."""
+    if not shares:
+        return None
+    return shares["cells"].get(cell_key(row, library))
+
+
+def cell_key(row: dict, library: str) -> tuple:
+    """KEYS of a tidy row or a comparison row, in one type each (ints stay ints)."""
+    return tuple(int(row[k]) if k in ("msg_size", "io_threads")
+                 else str(library if k == "library" else row[k]) for k in KEYS)

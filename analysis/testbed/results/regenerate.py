@@ -3,7 +3,7 @@ then either compare with what is committed (check) or bring reports/ in line (sy
 
 Layout (reports/README.md):
   reports/published/<seed>.md, data/<seed>.csv (+ .notes.json), figures/<seed>/...
-  reports/<experiment>/<run-id>/manifest.json, results.jsonl [, ceiling.json]
+  reports/<experiment>/<run-id>/manifest.json, results.jsonl [, ceiling.json, ceiling.jsonl]
                                -> report.md, figures/...
   reports/index.md             the current (newest) run of each experiment
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from . import load, published, report
 
 PUBLISHED = "published"
-INPUTS = ("manifest.json", "results.jsonl", "ceiling.json")
+INPUTS = ("manifest.json", "results.jsonl", "ceiling.json", "ceiling.jsonl")
 
 
 def run_dirs(reports_dir: Path) -> list[Path]:

@@ -23,6 +23,7 @@ from . import (
     inflection,
     load,
     plots,
+    report_ceiling,
     report_detail,
     report_summary,
     schema,
@@ -60,6 +61,7 @@ def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.D
         "confidence": manifest.confidence, "looks": manifest.looks,
         "overall_confidence": manifest.overall_confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
+        "ceiling_run": ceil.run_shares(run_dir, df),
         "failed": load.failed_attempts(df), "published": False,
         "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
         "speed_tolerance": manifest.speed_tolerance,
@@ -159,6 +161,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
         parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
                                     out_dir, fig_rel)
     parts += report_detail.broken_ceiling(ctx, cmp)
+    parts += report_ceiling.section(ctx.get("ceiling_run"), cmp)
     parts += _inflection_section(infl, best)
     if ctx.get("claims"):
         parts += ["## The report's own claims against its raw figures", "",

@@ -45,8 +45,9 @@ def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
         manifest["noise_floor_run"] = os.path.relpath(calibration.resolve(), dest.resolve())
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     # The host speed reference and its exclusions, the work per message (the report's
-    # Work column) and the ceiling probe: the report reads each when it is there.
-    for name in ("speed.jsonl", "work.jsonl", "ceiling.json"):
+    # Work column) and the ceiling probe (one file, or one line per batch measured inside
+    # the run): the report reads each when it is there.
+    for name in ("speed.jsonl", "work.jsonl", "ceiling.json", "ceiling.jsonl"):
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, dest / name)
 

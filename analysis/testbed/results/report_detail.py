@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import ceiling as ceil
-from . import compare, fmt, schema
+from . import compare, fmt, report_ceiling, schema
 from .order import sort_patterns, transport_key
 from .report_summary import varying
 
@@ -30,7 +30,12 @@ def _work_text(work: dict, r: dict, metric: str) -> str:
     return f"{ref:,.0f} / {cand:,.0f} ({cand / ref:.2f}x)"
 
 
-def _ceiling_text(ceiling: dict | None, r: dict) -> str:
+def _ceiling_text(ctx: dict, r: dict) -> str:
+    """The in-run probe's shares where this cell has one, else the run's ceiling.json."""
+    in_run = [ceil.run_share(ctx.get("ceiling_run"), r, lib) for lib in (r["reference"], r["library"])]
+    if any(in_run):
+        return " / ".join(report_ceiling.share_text(e) for e in in_run)
+    ceiling = ctx.get("ceiling")
     shares = [ceil.share(ceiling, r, r["metric"], v) for v in (r["ref_median"], r["cand_median"])]
     if all(s != s for s in shares):  # both NaN
         return "-"
@@ -46,8 +51,8 @@ def _verdict_text(r: dict) -> str:
 def _columns(ctx: dict, cmp: pd.DataFrame, work: dict) -> list[tuple[str, callable]]:
     """(header, cell text) for the optional columns this report shows."""
     cols = []
-    if ctx.get("ceiling"):
-        cols.append(("% of ceiling (ref / cand)", lambda r: _ceiling_text(ctx["ceiling"], r)))
+    if ctx.get("ceiling") or (ctx.get("ceiling_run") or {}).get("cells"):
+        cols.append(("% of ceiling (ref / cand)", lambda r: _ceiling_text(ctx, r)))
     if "test" in cmp and cmp["test"].isin([compare.PAIRED, compare.UNPAIRED]).any():
         cols.append(("Test", lambda r: r["test"] if isinstance(r["test"], str) and r["test"] else "-"))
     if "q_value" in cmp and cmp["q_value"].notna().any():
@@ -109,6 +114,7 @@ def detail(cmp: pd.DataFrame, cells: pd.DataFrame, figs: dict, out_dir, ctx: dic
 
 
 def broken_ceiling(ctx: dict, cmp: pd.DataFrame) -> list[str]:
+    """Cells above the run's ceiling.json (the in-run probe's are in report_ceiling)."""
     found = ceil.broken(ctx.get("ceiling"), cmp[cmp["kind"].isin(["library", "aa"])])
     if not found:
         return []

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from testbed import paths
 from testbed.bench.patterns import PATTERNS, TRANSPORTS
-from testbed.sweep import config_net, config_perf_tools, config_run, config_sweep
+from testbed.sweep import config_ceiling, config_net, config_perf_tools, config_run, config_sweep
+from testbed.sweep.config_ceiling import CeilingSpec
 from testbed.sweep.config_net import HostsSpec, LinkSpec
 from testbed.sweep.config_run import Design
 from testbed.sweep.config_sweep import UNSET, ZipGroup, selector, selector_keys
@@ -99,6 +100,7 @@ class Experiment:
     perf_stat: bool = True
     hosts: HostsSpec | None = None
     links: dict[str, LinkSpec] = field(default_factory=dict)
+    ceiling: CeilingSpec | None = None  # [ceiling]: the host's limit probed inside the run
     profiles: tuple[str, ...] = field(default=())
 
     def count_for(self, size: int) -> int:
@@ -174,11 +176,12 @@ def load(path: Path, profile: str = "default", library_names: list[str] | None =
                               "hyperfine", '["one-process"]')
     if w["kind"] == "perf-tools":
         config_perf_tools.check(path, w, s)
+    ceiling = config_ceiling.parse(path, top, doc, w["kind"], s)
     top.done()
     return Experiment(
         path=path, toml_sha256=hashlib.sha256(raw_bytes).hexdigest(), profile=profile,
         libraries=libs, reference=reference, **meta, **w, **s, **r, **p, hosts=hosts, links=links,
-        profiles=tuple(sorted(doc.get("profiles", {}))),
+        ceiling=ceiling, profiles=tuple(sorted(doc.get("profiles", {}))),
     )
 
 

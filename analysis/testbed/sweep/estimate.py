@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from testbed.sweep import calibrate, store
+from testbed.sweep import calibrate, ceiling, store
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell, matches
 
@@ -103,6 +103,7 @@ def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
         blocks = {c.block_id: s for c, s in zip(cells, per_rep, strict=True)}
         total += sum(blocks.values())  # one probe per block, about one run long
     total += reps * reference_seconds(cells, exp)
+    total += reps * ceiling_seconds(cells, exp)
     if exp.work_per_message and exp.kind == "bench":
         total += len(work_cells(cells, exp)) * 2 * CALLGRIND_RUN_S  # worst case: callgrind
     warm = exp.warmup_runs * len({c.library_name for c in cells}) * PROCESS_OVERHEAD_S * 3
@@ -117,6 +118,25 @@ def reference_seconds(cells: list[Cell], exp: Experiment) -> float:
         return 0.0
     cpus_per_group = {c.block_id: 1 if c.placement == "one-core" else 2 for c in cells}
     return sum(2 * n * SPEED_REFERENCE_S for n in cpus_per_group.values())
+
+
+def probe_seconds(cell: Cell, exp: Experiment) -> float:
+    """One in-run ceiling probe for `cell`'s block (sweep/ceiling.py): each try streams
+    `bytes` plus a tenth of warm-up at the model's bandwidth, then the latency rows."""
+    spec, t = exp.ceiling, cell.transport
+    tries = len(spec.write_sizes) * len(spec.io_waits)
+    thr = 0.0 if exp.mode == "lat" else tries * 1.1 * spec.bytes / BYTES_PER_S[t]
+    lat = 0.0 if exp.mode == "thr" else spec.lat_count * (RTT_BASE_S[t] + 2 * cell.msg_size / BYTES_PER_S[t])
+    overhead = PROCESS_OVERHEAD_S + (TWO_PROCESS_EXTRA_S if cell.process_model != "one-process" else 0.0)
+    return overhead + thr + lat
+
+
+def ceiling_seconds(cells: list[Cell], exp: Experiment) -> float:
+    """The ceiling probes of one repetition of every block [ceiling] selects."""
+    if exp.ceiling is None:
+        return 0.0
+    blocks = {c.block_id: c for c in cells if ceiling.bounds(exp, c)}
+    return sum(probe_seconds(c, exp) for c in blocks.values())
 
 
 def bounds(cells: list[Cell], exp: Experiment, history: dict | None = None) -> tuple[float, float]:

@@ -10,6 +10,9 @@
    or the run's time budget is spent.
 3. Work per message: a pair of short extra runs per cell (work.py).
 
+A block that [ceiling] selects (tcp/ipc at a declared size) also runs the host
+ceiling probe in every one of its batches, among its cells (sweep/ceiling.py).
+
 Every batch (one repetition of a block: its cells back to back) is
 bracketed by the host speed reference (speedref.py) on the batch's CPUs. A pair whose
 reference moved by more than the design's drift tolerance is marked host-drift in
@@ -25,8 +28,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from pathlib import Path
 
-from testbed.sweep import adaptive, calibrate, execute, flamegraphs, placement, speedref, store, work
+from testbed.sweep import adaptive, calibrate, ceiling, execute, flamegraphs, placement, speedref, store, work
 from testbed.sweep import plan as planmod
 from testbed.sweep.adaptive import Group
 from testbed.sweep.execute import Attempt, Counts
@@ -57,6 +61,9 @@ class Loop:
         self.speed_path = ctx.run_dir / speedref.FILE_NAME
         self.excluded = speedref.excluded_pairs(store.read_lines(self.speed_path))
         self.spent += sum(speedref.seconds_of(ln) for ln in store.read_lines(self.speed_path))
+        self.probed = ceiling.done(ctx.run_dir)
+        probes = store.read_lines(ctx.run_dir / ceiling.FILE_NAME)
+        self.spent += sum(ln.get("wall_seconds", 0.0) for ln in probes)
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
 
@@ -125,11 +132,17 @@ class Loop:
 
     def run_batch(self, group: Group, pairs: list[tuple[planmod.Cell, int]]) -> None:
         todo = [(c, r) for c, r in pairs if (c.cell_id, r) not in self.done]
+        probe = self.probe_due(group, pairs)
         if not todo:
+            if probe is not None:  # resumed after the batch's cells, before its probe
+                self.run_probe(probe, pairs)
             return
         counts = self.counts_for(group)
         before = self.speed_reference(todo[0][0])
-        for cell, rep in todo:
+        probe_at = ceiling.position(len(todo), todo[0][1]) if probe is not None else -1
+        for i, (cell, rep) in enumerate(todo):
+            if i == probe_at:
+                self.run_probe(probe, pairs)
             lib = self.ctx.libs[cell.library_name]
             att = Attempt(cell, rep, lib.bench_binary(cell.pattern), lib.info.get("build_id", ""),
                           self.roles[cell.library])
@@ -140,10 +153,40 @@ class Loop:
                     rec["lat_warmup_s"] = self.design.lat_warmup_s
             self.store(rec)
             self.maybe_flamegraph(cell, rep, lib, counts)
+        if probe_at == len(todo):
+            self.run_probe(probe, pairs)
         if before is not None:
             self.close_pair(group, todo, before)
         if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
             group.stop_reason = "failing"
+
+    # ------------------------------------------------------------ host ceiling
+
+    def probe_due(self, group: Group, pairs: list[tuple[planmod.Cell, int]]) -> planmod.Cell | None:
+        """The cell whose transport, size, placement and process model this batch's
+        probe copies, or None (no [ceiling] for it, or probed already)."""
+        if not pairs or (group.group, pairs[0][1]) in self.probed:
+            return None
+        return next((c for c, _ in pairs if c.library_name in self.runnable and ceiling.bounds(self.exp, c)),
+                    None)
+
+    def probe_binary(self) -> Path:
+        """ceiling_probe from the reference's bench build (it links no library, so any
+        build's would do; the reference's is the one every run has, else any built)."""
+        names = [e.name for e in self.exp.libraries if e.label == self.exp.reference] + sorted(self.ctx.libs)
+        lib = next(self.ctx.libs[n] for n in names if n in self.ctx.libs)  # a batch ran: one is built
+        return lib.bench_dir / ceiling.PROBE_BINARY
+
+    def run_probe(self, cell: planmod.Cell, pairs: list[tuple[planmod.Cell, int]]) -> None:
+        rep = pairs[0][1]
+        line = ceiling.measure(self.exp, cell, rep, [c.cell_id for c, _ in pairs], self.probe_binary(),
+                               self.rt.cpus, self.rt.workdir)
+        ceiling.append(self.ctx.run_dir, line)
+        self.probed.add((cell.block_id, rep))
+        self.spent += line["wall_seconds"]
+        if line["status"] != "ok":
+            self.progress.say(f"  ceiling probe failed: {cell.transport} {cell.msg_size}B {cell.placement} "
+                              f"{cell.process_model} rep{rep}: {line['failure']}")
 
     # ------------------------------------------------------------ host speed reference
 

@@ -72,6 +72,9 @@ class RunManifest:
     # HWM, IO threads and socket buffers: declared (with reasons for deviations) and as
     # each library reported them in every run (library_settings.py).
     library_settings: dict = field(default_factory=dict)
+    # [ceiling]: what the in-run probe was asked (sizes, tries, bytes) and, at the end,
+    # how many probes ran and failed (sweep/ceiling.py; {} = not declared).
+    ceiling: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)         # keys other writers added; kept verbatim
 
     def to_dict(self) -> dict:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from testbed import paths
-from testbed.sweep import calibrate, runner, store, work
+from testbed.sweep import calibrate, ceiling, runner, store, work
 from testbed.sweep import manifest as manifestmod
 from testbed.sweep.manifest import RunManifest
 
@@ -67,12 +67,15 @@ def _records(runs: list[Path]) -> list[dict]:
 
 
 def _side_files(runs: list[Path], out_dir: Path) -> None:
-    """Calibrations and work-per-message records travel with their results."""
+    """Calibrations, work-per-message records and in-run ceiling probes travel with
+    their results (shards hold whole blocks, so no probe is in two of them)."""
     for run_dir in runs:
         for cal in calibrate.load(run_dir).values():
             calibrate.append(out_dir, cal)
         for rec in work.load(run_dir).values():
             work.append(out_dir, rec)
+        for line in store.read_lines(run_dir / ceiling.FILE_NAME):
+            ceiling.append(out_dir, line)
 
 
 def _merged_manifest(runs, manifests: list[RunManifest], run_id: str, records: list[dict]) -> RunManifest:

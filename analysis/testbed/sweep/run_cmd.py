@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testbed import paths
-from testbed.sweep import adaptive, config, estimate, hostload, placement, runner
+from testbed.sweep import adaptive, ceiling, config, estimate, hostload, placement, runner
 from testbed.sweep import libs as libsmod
 from testbed.sweep import manifest as manifestmod
 from testbed.sweep import perf as perfmod
@@ -283,6 +283,12 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
           f"min window {design.min_window_s:g}s, "
           + (f"latency warm-up {design.lat_warmup_s:g}s, " if design.lat_warmup_s else "")
           + f"confidence {design.confidence:g}, margin {design.margin:g}")
+    if exp.ceiling is not None:
+        probes = estimate.ceiling_seconds(cells, exp)
+        blocks = len({c.block_id for c in cells if ceiling.bounds(exp, c)})
+        print(f"ceiling: sizes {', '.join(map(str, exp.ceiling.sizes))}; {blocks} block(s) probed once per "
+              f"repetition: about {fmt_duration(probes * low_reps)} at {low_reps} repetitions "
+              f"({probes / max(blocks, 1):.2f}s a probe, included below)")
     span = fmt_duration(low) + (f" to {fmt_duration(high)}" if high > low else "")
     print(f"estimated duration: {span} (all listed libraries; {measured} of {len(cells)} "
           f"cells timed from earlier runs, the rest from a rough model)")

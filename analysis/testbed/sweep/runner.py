@@ -14,6 +14,7 @@ from pathlib import Path
 
 from testbed.sweep import (
     adaptive,
+    ceiling,
     execute,
     flamegraphs,
     hostinfo,
@@ -110,6 +111,7 @@ def initial_manifest(exp: Experiment, run_id: str, shard, seed: int, cells, libs
         design={**design.as_manifest(), "note": design_note, "declared": exp.design.as_manifest(),
                 "process_model": list(exp.process_model), "link": list(exp.link)},
         library_settings={"declared": library_settings.declared(exp), "observed": {}},
+        ceiling={**exp.ceiling.as_manifest(), "file": ceiling.FILE_NAME} if exp.ceiling else {},
     )
 
 
@@ -187,6 +189,8 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
         m.library_settings["observed"] = library_settings.observed(records)
     if m.speed_reference.get("present"):
         m.speed_reference.update(speedref.summarize(store.read_lines(run_dir / speedref.FILE_NAME)))
+    if m.ceiling:
+        m.ceiling.update(ceiling.summarize(store.read_lines(run_dir / ceiling.FILE_NAME)))
     if m.sessions:
         m.sessions[-1]["ended_at"] = now()
     if m.flamegraphs:
