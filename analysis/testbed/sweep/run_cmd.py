@@ -278,6 +278,9 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
     print(f"design: repetitions {reps}, budget {design.time_budget_s or 'none'}, "
           f"min window {design.min_window_s:g}s, "
           + (f"latency warm-up {design.lat_warmup_s:g}s, " if design.lat_warmup_s else "")
+          + (f"latency window >= {design.tail_round_trips} round trips above p99, "
+             if design.tail_round_trips else "")
+          + (f"stops on {'+'.join(design.stop_on)}, " if design.stop_on else "")
           + f"confidence {design.confidence:g}, margin {design.margin:g}")
     span = fmt_duration(low) + (f" to {fmt_duration(high)}" if high > low else "")
     print(f"estimated duration: {span} (all listed libraries; {measured} of {len(cells)} "
