@@ -55,7 +55,7 @@ stdenv.mkDerivation {
   installPhase = ''
     runHook preInstall
     mkdir -p $out/bin
-    for f in bench_* ceiling_probe; do
+    for f in bench_* ceiling_probe histogram_check; do
       if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" $out/bin/; fi
     done
     ls $out/bin/bench_* > /dev/null \

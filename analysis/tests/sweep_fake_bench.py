@@ -4,7 +4,8 @@ Copied into a fake library's bench dir as bench_<pattern>. It speaks the bench c
 line, including the two-process flags (--role, --bind/--connect, --pin-*):
 - one process (--role both): two threads, each pinned as asked (so the runner's
   placement check reads real affinities from /proc), and figures computed from the
-  library's lib.json (`fake_msgs_per_sec`, `fake_p50_us`, `fake_noise`): a timed
+  library's lib.json (`fake_msgs_per_sec`, `fake_p50_us`, `fake_p99_us` (default twice
+  the p50), `fake_noise`): a timed
   window of count / speed, so calibration is exact and tests need no real load.
 - --role receiver / sender: real TCP or Unix sockets between two processes (bytes
   really cross loopback or a veth), timed with the monotonic clock.
@@ -14,6 +15,7 @@ a file to which each cell appends "cell <size>" (the fake ceiling_probe appends 
 """
 import argparse
 import json
+import math
 import os
 import random
 import socket
@@ -21,6 +23,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from testbed.bench import latency_histogram  # the fake runs with the testbed's own Python
 
 HERE = Path(__file__).resolve().parent
 
@@ -98,9 +102,23 @@ def computed_figures(a, info: dict) -> tuple:
            "sender_seconds": a.count / speed, "msgs_per_sec": speed, "bytes_per_sec": speed * a.size,
            "mb_per_sec": speed * a.size / 1e6, "sender_msgs_per_sec": speed, "mb_unit": "1e6 bytes"}
     lat_warmup = 100 if a.lat_warmup is None else a.lat_warmup
+    p99 = noisy(info["fake_p99_us"], info) if "fake_p99_us" in info else p50 * 2
     lat = {"count": a.lat_count, "warmup": lat_warmup, "unit": "us", "measure": "rtt/2", "min": p50 / 2,
-           "p50": p50, "p90": p50 * 1.5, "p99": p50 * 2, "p999": p50 * 2.5, "max": p50 * 3, "mean": p50}
+           "p50": p50, "p90": max(p50, min(p50 * 1.5, p99)), "p99": p99, "p999": p99 * 1.25, "max": p99 * 1.5,
+           "mean": p50}
+    lat["histogram"] = summary_histogram(lat)
     return thr, lat
+
+
+def summary_histogram(lat: dict) -> dict:
+    """A histogram whose nearest-rank percentiles are the summary's (the fake has no
+    samples): each rank up to a percentile's rank holds that percentile's value."""
+    n, values, done = lat["count"], [], 0
+    for key, q in (("min", 0.0), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999), ("max", 1.0)):
+        upto = max(1, math.ceil(q * n)) if q else 1
+        values += [round(lat[key] * 1000)] * (upto - done)
+        done = max(done, upto)
+    return latency_histogram.to_json(latency_histogram.from_values(values))
 
 
 def endpoint_socket(ep: str):
@@ -188,7 +206,9 @@ def run_sender(a, conn) -> tuple:
         pick = lambda q: rtts[min(len(rtts) - 1, int(q * len(rtts)))]  # noqa: E731
         lat = {"count": a.lat_count, "warmup": 0, "unit": "us", "measure": "rtt/2", "min": rtts[0],
                "p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99), "p999": pick(0.999), "max": rtts[-1],
-               "mean": sum(rtts) / len(rtts)}
+               "mean": sum(rtts) / len(rtts),
+               "histogram": latency_histogram.to_json(
+                   latency_histogram.from_values(round(r * 1000) for r in rtts))}
     return thr, lat
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from testbed.bench import validate
+from testbed.bench import latency_histogram, validate
 from testbed.bench.command import bench_argv
 from testbed.bench.patterns import normalise_pattern
 
@@ -22,7 +22,10 @@ def good_result() -> dict:
                        "msgs_per_sec": rate, "bytes_per_sec": rate * size, "mb_per_sec": rate * size / 1e6,
                        "sender_msgs_per_sec": count / 0.001, "mb_unit": "1e6 bytes"},
         "latency": {"count": 100, "min": 10.0, "p50": 12.0, "p90": 13.0, "p99": 20.0, "p999": 40.0,
-                    "max": 55.0, "mean": 12.5, "warmup": 10, "unit": "us", "measure": "rtt/2"},
+                    "max": 55.0, "mean": 12.5, "warmup": 10, "unit": "us", "measure": "rtt/2",
+                    # ranks 50 and 99 (p50, p99) are 12 us and 20 us, in ns
+                    "histogram": latency_histogram.to_json(latency_histogram.from_values(
+                        [10_000] + [12_000] * 49 + [13_000] * 48 + [20_000, 55_000]))},
         "verify": {"ok": True, "received": count, "expected": count, "lat_received": 100, "lat_expected": 100,
                    "method": "sequence+sampled-body"},
         "settings": {"hwm": 0, "io_threads": 1, "linger": 0, "sndbuf": -1, "rcvbuf": -1,
@@ -67,6 +70,10 @@ def _mutated(path: str, value):
     ("latency.mean", 1.0, "mean"),
     ("latency.unit", "ms", "unit"),
     ("latency", KeyError, "must both be present"),
+    ("latency.histogram", KeyError, "histogram is missing"),
+    ("latency.histogram.total", 99, "histogram total"),
+    ("latency.p99", 21.0, "histogram p99"),
+    ("latency.histogram.counts", [0], "non-zero integer"),
     ("verify.ok", False, "verification failed"),
     ("verify.received", 999, "verify.received"),
     ("library.build_id", "", "library"),

@@ -70,3 +70,17 @@ def test_a_timed_latency_warm_up_scales_from_the_probes_round_trip():
     assert calibrate.warmup_round_trips(1e-12, 1000, 0.3) == calibrate.MAX_LAT_WARMUP
     assert calibrate.warmup_round_trips(None, 1000, 0.3) is None
     assert calibrate.warmup_round_trips(10.0, 1000, 0.3) == calibrate.MIN_COUNT
+
+
+@pytest.mark.parametrize("rtt_half_us, expected", [
+    (20.0, 10_000),     # 0.6 s holds 15,000 round trips of 40 us: the window rule already suffices
+    (40.0, 10_000),     # 7,500 fit in 0.6 s: raised to 100 above the p99, 0.8 s
+    (200.0, 6_000),     # 10,000 would take 4 s: held at 4 x 0.6 s (TAIL_STRETCH)
+])
+def test_the_latency_window_holds_enough_round_trips_above_its_p99(rtt_half_us, expected):
+    cal = calibrate.calibrate("g", "ref", Counts(100_000, 2000), 0.5, probe_at(1e6, rtt_half_us, []),
+                              tail_round_trips=100)
+    window_rule = calibrate.calibrate("g", "ref", Counts(100_000, 2000), 0.5, probe_at(1e6, rtt_half_us, []))
+    assert cal.lat_count == pytest.approx(max(window_rule.lat_count, expected), abs=1)
+    assert cal.tail_round_trips == 100 and window_rule.tail_round_trips == 0
+    assert cal.count == window_rule.count  # the throughput window is not the tail's business

@@ -192,7 +192,9 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
     if (lat) {
         w.begin_object("latency");
         write_latency_fields(w, lat->rtt_half_us);
-        w.value("warmup", lat->warmup).value("unit", "us").value("measure", "rtt/2").end_object();
+        w.value("warmup", lat->warmup).value("unit", "us").value("measure", "rtt/2");
+        write_histogram(w, "histogram", lat->rtt_half_ns, "ns", "rtt/2");
+        w.end_object();
     } else {
         w.null("latency");
     }

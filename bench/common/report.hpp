@@ -9,6 +9,7 @@
 
 #include "options.hpp"
 #include "placement.hpp"
+#include "histogram.hpp"
 #include "stats.hpp"
 
 namespace bench {
@@ -35,7 +36,8 @@ struct SenderThroughput {
 
 struct LatencyResult {
     std::uint64_t warmup = 0;
-    LatencySummary rtt_half_us;
+    LatencySummary rtt_half_us;   // exact, over every sample
+    LatencyHistogram rtt_half_ns;  // the same samples, mergeable (histogram.hpp)
 };
 
 struct VerifyState {

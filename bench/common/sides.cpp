@@ -253,6 +253,7 @@ LatencyResult measure_latency(End& a, const SideEnv& env) {
     const std::uint64_t total = o.lat_warmup + o.lat_count;
     std::vector<double> samples;
     samples.reserve(o.lat_count);
+    LatencyHistogram histogram;  // the same round trips, in the mergeable form the JSON carries
     for (std::uint64_t i = 0; i < total; ++i) {
         const std::uint8_t* msg = maker.make(i);
         const auto t0 = Clock::now();
@@ -262,11 +263,13 @@ LatencyResult measure_latency(End& a, const SideEnv& env) {
         if (!verifier.check(back.data, back.size, i)) exit_verify("latency (client side): " + verifier.error());
         if (i >= o.lat_warmup) {
             samples.push_back(microseconds_between(t0, t1) / 2.0);
+            const auto rtt_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+            histogram.record(static_cast<std::uint64_t>((rtt_ns + 1) / 2));
             ++vs.lat_received;
         }
         env.wd.slot(kSenderSlot).kick();
     }
-    return LatencyResult{o.lat_warmup, summarize(samples)};
+    return LatencyResult{o.lat_warmup, summarize(samples), histogram};
 }
 
 // The endpoints the sending side connects to: the primary as --connect says (or as

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from testbed.bench import latency_histogram
 from testbed.bench.patterns import PROCESS_MODELS
 
 SCHEMA = "testbed.bench/1"
@@ -57,6 +58,30 @@ def latency_problems(lat: Any, where: str = "latency") -> list[str]:
                         "expected 'us'/'rtt/2'")
     if not isinstance(lat.get("count"), int) or lat["count"] <= 0:
         problems.append(f"{where}.count is {lat.get('count')!r}, expected a positive integer")
+    return problems
+
+
+HISTOGRAM_TOLERANCE = 0.01  # the histogram's midpoints are within 0.78% (histogram.hpp), + 1 ns of rounding
+
+
+def histogram_problems(lat: dict, where: str = "latency") -> list[str]:
+    """The bench's latency histogram: present, readable, holding every round trip, and
+    agreeing with the exact percentiles within its error bound."""
+    try:
+        hist = latency_histogram.of_result({"latency": lat})
+    except latency_histogram.HistogramError as exc:
+        return [f"{where}.histogram: {exc}"]
+    if hist is None:
+        return [f"{where}.histogram is missing (the bench writes one with every latency)"]
+    problems = []
+    if hist.total != lat.get("count"):
+        problems.append(f"{where}.histogram holds {hist.total} round trips, "
+                        f"latency.count is {lat.get('count')!r}")
+    for key, q in (("p50", 0.5), ("p99", 0.99)):
+        exact, approx = lat.get(key), hist.percentile(q) / 1000.0  # ns -> us
+        if isinstance(exact, (int, float)) and abs(approx - exact) > HISTOGRAM_TOLERANCE * exact + 1e-3:
+            problems.append(f"{where}.histogram {key} {approx:.4f} us is not within 1% "
+                            f"of the exact {exact} us")
     return problems
 
 
@@ -149,6 +174,8 @@ def bench_result_problems(result: Any, *, pattern: str | None = None, transport:
             problems.append(f"throughput.{key} is {thr.get(key)!r}, expected {count}")
     if lat not in (None, "missing"):
         problems += latency_problems(lat)
+        if isinstance(lat, dict):
+            problems += histogram_problems(lat)
         if lat_count is not None and isinstance(lat, dict) and lat.get("count") != lat_count:
             problems.append(f"latency.count is {lat.get('count')!r}, expected {lat_count}")
     problems += _verify_problems(result.get("verify"), thr, lat)

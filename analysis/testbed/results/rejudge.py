@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import compare, load
 
-LOOP_METRICS = {"throughput": "throughput_msgs", "p50_latency": "lat_p50_us"}
+LOOP_METRICS = {"throughput": "throughput_msgs", "p50_latency": "lat_p50_us", "p99_latency": "lat_p99_us"}
 WHERE = ("pattern", "transport", "msg_size", "io_threads", "placement", "process_model", "link")
 
 

@@ -209,9 +209,12 @@ class RunManifest:
         # Only runs that asked for it name the timed latency warm-up, so reports of
         # earlier runs regenerate unchanged.
         warmup = f", latency warm-up >= {d['lat_warmup_s']} s" if d.get("lat_warmup_s") else ""
+        tail = (f", latency window >= {d['tail_round_trips']} round trips above its p99"
+                if d.get("tail_round_trips") else "")
+        stop = f", the loop waits for {', '.join(d['stop_on'])}" if d.get("stop_on") else ""
         return [("design", f"{kind}: {reps} repetitions a side{looks}, run confidence "
                            f"{d.get('confidence', '?')}, budget {budget}, timed window >= "
-                           f"{d.get('min_window_s', '?')} s{warmup}")]
+                           f"{d.get('min_window_s', '?')} s{warmup}{tail}{stop}")]
 
     def _hosts_rows(self) -> list[tuple[str, str]]:
         """Two-host runs name both ends in `hosts`; shaped links are described in `links`."""

@@ -4,8 +4,9 @@ decided, it reaches `max_repetitions`, or the run reaches `time_budget_s`.
 
 A comparison is one candidate library against the reference library in one
 configuration, or one configuration against the no-override one for one library, on
-one metric (throughput, p50 latency); all cells of a block (a workload point's
-libraries and configurations) run back to back, so both kinds are paired;
+one metric (throughput, p50 latency; p99 latency where [run].stop_on names it); all
+cells of a block (a workload point's libraries and configurations) run back to back,
+so both kinds are paired;
 `testbed.results.decide.decide_repetitions` (the stats piece) gives its verdict,
 FAST/SLOW/SAME when decided, AMBIGUOUS when not. Each look is judged
 by the same rule the report applies afterwards: repetition i of the candidate paired
@@ -27,6 +28,7 @@ from testbed.sweep.plan import Cell, block_order
 # name, (result section, key), higher is better
 METRICS = {"throughput": (("throughput", "msgs_per_sec"), True),
            "p50_latency": (("latency", "p50"), False),
+           "p99_latency": (("latency", "p99"), False),  # per repetition: the run's own p99
            "mean_latency": (("latency", "mean"), False)}  # kind perf-tools: libzmq's programs print a mean
 UNDECIDED = "AMBIGUOUS"
 FAILURE_LIMIT = 3   # failed attempts of one library in one configuration before it stops trying
@@ -52,10 +54,15 @@ class Decider:
     adaptive_design: Callable
 
 
-def metrics_for(mode: str, kind: str) -> tuple[str, ...]:
+def metrics_for(mode: str, kind: str, stop_on: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What the loop judges and waits for: `stop_on` ([run].stop_on) where given, else
+    throughput and p50 latency; only what the mode measures."""
     if kind != "bench":
         return ()
-    return {"thr": ("throughput",), "lat": ("p50_latency",), "both": ("throughput", "p50_latency")}[mode]
+    measured = {"thr": ("throughput",), "lat": ("p50_latency", "p99_latency"),
+                "both": ("throughput", "p50_latency", "p99_latency")}[mode]
+    wanted = stop_on or ("throughput", "p50_latency")
+    return tuple(m for m in wanted if m in measured)
 
 
 def metric_value(result: dict | None, metric: str) -> float | None:

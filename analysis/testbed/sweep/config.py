@@ -32,7 +32,8 @@ PROFILE_NAMES = ("quick", "default", "full")
 # Profile override key -> the section whose value it replaces.
 PROFILE_KEYS = {
     "repetitions": "run", "min_repetitions": "run", "max_repetitions": "run", "time_budget_s": "run",
-    "min_window_s": "run", "lat_warmup_s": "run", "warmup_runs": "run", "timeout_s": "run", "verdicts": "run",
+    "min_window_s": "run", "lat_warmup_s": "run", "tail_round_trips": "run", "stop_on": "run",
+    "warmup_runs": "run", "timeout_s": "run", "verdicts": "run",
     "speed_reference": "run", "speed_drift_tolerance": "run",
     "patterns": "workload", "transports": "workload", "sizes": "workload",
     "counts": "workload", "lat_counts": "workload", "warmup": "workload", "mode": "workload",

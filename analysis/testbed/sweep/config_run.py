@@ -45,6 +45,14 @@ class Design:
     # run in a slower mode for ~0.2-0.3 s (scorecard README); a warm-up counted in
     # round trips ends at very different times at 64 B and 256 KiB.
     lat_warmup_s: float = 0.0
+    # Calibrated runs only: every repetition's latency window holds at least this many
+    # round trips above its p99 (lat_count >= tail_round_trips / 0.01), so the per-
+    # repetition p99 the verdicts pair is not mostly sampling noise; 0: the window rule
+    # alone (calibrate.py, tail_count).
+    tail_round_trips: int = 0
+    # The metrics the adaptive loop waits for (adaptive.METRICS names); empty: the
+    # mode's default (throughput and p50 latency).
+    stop_on: tuple[str, ...] = ()
 
     @property
     def adaptive(self) -> bool:
@@ -65,7 +73,9 @@ class Design:
                 "look_confidence": self.look_confidence or self.confidence,
                 "speed_reference": self.speed_reference, "speed_drift_tolerance": self.drift_tolerance,
                 # every configuration of a workload point runs back to back (plan.py blocks)
-                "paired_configurations": True}
+                "paired_configurations": True,
+                **({"tail_round_trips": self.tail_round_trips} if self.tail_round_trips else {}),
+                **({"stop_on": list(self.stop_on)} if self.stop_on else {})}
 
     def next_look_point(self, valid: int) -> int:
         """The first look at which more than `valid` usable pairs are judged (the
@@ -115,6 +125,13 @@ def _drift_tolerance(sec: Section, reference: bool) -> float | None:
     return value
 
 
+STOP_ON = ("throughput", "p50_latency", "p99_latency")  # adaptive.METRICS of the bench
+
+
+def _stop_on(sec: Section) -> tuple[str, ...]:
+    return sec.str_list("stop_on", STOP_ON, ()) if "stop_on" in sec.table else ()
+
+
 def _design(sec: Section) -> Design:
     low, high = _repetitions(sec)
     if high > low and sec.table.get("verdicts") is False:
@@ -132,6 +149,8 @@ def _design(sec: Section) -> Design:
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
                   min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
                   lat_warmup_s=sec.number("lat_warmup_s", 0.0, minimum=0.0),
+                  tail_round_trips=sec.positive("tail_round_trips", 0, minimum=0),
+                  stop_on=_stop_on(sec),
                   confidence=confidence, margin=margin,
                   look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY),
                   verdicts=sec.get("verdicts", bool, True),

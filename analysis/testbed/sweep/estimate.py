@@ -29,7 +29,8 @@ SPEED_REFERENCE_S = 0.03           # the host speed reference on one CPU (speedr
 def history_key(r: dict) -> tuple:
     """What makes two runs do the same work (library-independent). Calibrated runs
     are keyed by their target window, since their counts follow the library's speed."""
-    work = (("window", r.get("target_window_s"), r.get("lat_warmup_s") or 0.0) if r.get("calibrated")
+    work = (("window", r.get("target_window_s"), r.get("lat_warmup_s") or 0.0, r.get("tail_round_trips") or 0)
+            if r.get("calibrated")
             else (r["count"], r["lat_count"]))
     return (r["pattern"], r["transport"], int(r["msg_size"]), int(r["io_threads"]), r.get("kind", "bench"),
             r.get("process_model", "one-process"), *work)
@@ -41,6 +42,7 @@ def cell_history_key(cell: Cell, exp: Experiment) -> tuple:
                         "io_threads": cell.io_threads, "kind": cell.kind, "process_model": cell.process_model,
                         "calibrated": calibrated, "target_window_s": exp.design.min_window_s,
                         "lat_warmup_s": exp.design.lat_warmup_s,
+                        "tail_round_trips": exp.design.tail_round_trips,
                         "count": cell.count, "lat_count": cell.lat_count})
 
 
@@ -77,6 +79,9 @@ def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None) -> fl
     thr = 0.0 if exp.mode == "lat" else _measured_part(exp, (cell.count + exp.warmup) * per_msg)
     rtt = RTT_BASE_S[t] + 2 * cell.msg_size / BYTES_PER_S[t]
     lat = 0.0 if exp.mode == "thr" else _measured_part(exp, cell.lat_count * rtt)
+    if lat and calibrates(exp) and exp.design.tail_round_trips:  # calibrate.tail_count at the model's RTT
+        tail = exp.design.tail_round_trips / (1 - calibrate.TAIL_QUANTILE) * rtt
+        lat = max(lat, min(tail, calibrate.TAIL_STRETCH * lat))
     if lat and calibrates(exp):
         lat += exp.design.lat_warmup_s * calibrate.HEADROOM  # the timed latency warm-up
     overhead = PROCESS_OVERHEAD_S + (TWO_PROCESS_EXTRA_S if cell.process_model != "one-process" else 0.0)

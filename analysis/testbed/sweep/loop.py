@@ -151,6 +151,8 @@ class Loop:
                 rec["target_window_s"] = self.design.min_window_s
                 if self.design.lat_warmup_s:
                     rec["lat_warmup_s"] = self.design.lat_warmup_s
+                if self.design.tail_round_trips:
+                    rec["tail_round_trips"] = self.design.tail_round_trips
             self.store(rec)
             self.maybe_flamegraph(cell, rep, lib, counts)
         if probe_at == len(todo):
@@ -280,7 +282,8 @@ class Loop:
             return execute.run_cell(Attempt(ref, -1, binary, build_id, "probe"), self.rt, counts)
 
         cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe,
-                                  lat_warmup_s=self.design.lat_warmup_s)
+                                  lat_warmup_s=self.design.lat_warmup_s,
+                                  tail_round_trips=self.design.tail_round_trips)
         calibrate.append(self.ctx.run_dir, cal)
         self.spent += sum(p["wall_seconds"] for p in cal.probes)
         if cal.status != "calibrated":

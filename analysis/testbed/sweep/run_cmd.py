@@ -282,6 +282,9 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
     print(f"design: repetitions {reps}, budget {design.time_budget_s or 'none'}, "
           f"min window {design.min_window_s:g}s, "
           + (f"latency warm-up {design.lat_warmup_s:g}s, " if design.lat_warmup_s else "")
+          + (f"latency window >= {design.tail_round_trips} round trips above p99, "
+             if design.tail_round_trips else "")
+          + (f"stops on {'+'.join(design.stop_on)}, " if design.stop_on else "")
           + f"confidence {design.confidence:g}, margin {design.margin:g}")
     if exp.ceiling is not None:
         probes = estimate.ceiling_seconds(cells, exp)

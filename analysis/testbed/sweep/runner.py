@@ -131,7 +131,7 @@ def _judge(ctx: RunContext) -> adaptive.Judge | None:
         return None
     if ctx.exp.kind == perf_tools.KIND:  # each program family is judged on its own figure
         return perf_tools.judge_for(ctx.decider, ctx.design, ctx.exp.reference)
-    metrics = adaptive.metrics_for(ctx.exp.mode, ctx.exp.kind)
+    metrics = adaptive.metrics_for(ctx.exp.mode, ctx.exp.kind, ctx.design.stop_on)
     return adaptive.Judge(ctx.decider, ctx.design, ctx.exp.reference, metrics)
 
 
