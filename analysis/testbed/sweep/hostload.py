@@ -2,9 +2,9 @@
 
 Why it is recorded: a benchmark thread that wakes on a core where other work runs at
 the normal policy can wait behind it, nice 19 included when that work starts processes
-and enters the kernel (a build); under SCHED_IDLE it is preempted at once. Measured here: split REQ_REP
-ipc 64 B took 2.5x as long per round trip with 2 CPUs of nice-19 compiles beside it
-as with the same compiles under SCHED_IDLE (docs/profiling/2026-11-27-background-load.md).
+and enters the kernel (a build); under SCHED_IDLE it is preempted at once. Measured
+here: split REQ_REP ipc 64 B took 2.5x as long per round trip with 2 CPUs of nice-19
+compiles beside it as with the same compiles under SCHED_IDLE (docs/profiling/2026-11-27-background-load.md).
 So a run states what else was running, and the runner warns when it competed.
 """
 from __future__ import annotations
@@ -14,9 +14,8 @@ import time
 from pathlib import Path
 
 # /proc/PID/stat fields (1-based, after the command name): 14 utime, 15 stime, 19 nice,
-# 41 policy. SCHED_IDLE is 5; 0 normal, 3 batch: both compete with a woken bench.
+# 41 policy (os.SCHED_IDLE is idle; normal and batch both compete with a woken bench).
 _UTIME, _STIME, _NICE, _POLICY = 14, 15, 19, 41
-SCHED_IDLE = 5
 WARN_CPUS = 0.2  # other normal-policy work above this share of a CPU is worth a warning
 # The window a run samples at its start and end; the test suite, which starts hundreds of
 # runs of fake benches, shortens it (tests/conftest.py).
@@ -63,7 +62,7 @@ def competing_cpu(window_s: float | None = None, exclude: set[int] | None = None
         cpus = (ticks - first[pid][1]) / hz / window_s
         if cpus <= 0:
             continue
-        if policy == SCHED_IDLE:
+        if policy == os.SCHED_IDLE:
             idle += cpus
         else:
             normal += cpus
