@@ -50,6 +50,23 @@ def test_ctest_summary_names_the_failed_tests(monkeypatch, tmp_path):
     assert "FAILED api.poll (Timeout)" in result.line()
 
 
+def test_ctest_summary_says_why_a_test_aborted(monkeypatch, tmp_path):
+    lines = ["    Start 12: Race.Close",
+             "12/90 Test #12: Race.Close .......Subprocess aborted***Exception:   2.31 sec",
+             "[ RUN      ] Race.Close",
+             "/src/tests/core/race_test.cpp:41: Failure",
+             "Expected: (b) != (nullptr), actual: NULL vs (nullptr)",
+             "round 13: Too many open files",
+             "terminate called without an active exception",
+             "    Start 13: Other.Test",
+             "89% tests passed, 1 tests failed out of 90",
+             "The following tests FAILED:", "\t 12 - Race.Close (Subprocess aborted)"]
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: (8, lines))
+    line = suites.run_ctest("zlink ctest", tmp_path, None).line()
+    assert "FAILED Race.Close (Subprocess aborted): race_test.cpp:41: Failure" in line
+    assert "Too many open files" in line and "Other.Test" not in line
+
+
 def test_pytest_summary_names_the_failed_tests(monkeypatch):
     lines = ["FAILED tests/test_a.py::test_one - AssertionError", "1 failed, 3 passed in 0.2s"]
     monkeypatch.setattr(suites, "_stream", lambda *a, **k: (1, lines))

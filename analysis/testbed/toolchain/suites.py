@@ -74,6 +74,32 @@ def ctest_failures(lines: list[str]) -> list[str]:
     return names
 
 
+_CLUE = re.compile(r": Failure$|terminate called|AddressSanitizer|ThreadSanitizer|runtime error:|Assertion .* failed")
+
+
+def _clue(lines: list[str], failure: str) -> str:
+    """The first lines of the failed test's own output that say why (a GoogleTest
+    failure and its expected/actual line, 'terminate called ...', a sanitizer's
+    report), from ctest's --output-on-failure block, so a summary that is all a
+    CI log keeps still tells an abort from a failed check. Empty when none."""
+    name = failure.rsplit(" (", 1)[0]
+    start = next((i for i, line in enumerate(lines) if ": " + name + " " in line and "Test #" in line), None)
+    if start is None:
+        return ""
+    found: list[str] = []
+    for i in range(start + 1, len(lines)):
+        line = lines[i].strip()
+        if line.startswith(("Start ", "The following tests FAILED")) or "Test #" in line:
+            break
+        if _CLUE.search(line):
+            found.append(line if not line.endswith(": Failure") else line.rsplit("/", 1)[-1])
+            if line.endswith(": Failure") and i + 2 < len(lines):
+                found.extend(lines[j].strip() for j in (i + 1, i + 2) if lines[j].strip())
+        if len(found) >= 3:
+            break
+    return (": " + " | ".join(found)[:300]) if found else ""
+
+
 def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = None) -> SuiteResult:
     result = SuiteResult(name)
     cmd = ["ctest", "--test-dir", str(build_dir), "--output-on-failure", "-j", os.environ.get("TESTBED_JOBS", "2"),
@@ -88,7 +114,7 @@ def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = 
         result.notes.append(f"ctest ran no test (exit {code})")
         return result
     result.passed, result.failed = counts
-    result.notes.extend(f"FAILED {failure}" for failure in ctest_failures(lines))
+    result.notes.extend(f"FAILED {failure}{_clue(lines, failure)}" for failure in ctest_failures(lines))
     if code != 0 and result.failed == 0:
         result.failed = 1
         result.notes.append(f"ctest exited {code}")
