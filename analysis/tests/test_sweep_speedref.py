@@ -211,3 +211,20 @@ def test_the_estimate_counts_the_reference_before_and_after_every_pair(tmp_path,
     expected = on.design.min_repetitions * groups * 2 * cpus * estimate.SPEED_REFERENCE_S
     added = estimate.run_seconds(cells, on) - estimate.run_seconds(plan.expand(off), off)
     assert added == pytest.approx(expected)
+
+
+def test_a_budget_below_the_minimum_repetitions_is_warned_about(tmp_path):
+    """Issue 32: a budget the minimum repetitions cannot fit stops the run before some
+    comparisons are looked at (all "not planned"); the plan says so before it starts."""
+    from testbed import paths
+    from testbed.sweep import estimate, plan
+    text = (paths.REPO_ROOT / "experiments" / "batch-sweep" / "experiment.toml").read_text()
+    assert "time_budget_s = 1200" in text
+    for budget, warned in ((30, True), (100000, False)):
+        path = tmp_path / f"b{budget}.toml"
+        path.write_text(text.replace("time_budget_s = 1200", f"time_budget_s = {budget}", 1))
+        exp = config.load(path, "default", NAMES)
+        warning = estimate.budget_warning(plan.expand(exp), exp)
+        assert (warning is not None) == warned
+        if warned:
+            assert str(path) in warning and "time_budget_s = 30" in warning

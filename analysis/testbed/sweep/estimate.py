@@ -115,6 +115,22 @@ def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
     return total + warm
 
 
+def budget_warning(cells: list[Cell], exp: Experiment, history: dict | None = None) -> str | None:
+    """A warning when [run].time_budget_s is below what the minimum repetitions are
+    estimated to spend: the loop would stop before some comparisons had their first
+    look, and their verdicts would be "not planned". None when the budget fits."""
+    budget = exp.design.time_budget_s
+    if budget is None or not exp.design.adaptive:
+        return None
+    needed = run_seconds(cells, exp, history) - run_seconds(cells, exp, history, 0)
+    if budget >= needed:
+        return None
+    return (f"[run].time_budget_s = {budget:g} in {exp.path} is below the ~{needed:.0f} s the "
+            f"minimum {exp.design.min_repetitions} repetitions of these {len(cells)} cells are "
+            "estimated to spend: the run will stop before every comparison is looked at once. "
+            f"Raise time_budget_s to >= {needed * 1.2:.0f} or lower min_repetitions.")
+
+
 def reference_seconds(cells: list[Cell], exp: Experiment) -> float:
     """The host speed reference of one repetition of every block: timed before and
     after each block's batch, on each CPU the batch runs on (one-core: one CPU;

@@ -143,8 +143,11 @@ def _main(args: argparse.Namespace) -> int:
     if not found:
         return fail("no library of this experiment is available; nothing to run (see warnings above)")
     perf = _perf(exp)
-    est = estimate.bounds([c for c in plan.cells if c.library_name in found], exp,
-                          estimate.load_history(out_root))[1]
+    history = estimate.load_history(out_root)
+    planned = [c for c in plan.cells if c.library_name in found]
+    est = estimate.bounds(planned, exp, history)[1]
+    if warning := estimate.budget_warning(planned, exp, history):
+        runner.warn(warning)
     if plan.manifest is None:
         _start_run(plan, out_root, found, missing, perf, est, design, note)
     elif not _refresh_manifest(plan.manifest, exp, found, missing, perf):
@@ -264,8 +267,9 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
         role = "reference" if e.label == exp.reference else "candidate"
         alias = f" = {e.name}" if e.label != e.name else ""
         print(f"  library {e.label}{alias} [{role}]: {state}")
-    for warning in _placement_warnings(exp):
-        print(f"  WARNING: {warning}")
+    for warning in [*_placement_warnings(exp), estimate.budget_warning(cells, exp, history)]:
+        if warning:
+            print(f"  WARNING: {warning}")
     print(f"  {'pattern':<19}{'transport':<10}{'size':>8}{'count':>9}{'lat':>6} io  "
           "config        placement process     link     library   est")
     for c in cells:
