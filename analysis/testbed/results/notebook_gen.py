@@ -121,6 +121,16 @@ display(explore.drill_summary(cell))
 cell.repetitions.round(4)"""),
         _md("## Why: spread within cells (per size, and placement, process model or link where they vary)"),
         _code("explore.spread(view).round(2)"),
+        _md("""
+## Why: the latency tail
+
+Each cell's round trips pooled over its repetitions (the bench's histograms merged) at p50/p99/p99.9, beside
+the median and spread of the repetitions' own p99, which the p99 verdicts pair. A pooled p99 far above the
+repetitions' median means a few repetitions carry the tail."""),
+        _code("""
+tails = explore.tail(view)
+print("no latency histograms in this run (runs before 2026-11-27 have none)") if tails.empty \\
+    else display(tails.round(1))"""),
         _md("## Why: work per message and perf counters (work, not speed)"),
         _code("""
 work = explore.counters(view)
