@@ -44,6 +44,7 @@ def repo(tmp_path, monkeypatch):
     commits["docs"] = _commit(root, {"README": "y\n"}, "docs only")
     (root / "zlink/src/a.cpp").write_text("uncommitted\n")
     build = tmp_path / "build"
+    monkeypatch.delenv("TESTBED_PREBUILT", raising=False)  # these tests build (a stand-in), never list
     monkeypatch.setattr(paths, "REPO_ROOT", root)
     monkeypatch.setattr(paths, "ZLINK_SRC_DIR", root / "zlink")
     monkeypatch.setattr(paths, "SOURCES_DIR", build / "sources")
