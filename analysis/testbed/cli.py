@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agree": ("testbed.results.agreement_cmd", "compare a perf-tools run's verdicts with a bench run's, cell by cell"),
     "report": ("testbed.results.report_cmd", "render the markdown report of a run"),
     "inflection": ("testbed.results.inflection_cmd", "find where a configuration's gain changes sign"),
+    "history": ("testbed.results.history_cmd", "a cell's verdict over the zlink commits of published runs"),
     "regenerate": ("testbed.results.regenerate_cmd", "re-render every report under reports/"),
     "rejudge": ("testbed.results.rejudge_cmd", "re-judge a run from its raw files; do the sweep's verdicts reproduce?"),
     "notebook": ("testbed.results.notebook_cmd", "open Jupyter Lab with the analysis kernel"),

@@ -366,3 +366,30 @@ def test_bad_shard_and_bad_resume_dir_are_one_line_errors(tmp_path):
         assert proc.returncode == 2
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0], proc.stderr
+
+
+def test_libs_option_runs_zlink_at_a_revision_and_records_its_commit(tmp_path):
+    """--libs replaces [libraries] (first = reference); zlink@HEAD's full commit reaches
+    the manifest and survives a resume; a bad revision stops the run naming it."""
+    head = subprocess.run(["git", "-C", str(ANALYSIS), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    listing = make_prebuilt(tmp_path, {"zlink@HEAD": {}, "zlink": {}})
+    exp = write_experiment(tmp_path, write_experiment(tmp_path).read_text()
+                           .replace('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR"]')
+                           .replace("sizes = [64, 1024]", "sizes = [64]"))
+    env = env_for(listing, TESTBED_BUILD_DIR=str(tmp_path / "build"))
+    out = ["--out", str(tmp_path / "out")]
+    bad = run_testbed(["run", str(exp), "--libs", "zlink@no-such-rev,zlink", *out], env)
+    assert bad.returncode == 2 and "zlink@no-such-rev: unknown revision 'no-such-rev'" in bad.stderr
+    proc = run_testbed(["run", str(exp), "--libs", "zlink@HEAD,zlink", *out], env)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "out")
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["reference"] == "zlink@HEAD" and m["libs_option"] == ["zlink@HEAD", "zlink"]
+    by_label = {lib["label"]: lib for lib in m["libraries"]}
+    assert by_label["zlink@HEAD"]["commit"] == head and by_label["zlink@HEAD"]["revision"] == "HEAD"
+    assert "commit" not in by_label["zlink"]
+    assert {r["library"] for r in read_results(run_dir)} == {"zlink@HEAD", "zlink"}
+    again = run_testbed(["run", str(exp), "--resume", str(run_dir), *out], env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((run_dir / "manifest.json").read_text())["reference"] == "zlink@HEAD"

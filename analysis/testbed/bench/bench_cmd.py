@@ -122,7 +122,8 @@ def main(args: argparse.Namespace) -> int:
     if run.exit_code == EXIT_VERIFY:
         return EXIT_VERIFY
     problems = validate.bench_result_problems(
-        run.result, pattern=pattern, transport=args.transport, msg_size=args.size, library=lib.name,
+        run.result, pattern=pattern, transport=args.transport, msg_size=args.size,
+        library=lib.info.get("name", lib.name),  # the build's name: zlink@REV's bench says zlink
         build_id=lib.info.get("build_id"), count=args.count, lat_count=args.lat_count)
     for problem in problems:
         print(f"testbed bench: invalid result: {problem}", file=sys.stderr)

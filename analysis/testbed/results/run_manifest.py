@@ -58,13 +58,20 @@ class Library:
     version: str
     build_id: str | None
     role: str
+    commit: str | None = None  # zlink@REV: the commit it was built from (None: the working tree)
 
     @classmethod
     def from_json(cls, lib: dict) -> Library:
         info = lib.get("info") or {}
         label = str(lib.get("label") or lib.get("name") or "?")
         return cls(label=label, name=str(lib.get("name") or label), version=str(info.get("version") or ""),
-                   build_id=lib.get("build_id") or info.get("build_id"), role=str(lib.get("role") or "?"))
+                   build_id=lib.get("build_id") or info.get("build_id"), role=str(lib.get("role") or "?"),
+                   commit=lib.get("commit") or info.get("commit"))
+
+    def header_text(self) -> str:
+        """The report header's line for this library."""
+        at = f" at commit `{self.commit[:12]}`" if self.commit else ""
+        return f"{self.name} {self.version}{at} build `{self.build_id or '?'}` ({self.role})"
 
 
 class RunManifest:
@@ -185,8 +192,7 @@ class RunManifest:
                 _competing(host.get(k)) for k in ("competing_before", "competing_after"))))
         out += self._hosts_rows()
         for lib in sorted(self.libraries, key=lambda lib: lib.label):
-            out.append((f"library `{lib.label}`", f"{lib.name} {lib.version} build `{lib.build_id or '?'}` "
-                                                  f"({lib.role})"))
+            out.append((f"library `{lib.label}`", lib.header_text()))
         commit = str(m.git.get("commit", "?"))[:12] + (" (dirty tree)" if m.git.get("dirty") else "")
         out.append(("commit", f"`{commit}`"))
         reps = m.repetitions or "?"

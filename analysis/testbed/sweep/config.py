@@ -14,8 +14,16 @@ from pathlib import Path
 
 from testbed import paths
 from testbed.bench.patterns import PATTERNS, TRANSPORTS
-from testbed.sweep import config_ceiling, config_net, config_perf_tools, config_run, config_sweep
+from testbed.sweep import (
+    config_ceiling,
+    config_libraries,
+    config_net,
+    config_perf_tools,
+    config_run,
+    config_sweep,
+)
 from testbed.sweep.config_ceiling import CeilingSpec
+from testbed.sweep.config_libraries import LibraryEntry
 from testbed.sweep.config_net import HostsSpec, LinkSpec
 from testbed.sweep.config_run import Design
 from testbed.sweep.config_sweep import UNSET, ZipGroup, selector, selector_keys
@@ -44,12 +52,6 @@ PROFILE_KEYS = {
 # design; min/max_repetitions an adaptive one: a profile switches between them).
 REPLACES = {"repetitions": ("min_repetitions", "max_repetitions", "look_every", "time_budget_s"),
             "min_repetitions": ("repetitions",), "max_repetitions": ("repetitions",)}
-
-
-@dataclass(frozen=True)
-class LibraryEntry:
-    label: str  # what results call it (an alias, or the registered name itself)
-    name: str   # registered library name (`./testbed libs`)
 
 
 @dataclass(frozen=True)
@@ -159,12 +161,13 @@ def _with_profile(doc: dict, overrides: dict) -> dict[str, object]:
 
 def load(path: Path, profile: str = "default", library_names: list[str] | None = None) -> Experiment:
     """Read, apply `profile`, validate. `library_names` are the registered names
-    allowed in [libraries] (None: do not check, e.g. when the table is unavailable)."""
+    allowed in [libraries], each also at a revision (NAME@REV; None: do not check,
+    e.g. when the table is unavailable)."""
     raw_bytes, doc = _parse_toml(path)
     top = Section(path, "", doc)
     tables = _with_profile(doc, _profiles(path, top, profile))
     meta = _meta(path, top.sub("experiment"))
-    libs, reference = _libraries(path, top.sub("libraries"), library_names)
+    libs, reference = config_libraries.parse(path, top.sub("libraries"), library_names)
     top.seen.update(tables)
     links = config_net.parse_links(top.sub("links", {}))
     w = _workload(path, Section(path, "workload", tables["workload"]))
@@ -242,30 +245,6 @@ def _meta(path: Path, sec: Section) -> dict:
         raise sec.err("seed", f"unknown seed report {seed!r}", ", ".join(seeds + ["none"]))
     sec.done()
     return {"name": name, "question": question, "seed": seed}
-
-
-def _libraries(path: Path, sec: Section, names: list[str] | None):
-    use = sec.str_list("use")
-    aliases_sec = sec.sub("aliases", {})
-    aliases: dict[str, str] = {}
-    for label in aliases_sec.table:
-        target = aliases_sec.get(label, str)
-        if names is not None and target not in names:
-            raise aliases_sec.err(label, f"unknown library {target!r}", ", ".join(names))
-        aliases[label] = target
-    entries = []
-    for label in use:
-        target = aliases.get(label, label)
-        if names is not None and target not in names:
-            allowed = ", ".join(list(names) + ["an alias from [libraries.aliases]"])
-            raise sec.err("use", f"unknown library {label!r}", allowed)
-        entries.append(LibraryEntry(label=label, name=target))
-    unused = sorted(set(aliases) - set(use))
-    if unused:
-        raise aliases_sec.err(unused[0], "alias defined but not listed in use", ", ".join(use))
-    reference = sec.choice("reference", use)
-    sec.done()
-    return tuple(entries), reference
 
 
 def _size_table(sec: Section, name: str, sizes: tuple[int, ...], default=...) -> dict[int, int]:

@@ -9,10 +9,12 @@ from __future__ import annotations
 from testbed.toolchain.libraries import (
     LibraryBuild,
     LibraryUnavailable,
+    check_name,
     ensure_built,
     find_built,
     registered_names,
 )
+from testbed.toolchain.zlink_revision import SEPARATOR
 
 
 def known_names() -> list[str] | None:
@@ -20,6 +22,18 @@ def known_names() -> list[str] | None:
         return list(registered_names())
     except Exception:  # noqa: BLE001 - the table is optional for validation
         return None
+
+
+def check(names: list[str]) -> None:
+    """Raise ValueError naming the input for a zlink@REV whose revision does not resolve
+    or has no zlink/: bad input stops a run before it starts, unlike a library that is
+    merely not built (missing, warned about, the rest runs)."""
+    for name in names:
+        if SEPARATOR in name:
+            try:
+                check_name(name)
+            except LibraryUnavailable as exc:
+                raise ValueError(f"library {exc}") from None
 
 
 def resolve(names: list[str], build: bool) -> tuple[dict[str, LibraryBuild], dict[str, str]]:

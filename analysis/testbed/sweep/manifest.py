@@ -75,6 +75,9 @@ class RunManifest:
     # [ceiling]: what the in-run probe was asked (sizes, tries, bytes) and, at the end,
     # how many probes ran and failed (sweep/ceiling.py; {} = not declared).
     ceiling: dict = field(default_factory=dict)
+    # `./testbed run --libs A,B` as given (the first the reference); a resumed run
+    # applies it again over its experiment.toml copy. Empty: the toml's [libraries].
+    libs_option: list[str] = field(default_factory=list)
     extra: dict = field(default_factory=dict)         # keys other writers added; kept verbatim
 
     def to_dict(self) -> dict:

@@ -11,11 +11,11 @@ import os
 import random
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed import paths
-from testbed.sweep import adaptive, ceiling, config, estimate, hostload, placement, runner
+from testbed.sweep import adaptive, ceiling, config, config_libraries, estimate, hostload, placement, runner
 from testbed.sweep import libs as libsmod
 from testbed.sweep import manifest as manifestmod
 from testbed.sweep import perf as perfmod
@@ -36,6 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the order shuffle (default: random, recorded)")
     parser.add_argument("--no-build", action="store_true", help="use only libraries already built")
+    parser.add_argument("--libs", default=None, metavar="A,B[,...]",
+                        help="run these libraries instead of the experiment's [libraries] (the first is "
+                             "the reference); zlink@REV is zlink at a git revision, e.g. "
+                             "--libs zlink@main~3,zlink for a before/after verdict")
     parser.add_argument("--no-report", action="store_true", help="do not render the report at the end")
 
 
@@ -59,6 +63,7 @@ class Plan:
     seed: int
     run_dir: Path | None = None
     manifest: manifestmod.RunManifest | None = None
+    libs_option: list[str] = field(default_factory=list)  # --libs as given (empty: [libraries])
 
 
 def _find_resume(out_root: Path, exp_name: str, resume: str) -> Path:
@@ -83,14 +88,16 @@ def _resumed_plan(args, out_root: Path, names) -> Plan:
         raise ValueError(f"--profile {args.profile} differs from the run's profile {m.profile}")
     if args.shard:
         raise ValueError("--shard cannot change on --resume (the run directory records its shard)")
-    exp = config.load(run_dir / runner.TOML_COPY, m.profile, names)
+    if args.libs:
+        raise ValueError("--libs cannot change on --resume (the run records its libraries)")
+    exp = _with_libs(config.load(run_dir / runner.TOML_COPY, m.profile, names), m.libs_option, names)
     if exp.name != m.experiment:
         raise ValueError(f"{run_dir} is a run of {m.experiment}, not {exp.name}")
     source = Path(m.experiment_source)
     if source.is_file() and config.load(source, m.profile, names).toml_sha256 != exp.toml_sha256:
         runner.warn(f"{source} changed since this run started; resuming with the run's own copy")
     shard = (m.shard["index"], m.shard["total"]) if m.shard else None
-    return Plan(exp, _cells(exp, shard), shard, m.shuffle_seed, run_dir, m)
+    return Plan(exp, _cells(exp, shard), shard, m.shuffle_seed, run_dir, m, m.libs_option)
 
 
 def _cells(exp: config.Experiment, shard) -> list[planmod.Cell]:
@@ -102,11 +109,20 @@ def _cells(exp: config.Experiment, shard) -> list[planmod.Cell]:
     return cells
 
 
+def _with_libs(exp: config.Experiment, libs: list[str], names) -> config.Experiment:
+    """--libs (as given now, or as the run being resumed recorded it) replaces [libraries]."""
+    if not libs:
+        return exp
+    return config_libraries.override(exp, libs, names)
+
+
 def _new_plan(args, names) -> Plan:
     exp = config.load(config.experiment_path(args.experiment), args.profile or "default", names)
+    libs = [name.strip() for name in args.libs.split(",")] if args.libs else []
+    exp = _with_libs(exp, libs, names)
     shard = planmod.parse_shard(args.shard) if args.shard else None
     seed = args.seed if args.seed is not None else random.randrange(2**31)
-    return Plan(exp, _cells(exp, shard), shard, seed)
+    return Plan(exp, _cells(exp, shard), shard, seed, libs_option=libs)
 
 
 def checked_design(exp: config.Experiment):
@@ -131,6 +147,7 @@ def _main(args: argparse.Namespace) -> int:
     names = libsmod.known_names()
     plan = _resumed_plan(args, out_root, names) if args.resume else _new_plan(args, names)
     exp = plan.exp
+    libsmod.check([e.name for e in exp.libraries])  # a bad zlink@REV stops here, naming it
     try:
         design, note, decider = checked_design(exp)
     except adaptive.DesignError as exc:
@@ -200,6 +217,7 @@ def _start_run(plan: Plan, out_root: Path, found, missing, perf, est: float, des
     shutil.copyfile(exp.path, plan.run_dir / runner.TOML_COPY)
     plan.manifest = runner.initial_manifest(exp, run_id, plan.shard, plan.seed, plan.cells, found, missing,
                                             perf, est, sys.argv, design, note)
+    plan.manifest.libs_option = list(plan.libs_option)
     load = hostload.competing_cpu()
     plan.manifest.host["competing_before"] = load
     if text := hostload.warning(load):

@@ -81,6 +81,8 @@ def library_table(exp: Experiment, libs: dict, missing: dict) -> list[dict]:
             lib = libs[entry.name]
             row.update(describe(lib))
             row["build_id"] = lib.info.get("build_id")
+            # zlink@REV: the revision as asked and the full commit it was built from.
+            row.update({k: lib.info[k] for k in ("revision", "commit") if k in lib.info})
         else:
             row["reason"] = missing.get(entry.name, "unknown")
         rows.append(row)

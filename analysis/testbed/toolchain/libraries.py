@@ -5,6 +5,10 @@ API (the contract other layers code against):
   registered_names() -> list[str]
   find_built(name)   -> LibraryBuild   no building; raises LibraryUnavailable
   ensure_built(name) -> LibraryBuild   builds what is missing (cached by build key)
+  check_name(name)                    raises LibraryUnavailable for a name no build can satisfy
+A name may also be a zlink flavour at a git revision, `zlink@REV` (zlink_revision.py):
+built with the flavour's own recipe from that revision's zlink/, its LibraryBuild
+named as asked and its info carrying the revision and commit.
 With TESTBED_PREBUILT=<libs.json> both use the prefixes and bench dirs named there
 and build nothing (the Nix path; tests with fake benches).
 `bench=False` asks for the library prefix alone (e.g. for interop tests), without
@@ -19,7 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from testbed import paths
-from testbed.toolchain import bench_build, buildcache
+from testbed.toolchain import bench_build, buildcache, zlink_revision
 from testbed.toolchain.baselines import LibzmqFlavour
 from testbed.toolchain.progress import Progress
 from testbed.toolchain.zlink_build import ZlinkLibrary
@@ -65,18 +69,52 @@ def registered_names() -> list[str]:
     return list(LIBRARIES)
 
 
-def _recipe(name: str) -> Recipe:
-    if name not in LIBRARIES:
-        raise LibraryUnavailable(f"unknown library {name!r}; registered: {', '.join(LIBRARIES)}")
-    recipe = LIBRARIES[name]
+def _recipe(name: str) -> tuple[Recipe, dict]:
+    """(how to build `name`, what its info records beyond the build: a revision's origin)."""
+    if name in LIBRARIES:
+        recipe, origin = LIBRARIES[name], {}
+    else:
+        recipe, origin = _revision_recipe(name)
     reason = recipe.unavailable()
     if reason:
         raise LibraryUnavailable(f"{name}: {reason}")
-    return recipe
+    return recipe, origin
+
+
+def _revision_recipe(name: str) -> tuple[Recipe, dict]:
+    parts = zlink_revision.split(name)
+    flavour = LIBRARIES.get(parts[0]) if parts else None
+    if not isinstance(flavour, ZlinkLibrary):
+        raise LibraryUnavailable(f"unknown library {name!r}; registered: {', '.join(LIBRARIES)}; or a zlink "
+                                 f"flavour at a git revision ({', '.join(_zlink_flavours())} + "
+                                 f"{zlink_revision.SEPARATOR}REV, e.g. zlink@HEAD~1)")
+    try:
+        rev = zlink_revision.resolve(name)
+        tree = zlink_revision.export(rev)
+    except zlink_revision.RevisionError as exc:
+        raise LibraryUnavailable(str(exc)) from None
+    return ZlinkLibrary(curve=flavour.curve, source=tree), rev.origin()
+
+
+def _zlink_flavours() -> list[str]:
+    return [n for n, r in LIBRARIES.items() if isinstance(r, ZlinkLibrary)]
+
+
+def check_name(name: str) -> None:
+    """Raise LibraryUnavailable unless `name` is registered or a resolvable zlink@REV
+    (exports the revision's tree; builds nothing)."""
+    _recipe(name)
+
+
+def describe(name: str) -> dict:
+    """testbed-lib.json fields known before building, plus a revision's origin."""
+    recipe, origin = _recipe(name)
+    return {**recipe.describe(), **origin}
 
 
 def work_dir(name: str) -> Path:
-    return buildcache.keyed_dir(paths.LIBS_DIR / name, _recipe(name).key())
+    recipe = _recipe(name)[0]
+    return buildcache.keyed_dir(paths.LIBS_DIR / recipe.name, recipe.key())
 
 
 def _read_info(prefix: Path, name: str) -> dict:
@@ -100,7 +138,13 @@ def _prebuilt(name: str) -> LibraryBuild | None:
     if name not in entries:
         raise LibraryUnavailable(f"{name}: not listed in TESTBED_PREBUILT={listing} (has: {', '.join(entries)})")
     prefix = Path(entries[name]["prefix"])
-    return LibraryBuild(name, prefix, Path(entries[name].get("bench_dir", prefix / "bench")), _read_info(prefix, name))
+    info = _read_info(prefix, name)
+    if zlink_revision.split(name):  # the listing says which build is zlink@REV; git says which commit
+        try:
+            info = {**info, **zlink_revision.resolve(name).origin()}
+        except zlink_revision.RevisionError as exc:
+            raise LibraryUnavailable(str(exc)) from None
+    return LibraryBuild(name, prefix, Path(entries[name].get("bench_dir", prefix / "bench")), info)
 
 
 def _with_bench(name: str, prefix: Path, info: dict, bench: bool, progress: Progress | None) -> LibraryBuild:
@@ -125,18 +169,20 @@ def find_built(name: str, bench: bool = True) -> LibraryBuild:
     pre = _prebuilt(name)
     if pre is not None:
         return pre
-    prefix = work_dir(name) / "prefix"
+    recipe, origin = _recipe(name)
+    prefix = buildcache.keyed_dir(paths.LIBS_DIR / recipe.name, recipe.key()) / "prefix"
     if not (prefix / INFO_FILE).is_file():
+        hint = f"./testbed bench ... --lib {name}" if origin else "./testbed setup"
         raise LibraryUnavailable(f"{name}: not built for the current sources/flags/compiler "
-                                 f"(expected {prefix}; run ./testbed setup)")
-    return _with_bench(name, prefix, _read_info(prefix, name), bench, None)
+                                 f"(expected {prefix}; run {hint})")
+    return _with_bench(name, prefix, {**_read_info(prefix, name), **origin}, bench, None)
 
 
 def ensure_built(name: str, bench: bool = True, progress: Progress | None = None) -> LibraryBuild:
     pre = _prebuilt(name)
     if pre is not None:
         return pre
-    recipe = _recipe(name)
+    recipe, origin = _recipe(name)
     progress = progress or Progress()
     key = recipe.key()
 
@@ -147,10 +193,11 @@ def ensure_built(name: str, bench: bool = True, progress: Progress | None = None
         tmp.rename(work / "prefix" / INFO_FILE)  # written last: its presence means "built"
 
     try:
-        work = buildcache.cached(paths.LIBS_DIR / name, key, f"prefix/{INFO_FILE}", build)
+        work = buildcache.cached(paths.LIBS_DIR / recipe.name, key, f"prefix/{INFO_FILE}", build)
     except LibraryUnavailable:
         raise
     except Exception as exc:
         raise LibraryUnavailable(f"{name}: build failed: {exc}") from exc
     prefix = work / "prefix"
-    return _with_bench(name, prefix, _read_info(prefix, name), bench, progress)
+    # The origin stays out of testbed-lib.json: every commit with this zlink tree shares the build.
+    return _with_bench(name, prefix, {**_read_info(prefix, name), **origin}, bench, progress)

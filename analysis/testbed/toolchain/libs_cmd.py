@@ -1,5 +1,6 @@
 """`./testbed libs`: every registered library, what it is built from and whether it
-is built (and if not, why). Never builds anything."""
+is built (and if not, why). Never builds anything (a zlink@REV named on the command
+line is exported from git, not built)."""
 from __future__ import annotations
 
 import argparse
@@ -10,20 +11,23 @@ from testbed.toolchain import libraries
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="only these (default: every registered one); zlink@REV names zlink at a revision")
     parser.add_argument("--json", action="store_true", help="print one JSON object per library")
 
 
 def describe(name: str) -> dict:
-    recipe = libraries.LIBRARIES[name]
     row = {"name": name, "built": False, "why_not": None, "prefix": None, "bench_dir": None}
     try:
         built = libraries.find_built(name, bench=False)
     except libraries.LibraryUnavailable as exc:
         row["why_not"] = str(exc)
-        if recipe.unavailable() is None:
-            row.update(recipe.describe())
+        try:
+            row.update(libraries.describe(name), name=name)
+        except libraries.LibraryUnavailable:
+            pass  # why_not says why
         return row
-    row.update(built.info, built=True, prefix=str(built.prefix))
+    row.update(built.info, built=True, prefix=str(built.prefix), name=name)  # zlink@REV: as asked
     try:
         row["bench_dir"] = str(libraries.find_built(name).bench_dir)
     except libraries.LibraryUnavailable as exc:
@@ -37,6 +41,8 @@ def _plain(rows: list[dict]) -> None:
         print(f"{row['name']}")
         print(f"  version   {row.get('version', '?')}    CURVE {curve}    build id {row.get('build_id', '-')}")
         print(f"  source    {row.get('source_hash', '?')}")
+        if row.get("commit"):
+            print(f"  commit    {row['commit']} (revision {row.get('revision')})")
         print(f"  compiler  {row.get('compiler', '?')}")
         print(f"  flags     {' '.join(row.get('flags', [])) or '?'}")
         if row["built"]:
@@ -47,7 +53,7 @@ def _plain(rows: list[dict]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    rows = [describe(name) for name in libraries.registered_names()]
+    rows = [describe(name) for name in args.names or libraries.registered_names()]
     if args.json:
         for row in rows:
             print(json.dumps(row, sort_keys=True))

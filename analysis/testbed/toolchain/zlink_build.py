@@ -42,9 +42,10 @@ def source_dir() -> Path:
     return paths.ZLINK_SRC_DIR
 
 
-def missing_reason() -> str | None:
-    if not (source_dir() / "CMakeLists.txt").is_file():
-        return f"{source_dir()}/CMakeLists.txt does not exist yet"
+def missing_reason(tree: Path | None = None) -> str | None:
+    tree = tree or source_dir()
+    if not (tree / "CMakeLists.txt").is_file():
+        return f"{tree}/CMakeLists.txt does not exist yet"
     return None
 
 
@@ -59,9 +60,15 @@ class ZlinkLibrary:
 
     link_name = "zlink"
 
-    def __init__(self, curve: bool = True):
+    def __init__(self, curve: bool = True, source: Path | None = None):
         self.curve = curve
         self.name = "zlink" if curve else "zlink-nocurve"
+        # Another zlink tree (a revision's export, zlink_revision.py) builds with the
+        # very same flags and key parts: only the source differs.
+        self.source = source
+
+    def source_dir(self) -> Path:
+        return self.source or source_dir()
 
     def flags(self) -> list[str]:
         """What testbed-lib.json records (the sodium_ROOT path is machine-specific and
@@ -69,16 +76,16 @@ class ZlinkLibrary:
         return [*RELEASE_FLAGS, CURVE_ON if self.curve else CURVE_OFF]
 
     def unavailable(self) -> str | None:
-        return missing_reason()
+        return missing_reason(self.source_dir())
 
     def key(self) -> str:
         pin = baselines.pinned()
-        return keys.build_key(kind="zlink", name=self.name, source=keys.tree_hash(source_dir()),
+        return keys.build_key(kind="zlink", name=self.name, source=keys.tree_hash(self.source_dir()),
                               flags=self.flags(), tools=keys.toolchain_id(),
                               sodium=baselines.libsodium_key(pin) if self.curve else None)
 
     def describe(self, version: str = "unknown") -> dict:
-        info = {"name": self.name, "version": version, "source_hash": keys.tree_hash(source_dir()),
+        info = {"name": self.name, "version": version, "source_hash": keys.tree_hash(self.source_dir()),
                 "flags": self.flags(), "compiler": keys.compiler_id(), "curve": self.curve,
                 "link_name": self.link_name}
         if self.curve:
@@ -90,7 +97,7 @@ class ZlinkLibrary:
         build_dir, prefix, log = work / "build", work / "prefix", work / "build.log"
         extra = curve_flags(progress) if self.curve else [CURVE_OFF]
         progress.step(f"building {self.name} (Release)")
-        cmake.configure(source_dir(), build_dir, [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+        cmake.configure(self.source_dir(), build_dir, [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
                         progress, title=self.name, log=log)
         cmake.build(build_dir, progress, title=self.name, install=True, log=log)
         library = prefix / "lib" / "libzlink.so"

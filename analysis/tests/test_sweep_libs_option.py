@@ -1,0 +1,53 @@
+"""[libraries] names and `./testbed run --libs` (sweep/config_libraries.py), and the
+report header's line for a library built at a revision (results/run_manifest.py)."""
+from __future__ import annotations
+
+import pytest
+
+from testbed.results.run_manifest import RunManifest
+from testbed.sweep import config, config_libraries
+from testbed.sweep.config import ExperimentError
+
+REGISTERED = ["libzmq-4.3.5", "zlink", "zlink-nocurve"]
+
+
+@pytest.mark.parametrize("name,known", [
+    ("zlink", True), ("zlink@main~3", True), ("zlink-nocurve@v1.0", True), ("zlink@feature/x", True),
+    ("zlink@", False), ("zlinq@HEAD", False), ("zmq9", False), ("@HEAD", False),
+])
+def test_names_registered_or_at_a_revision(name, known):
+    assert config_libraries.is_known(name, REGISTERED) is known
+
+
+def _scorecard():
+    return config.load(config.experiment_path("scorecard"), "quick", REGISTERED)
+
+
+def test_libs_option_replaces_libraries_first_is_reference():
+    exp = config_libraries.override(_scorecard(), ["zlink@main~3", "zlink"], REGISTERED)
+    assert [(e.label, e.name) for e in exp.libraries] == [("zlink@main~3",) * 2, ("zlink",) * 2]
+    assert exp.reference == "zlink@main~3"
+
+
+@pytest.mark.parametrize("libs,message", [
+    (["zlink"], "does not name two or more different libraries"),
+    (["zlink", "zlink"], "does not name two or more different libraries"),
+    (["zlink@main", "zlinq"], r"--libs: unknown library 'zlinq'; allowed: .*zlink@REV"),
+])
+def test_bad_libs_option_names_the_input(libs, message):
+    with pytest.raises(ExperimentError, match=message):
+        config_libraries.override(_scorecard(), libs, REGISTERED)
+
+
+def test_report_header_names_the_commit():
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    before = {"label": "zlink@HEAD~1", "name": "zlink@HEAD~1", "role": "reference", "build_id": "b1",
+              "revision": "HEAD~1", "commit": commit, "info": {"version": "0.1"}}
+    after = {"label": "zlink", "name": "zlink", "role": "candidate", "build_id": "b2",
+             "info": {"version": "0.1"}}
+    m = RunManifest({"schema": "testbed.manifest/2", "run_id": "r", "experiment": "e",
+                     "reference": "zlink@HEAD~1", "libraries": [before, after]})
+    rows = dict(m.brief())
+    assert rows["library `zlink@HEAD~1`"] == ("zlink@HEAD~1 0.1 at commit `0123456789ab` build `b1` "
+                                              "(reference)")
+    assert rows["library `zlink`"] == "zlink 0.1 build `b2` (candidate)"
