@@ -7,6 +7,12 @@
 // and encoder, batching and heartbeats.  Everything about pipes, linger,
 // monitor events and reconnecting belongs to its host, the session.
 //
+// Split by job: engine_input (transport/engine_input.hpp: receive chunk, read
+// loop, decoder, commands), engine_output (transport/engine_output.hpp: batch,
+// gather list, first write, handshake bytes) and, here, the lifecycle: the
+// phase of the connection, the handshake's progress and ZAP, heartbeats, and
+// how the connection ends.
+//
 // Data path, chosen for throughput with few syscalls:
 //   in:  non-blocking recv() calls of its own (Asio only waits for
 //        readability) into the in-batch buffer (adaptive, or
@@ -42,20 +48,17 @@
 #pragma once
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/steady_timer.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "core/msg.hpp"
 #include "core/options.hpp"
-#include "transport/batch_size.hpp"
-#include "transport/engine_gather.hpp"
-#include "wire/frame_decoder.hpp"
-#include "wire/frame_encoder.hpp"
+#include "transport/engine_input.hpp"
+#include "transport/engine_output.hpp"
 #include "wire/handshake.hpp"
 
 namespace zlink {
@@ -111,6 +114,15 @@ public:
     virtual void engine_stopped(const engine_end &why) = 0;
 };
 
+// Where a connection is in its life.  Each phase says what may flow.
+enum class engine_phase : std::uint8_t {
+    handshake,  // greeting and handshake bytes only (a raw engine skips it at start())
+    failing,    // the handshake failed: our ERROR is being written, then stop
+    held,       // refused quietly (ZAP 300): open and mute until timeout or hang-up
+    ready,      // frames flow
+    stopped,    // the socket is closed; no more host calls
+};
+
 class engine_t final : public std::enable_shared_from_this<engine_t> {
 public:
     using socket_type = asio::generic::stream_protocol::socket;
@@ -140,53 +152,42 @@ public:
     void close_after_flush();
     // Closes now; engine_stopped() is NOT called.  Idempotent.
     void terminate();
-    bool stopped() const { return stopped_; }
+    bool stopped() const { return phase_ == engine_phase::stopped; }
+    engine_phase phase() const { return phase_; }
+    // The two sides, read-only: for tests and diagnostics.
+    const engine_input &input() const { return input_; }
+    const engine_output &output() const { return output_; }
+
+    // A batch size option as bytes (at least 256).
+    static std::size_t batch_bytes(int configured) {
+        return static_cast<std::size_t>(std::max(configured, 256));
+    }
 
 private:
+    friend class engine_input;
+    friend class engine_output;
+
+    bool ready() const { return phase_ == engine_phase::ready; }
+    bool held() const { return phase_ == engine_phase::held; }
     // lifecycle
     void stop(engine_end why);
     void fail(const char *reason, int event, int value = 0);
     void fail_read(const asio::error_code &ec);
     void arm_handshake_timer();
     void advance_handshake();
+    void handshake_written(std::size_t n);
     void handshake_failed();
     void hold_refused(int event, int value);
     void handshake_done();
-    // input
-    void start_read();
-    void read_loop();
-    void wait_readable();
-    asio::mutable_buffer next_read_buffer();
-    bool prepare_chunk();
-    bool begin_body();
-    void on_read(const asio::error_code &ec, size_t n);
-    void process_raw_input();
-    void process_input();
-    bool decode_frames();
-    void frame_complete();
-    bool deliver_frame();
-    bool handle_command();
-    void on_ping(std::span<const std::uint8_t> data);
-    void open_frame();
-    // output
-    void pump_out();
-    void write_handshake();
-    bool fill_batch();
-    bool fill_raw_batch();
-    bool add_frame(msg_t &m);
-    bool add_sealed(msg_t &m);
-    void add_heartbeats();
-    void add_sealed_heartbeats(uint16_t ttl_ds);
-    bool seal_command(std::span<const uint8_t> body);
-    bool write_batch();
-    bool host_has_frame();
-    void wait_writable();
-    void yield_output();
-    void batch_written();
-    void release_in_flight();
     // heartbeats
+    void on_ping(std::span<const std::uint8_t> data);
     void arm_heartbeat();
     void on_heartbeat();
+    // Every read stamps the time once a heartbeat timer runs.
+    void note_receive() {
+        if (watching_silence_)
+            last_recv_ = std::chrono::steady_clock::now();
+    }
 
     socket_type sock_;
     options_t opts_;
@@ -194,53 +195,14 @@ private:
     std::unique_ptr<wire::handshake> hs_;  // null: raw
     wire::frame_transform *tf_ = nullptr;  // after the handshake, if the mechanism has one
     const bool raw_;
-    bool ready_ = false;    // handshake done, traffic flowing
-    bool stopped_ = false;  // the socket is closed; no more host calls
+    engine_phase phase_ = engine_phase::handshake;
     bool zap_asked_ = false;
     bool in_handshake_ = false;  // inside advance_handshake (zap_answer re-entry)
-    engine_end failing_;    // handshake failed: stop once our ERROR is written
-    bool failing_set_ = false;
-    bool held_ = false;     // refused quietly: open, mute, until timeout or hang-up
+    engine_end failing_;         // phase failing: how to stop once our ERROR is written
+    wire::zmtp_version peer_version_{3, 1};
 
-    wire::frame_decoder dec_;
-    wire::frame_encoder enc_;
-    batch_size in_size_;   // the next read's bytes (transport/batch_size.hpp)
-    batch_size out_size_;  // the next write batch's bytes
-    // The batch's first sendmsg is still to come, and whether more frames
-    // waited behind it: they decide its cap (transport/write_cap.hpp).
-    bool first_write_pending_ = false;
-    bool more_waiting_ = false;
-    size_t read_room_ = 0;    // bytes the pending chunk read asked for
-    size_t read_bytes_ = 0;   // ... and got: judged after it is decoded
-    size_t frames_in_ = 0;    // frames decoded, ever (per-read counts)
-    // Receive chunk: chunk_batches input batches (in_size_.now()) in
-    // one heap block that small received frames point into (msg_t windows).
-    static constexpr size_t chunk_batches = 4;
-    msg_t chunk_;
-    bool chunk_windows_ = false;  // windows were cut from chunk_
-    size_t in_begin_ = 0, in_end_ = 0;  // undecoded bytes: chunk_[in_begin_, in_end_)
-    std::uint8_t *chunk_bytes() { return static_cast<std::uint8_t *>(chunk_.data()); }
-    std::span<const std::uint8_t> buffered() { return {chunk_bytes() + in_begin_, in_end_ - in_begin_}; }
-    bool reading_ = false;        // a read is owed: posted, looping or waiting for readability
-    bool in_read_loop_ = false;   // read_loop() is on the stack
-    bool read_more_ = false;      // ... and the input asked it for another read
-    static constexpr int reads_per_turn = 16;
-    bool input_blocked_ = false;  // push_frame refused: wait for restart_input
-    bool body_in_place_ = false;  // the current read targets a message body
-    msg_t in_msg_;                // frame being decoded
-    bool in_msg_ready_ = false;   // decoded, not yet taken by the host
-    bool in_cmd_ = false;         // ... and it is a command, not yet handled
-    std::vector<std::uint8_t> opened_;  // transform: plaintext of one MESSAGE
-
-    bool writing_ = false;            // a batch waits for writability (or a turn)
-    bool out_more_ = false;           // the last frame added had MORE
-    bool close_after_flush_ = false;
-    std::vector<msg_t> in_flight_;    // bodies the gather list references
-    gather_list gather_;              // the batch's unwritten bytes
-    std::vector<std::uint8_t> sealed_;  // transform: sealed frames of this batch
-    std::deque<std::string> pongs_;  // contexts of PINGs not yet answered
-    static constexpr size_t max_pending_pongs = 16;
-    bool ping_due_ = false;
+    engine_input input_;
+    engine_output output_;
 
     asio::steady_timer handshake_timer_;
     asio::steady_timer heartbeat_timer_;
@@ -250,7 +212,6 @@ private:
     // message over tcp (docs/profiling/2026-11-25-level-figures.md).
     bool watching_silence_ = false;
     int peer_ttl_ms_ = 0;
-    wire::zmtp_version peer_version_{3, 1};
 };
 
 }  // namespace zlink

@@ -1,0 +1,298 @@
+#include "transport/engine_output.hpp"
+
+#include <algorithm>
+#include <asio/post.hpp>
+#include <asio/write.hpp>
+
+#include "transport/engine.hpp"
+#include "transport/write_cap.hpp"
+#include "wire/error.hpp"
+#include "zmq.h"
+
+namespace zlink {
+
+namespace {
+// Output batches written in one go before the engine lets other work run.
+constexpr int batches_per_turn = 16;
+
+std::span<const uint8_t> bytes_of(const msg_t &m) {
+    return {static_cast<const uint8_t *>(m.data()), m.size()};
+}
+}  // namespace
+
+engine_output::engine_output(engine_t &engine, const options_t &opts)
+    : e_(engine),
+      enc_(engine_t::batch_bytes(opts.out_batch)),
+      out_size_(engine_t::batch_bytes(opts.out_batch), engine_t::batch_bytes(opts.out_batch_ceiling),
+                batch_size::start::at_ceiling) {}
+
+engine_output::~engine_output() { release_in_flight(); }
+
+void engine_output::queue_pong(std::span<const std::uint8_t> context) {
+    if (pongs_.size() == max_pending_pongs)
+        pongs_.pop_front();
+    pongs_.emplace_back(reinterpret_cast<const char *>(context.data()), context.size());
+}
+
+// After batches_per_turn batches it yields (the rest goes out on the next turn
+// of the io_context), so a busy sender cannot keep this thread from reading or
+// from its other connections.
+void engine_output::pump() {
+    for (int batches = 0; write_ == write_state::idle && !e_.stopped(); ++batches) {
+        if (e_.hs_ && !e_.hs_->outgoing().empty())
+            return write_handshake();
+        if (!e_.ready())
+            return;
+        if (batches == batches_per_turn)
+            return yield();
+        more_waiting_ = false;
+        if (!fill_batch()) {
+            if (close_after_flush_ && !e_.stopped())
+                e_.stop(engine_end{true, 0, 0, true, "closed after flush"});
+            return;
+        }
+        first_write_pending_ = true;
+        write_batch();
+    }
+}
+
+void engine_output::write_handshake() {
+    auto out = e_.hs_->outgoing();
+    write_ = write_state::handshake;
+    asio::async_write(e_.sock_, asio::buffer(out.data(), out.size()),
+                      [self = e_.shared_from_this()](const asio::error_code &ec, size_t n) {
+                          self->output_.write_ = write_state::idle;
+                          if (self->stopped())
+                              return;
+                          if (ec)
+                              return self->fail("write failed", 0);
+                          self->handshake_written(n);
+                      });
+}
+
+// Pulls frames into the encoder until the batch holds out_size_.now()
+// bytes (copied or referenced) or the host has none.  Counting referenced
+// bodies too matters: an engine that drained the pipe into one huge gather
+// list would leave it empty, so the pipe's reader (us) would be asleep at
+// every send and each zmq_send would have to wake this thread (measured at
+// 256 KiB: one extra context switch per message).  A batch of about one
+// large message lets the sender queue the next ones while this one is written.
+bool engine_output::fill_batch() {
+    if (e_.raw_)
+        return fill_raw_batch();
+    const size_t limit = out_size_.now();
+    enc_.resize_staging(limit);  // empty here (the last batch is written); no-op if unchanged
+    add_heartbeats();
+    size_t frames = 0;
+    bool full = false;
+    msg_t m;
+    while (!e_.stopped() && e_.host_->pull_frame(m)) {
+        if (!add_frame(m)) {
+            e_.host_->return_frame(m);  // first of the next batch
+            more_waiting_ = true;
+            full = true;
+            break;
+        }
+        ++frames;
+        if (enc_.pending_bytes() + sealed_.size() >= limit) {
+            full = true;
+            if (first_write_depends_on_more(e_.opts_.first_write, enc_.pending_bytes() + sealed_.size()))
+                more_waiting_ = host_has_frame();
+            break;
+        }
+    }
+    if (e_.stopped() || (enc_.empty() && sealed_.empty())) {
+        release_in_flight();
+        return false;
+    }
+    out_size_.observe(enc_.pending_bytes() + sealed_.size(), frames, full);
+    gather_.clear();
+    for (const auto &b : enc_.buffers())
+        gather_.add(b.data, b.size);
+    gather_.add(sealed_.data(), sealed_.size());
+    return true;
+}
+
+// STREAM: message bodies go out as they are; an empty message closes.
+bool engine_output::fill_raw_batch() {
+    size_t bytes = 0;
+    msg_t m;
+    while (!close_after_flush_ && bytes < out_size_.now() && e_.host_->pull_frame(m)) {
+        if (m.size() == 0) {
+            m.close();
+            close_after_flush_ = true;
+            break;
+        }
+        bytes += m.size();
+        in_flight_.push_back(m);
+        m.init();
+    }
+    if (!close_after_flush_ && bytes >= out_size_.now() &&
+        first_write_depends_on_more(e_.opts_.first_write, bytes))
+        more_waiting_ = host_has_frame();
+    gather_.clear();
+    for (auto &f : in_flight_)
+        gather_.add(f.data(), f.size());
+    return !in_flight_.empty();
+}
+
+void engine_output::add_heartbeats() {
+    if (pongs_.empty() && !ping_due_)
+        return;  // every batch asks; almost none has a PING or PONG to carry
+    // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
+    const int ttl_ds = std::min(e_.opts_.heartbeat_ttl / 100, 65535);
+    if (e_.tf_)
+        return add_sealed_heartbeats(static_cast<uint16_t>(ttl_ds));
+    while (!pongs_.empty() &&
+           enc_.add_pong({reinterpret_cast<const uint8_t *>(pongs_.front().data()), pongs_.front().size()}))
+        pongs_.pop_front();
+    if (ping_due_ && enc_.add_ping(static_cast<uint16_t>(ttl_ds), {}))
+        ping_due_ = false;
+}
+
+// Transform path: PING/PONG go inside protected frames with the command bit, as
+// libzmq sends them over CURVE.
+void engine_output::add_sealed_heartbeats(uint16_t ttl_ds) {
+    while (!pongs_.empty()) {
+        std::vector<uint8_t> pong{4, 'P', 'O', 'N', 'G'};
+        pong.insert(pong.end(), pongs_.front().begin(), pongs_.front().end());
+        if (!seal_command(pong))
+            break;
+        pongs_.pop_front();
+    }
+    if (ping_due_) {
+        const std::vector<uint8_t> ping{4, 'P', 'I', 'N', 'G', static_cast<uint8_t>(ttl_ds >> 8),
+                                        static_cast<uint8_t>(ttl_ds & 0xff)};
+        ping_due_ = !seal_command(ping);
+    }
+}
+
+bool engine_output::seal_command(std::span<const uint8_t> body) {
+    if (e_.tf_->seal(wire::frame_flag::command, body, sealed_) == wire::wire_error::none)
+        return true;
+    e_.fail("seal failed", 0);
+    return false;
+}
+
+// false: does not fit this batch (m untouched).  On success m is consumed:
+// closed, or kept in in_flight_ while the encoder references its body.
+bool engine_output::add_frame(msg_t &m) {
+    const bool more = m.has_more();
+    auto body = bytes_of(m);
+    const bool sub_side = e_.opts_.type == ZMQ_SUB || e_.opts_.type == ZMQ_XSUB;
+    bool ok;
+    if (e_.tf_)
+        ok = add_sealed(m);
+    else if (sub_side && !out_more_ && !more && !body.empty() && body[0] <= 1)
+        ok = enc_.add_subscription(body[0] == 1, body.subspan(1), e_.peer_version_);
+    else
+        ok = enc_.add(body, more);
+    if (!ok)
+        return false;
+    out_more_ = more;
+    if (!e_.tf_ && m.size() > wire::frame_encoder::default_copy_threshold) {
+        in_flight_.push_back(m);  // referenced by the encoder until written
+        m.init();
+    } else
+        m.close();
+    return true;
+}
+
+// Transform path: the sealed frame is appended to this batch's byte run.
+// A SUB/XSUB's subscription message (\x01/\x00 + topic) goes as a sealed
+// SUBSCRIBE/CANCEL command to a ZMTP 3.1 peer, as libzmq sends it.
+bool engine_output::add_sealed(msg_t &m) {
+    if (!sealed_.empty() && sealed_.size() + m.size() > out_size_.now())
+        return false;
+    auto body = bytes_of(m);
+    const bool sub_side = e_.opts_.type == ZMQ_SUB || e_.opts_.type == ZMQ_XSUB;
+    if (sub_side && !out_more_ && !m.has_more() && !body.empty() && body[0] <= 1 &&
+        e_.peer_version_.has_subscribe_commands()) {
+        const std::string_view name = body[0] == 1 ? "\x09" "SUBSCRIBE" : "\x06" "CANCEL";
+        std::vector<uint8_t> cmd(name.begin(), name.end());
+        cmd.insert(cmd.end(), body.begin() + 1, body.end());
+        seal_command(cmd);
+        return true;  // m is consumed by the caller either way
+    }
+    const uint8_t flags = m.has_more() ? wire::frame_flag::more : 0;
+    if (e_.tf_->seal(flags, body, sealed_) != wire::wire_error::none)
+        e_.fail("seal failed", 0);  // m is still consumed by the caller
+    return true;
+}
+
+// Sends the batch from where its bytes are (no copy).  true: all written.
+// false: the socket buffer is full (the rest goes when it is writable) or
+// the connection failed.
+bool engine_output::write_batch() {
+    // 0 = no cap: the whole gather list goes to one sendmsg when the kernel takes it.
+    const size_t cap = e_.opts_.max_transfer > 0 ? static_cast<size_t>(e_.opts_.max_transfer) : 0;
+    while (!gather_.empty()) {
+        std::error_code ec;
+        // A batch's first write: the rule's cap, or the knob's when that is smaller.
+        const size_t first = first_write_pending_ && e_.opts_.first_write > 0
+                                 ? first_write_cap(e_.opts_.first_write, gather_.pending_bytes(), more_waiting_)
+                                 : 0;
+        gather_.write_to(e_.sock_.native_handle(), first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
+        if (ec == std::errc::resource_unavailable_try_again) {
+            wait_writable();  // nothing went: the first write is still to come
+            return false;
+        }
+        first_write_pending_ = false;
+        if (ec) {
+            e_.fail("write failed", 0);
+            return false;
+        }
+    }
+    batch_written();
+    return true;
+}
+
+// Asks the host whether a frame waits behind the batch, without taking it:
+// the frame is pulled and handed straight back (engine_host::return_frame).
+bool engine_output::host_has_frame() {
+    msg_t next;
+    if (e_.stopped() || !e_.host_->pull_frame(next))
+        return false;
+    e_.host_->return_frame(next);
+    return true;
+}
+
+void engine_output::wait_writable() {
+    write_ = write_state::writable;
+    e_.sock_.async_wait(asio::socket_base::wait_write,
+                        [self = e_.shared_from_this()](const asio::error_code &ec) {
+                            auto &out = self->output_;
+                            out.write_ = write_state::idle;
+                            if (self->stopped())
+                                return;
+                            if (ec)
+                                return self->fail("write failed", 0);
+                            if (out.write_batch())
+                                out.pump();
+                        });
+}
+
+void engine_output::yield() {
+    write_ = write_state::yielded;  // nobody else writes until this turn comes
+    asio::post(e_.sock_.get_executor(), [self = e_.shared_from_this()] {
+        self->output_.write_ = write_state::idle;
+        self->output_.pump();
+    });
+}
+
+// The batch is on the wire: the encoder's staging run and the referenced
+// bodies are free again.
+void engine_output::batch_written() {
+    if (!e_.raw_)
+        enc_.consume(enc_.pending_bytes());
+    sealed_.clear();
+    release_in_flight();
+}
+
+void engine_output::release_in_flight() {
+    for (auto &m : in_flight_)
+        m.close();
+    in_flight_.clear();
+}
+
+}  // namespace zlink

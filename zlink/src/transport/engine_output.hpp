@@ -1,0 +1,92 @@
+// engine_output: the sending side of one connection (engine_t).  It pulls
+// frames from the host into a batch (small frames copied into the encoder's
+// staging run, large bodies referenced in place), writes the batch with
+// non-blocking sendmsg() calls straight from where its bytes live (the
+// gather_list), batch after batch, a bounded number per turn, and waits for
+// writability only when the socket buffer is full.  It also writes the
+// handshake's bytes, and carries the PINGs and PONGs the lifecycle queues.
+//
+// The batch is as large as out_size_ says (transport/batch_size.hpp); its
+// first write may be capped (transport/write_cap.hpp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/msg.hpp"
+#include "core/options.hpp"
+#include "transport/batch_size.hpp"
+#include "transport/engine_gather.hpp"
+#include "wire/frame_encoder.hpp"
+
+namespace zlink {
+
+class engine_t;
+
+// What the output is waiting for; anything but idle means nobody else writes.
+enum class write_state : std::uint8_t {
+    idle,       // free: pump() may fill and write a batch
+    handshake,  // handshake bytes are being written (asio::async_write)
+    writable,   // a batch waits for the socket to take more
+    yielded,    // the rest of this turn's output is posted
+};
+
+class engine_output {
+public:
+    engine_output(engine_t &engine, const options_t &opts);
+    ~engine_output();
+    engine_output(const engine_output &) = delete;
+    engine_output &operator=(const engine_output &) = delete;
+
+    // Writes batch after batch while the host has frames and the kernel takes them.
+    void pump();
+    // Sends what is queued, then stops the engine (close_after_flush()).
+    void close_when_drained() noexcept { close_after_flush_ = true; }
+
+    // Queued for the next batch: a PONG with the PING's context (bounded: a
+    // peer pinging faster than we write loses its oldest answers), a PING.
+    void queue_pong(std::span<const std::uint8_t> context);
+    void queue_ping() noexcept { ping_due_ = true; }
+
+    write_state writing() const noexcept { return write_; }
+    std::size_t batch_bytes() const noexcept { return out_size_.now(); }
+
+    static constexpr std::size_t max_pending_pongs = 16;
+
+private:
+    void write_handshake();
+    bool fill_batch();
+    bool fill_raw_batch();
+    bool add_frame(msg_t &m);
+    bool add_sealed(msg_t &m);
+    void add_heartbeats();
+    void add_sealed_heartbeats(uint16_t ttl_ds);
+    bool seal_command(std::span<const uint8_t> body);
+    bool write_batch();
+    bool host_has_frame();
+    void wait_writable();
+    void yield();
+    void batch_written();
+    void release_in_flight();
+
+    engine_t &e_;
+    wire::frame_encoder enc_;
+    batch_size out_size_;  // the next write batch's bytes
+    write_state write_ = write_state::idle;
+    // The batch's first sendmsg is still to come, and whether more frames
+    // waited behind it: they decide its cap (transport/write_cap.hpp).
+    bool first_write_pending_ = false;
+    bool more_waiting_ = false;
+    bool out_more_ = false;  // the last frame added had MORE
+    bool close_after_flush_ = false;
+    std::vector<msg_t> in_flight_;      // bodies the gather list references
+    gather_list gather_;                // the batch's unwritten bytes
+    std::vector<std::uint8_t> sealed_;  // transform: sealed frames of this batch
+    std::deque<std::string> pongs_;     // contexts of PINGs not yet answered
+    bool ping_due_ = false;
+};
+
+}  // namespace zlink

@@ -1,0 +1,70 @@
+// The engine's input side (transport/engine_input.hpp) seen through its state:
+// a read is owed exactly when the host can take frames, commands between
+// messages are handled there and never reach the host, and a body too large
+// for the chunk arrives whole.
+#include "transport/engine_input.hpp"
+
+#include <thread>
+
+#include "engine_fixtures.hpp"
+
+using namespace engine_test;
+using zlink::read_state;
+
+TEST_F(EngineRaw, AFullHostLeavesNoReadOwedAndRestartOwesOneAgain) {
+    host.capacity = 1;
+    start_null(options_for(ZMQ_PAIR));
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR") + frame_bytes("one", false) +
+                          frame_bytes("two", false) + frame_bytes("three", false));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.engine->input().blocked(); }));
+    run_until(ioc, [] { return false; }, std::chrono::milliseconds(50));
+    EXPECT_EQ(host.received.size(), 1u);
+    EXPECT_EQ(host.engine->input().reading(), read_state::idle) << "a blocked input must not read";
+    host.capacity = SIZE_MAX;
+    host.engine->restart_input();
+    ASSERT_TRUE(run_until(ioc, [&] { return host.received.size() == 3; }));
+    EXPECT_FALSE(host.engine->input().blocked());
+    // The socket is empty now: the read owed waits for readability.
+    run_until(ioc, [] { return false; }, std::chrono::milliseconds(20));
+    EXPECT_EQ(host.engine->input().reading(), read_state::owed);
+}
+
+TEST_F(EngineRaw, APingBetweenMessagesIsAnsweredAndNotDelivered) {
+    start_null(options_for(ZMQ_PAIR));
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR") + frame_bytes("a", false) +
+                          frame_bytes(std::string("\x04PING\x00\x00" "ctx", 10), false, true) +
+                          frame_bytes("b", false));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.received.size() == 2; }));
+    EXPECT_EQ(host.received[0].body, "a");
+    EXPECT_EQ(host.received[1].body, "b");
+    std::string got;
+    ASSERT_TRUE(run_until(ioc, [&] {
+        got += read_available(peer());
+        return got.find("\x04PONGctx") != std::string::npos;
+    }));
+}
+
+TEST_F(EngineRaw, AMalformedCommandFailsTheConnectionAsAProtocolError) {
+    start_null(options_for(ZMQ_PAIR));
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR") + frame_bytes("\x09", false, true));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
+    EXPECT_TRUE(host.ended->handshake_done);
+    EXPECT_TRUE(host.received.empty());
+}
+
+TEST_F(EngineRaw, ABodyLargerThanTheChunkIsReadIntoTheMessageWhole) {
+    options_t o = options_for(ZMQ_PAIR);
+    o.in_batch = o.in_batch_ceiling = 256;  // a chunk of 1 KiB
+    start_null(o);
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
+    const std::string body = pattern(200000, 7);
+    std::string wire(1, '\x02');  // long frame, no MORE
+    for (int shift = 56; shift >= 0; shift -= 8)
+        wire += static_cast<char>((body.size() >> shift) & 0xff);
+    std::thread writer([&] { write_all(peer(), wire + body); });
+    const bool got = run_until(ioc, [&] { return host.received.size() == 1; }, std::chrono::seconds(20));
+    writer.join();
+    ASSERT_TRUE(got);
+    EXPECT_TRUE(host.received[0].body == body);
+}
