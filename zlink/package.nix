@@ -42,9 +42,17 @@ let
       ) ./.)
     ];
   };
-  cmakeVersion = builtins.match ".*project\\(zlink VERSION ([0-9.]+).*" (
-    builtins.readFile ./CMakeLists.txt
-  );
+  # The version's one source, as for CMake: include/zlink.h's ZLINK_VERSION_* lines.
+  header = builtins.readFile ./include/zlink.h;
+  versionPart =
+    part:
+    let
+      found = builtins.match ".*#define ZLINK_VERSION_${part} ([0-9]+).*" header;
+    in
+    if found == null then
+      throw "zlink/include/zlink.h: no ZLINK_VERSION_${part}"
+    else
+      builtins.head found;
   testbedName = if withCurve then "zlink" else "zlink-nocurve";
   # The registered flavours' flags, from the file ./testbed setup reads too.
   pins = (builtins.fromTOML (builtins.readFile ../baselines/pins.toml)).zlink;
@@ -52,7 +60,13 @@ let
 in
 stdenv.mkDerivation (finalAttrs: {
   pname = testbedName;
-  version = if cmakeVersion == null then "unknown" else builtins.head cmakeVersion;
+  version = builtins.concatStringsSep "." (
+    map versionPart [
+      "MAJOR"
+      "MINOR"
+      "PATCH"
+    ]
+  );
   inherit src doCheck;
 
   # python3: with tests on (the zlink-tests check) the configure needs Python 3

@@ -184,3 +184,25 @@ def test_event_loop_and_kernel_failures_fail_the_command(fake_suites, capsys):
     assert test_cmd.main(_args(only=["zlink-kernel"])) == 1
     out = capsys.readouterr().out
     assert "event-loops epoll zlink: 1 passed, 1 failed" in out and "zlink-kernel: 0 passed, 1 failed" in out
+
+
+def test_gcc14_suite_is_opt_in_and_counts_the_scripts_closing_line(fake_suites, monkeypatch, tmp_path,
+                                                                   capsys):
+    assert "gcc14" not in test_cmd._selected(_args())
+    script = tmp_path / "gcc14.sh"
+    monkeypatch.setattr(test_cmd.gcc14, "SCRIPT", script)
+    # The regex reaches the script; its own closing line is what counts.
+    script.write_text('echo "regex=$GCC14_CTEST_REGEX"; echo "1290 passed, 3 failed"; exit 1\n')
+    assert test_cmd.main(_args(only=["gcc14"], ctest_regex="interop")) == 1
+    out = capsys.readouterr().out
+    assert "regex=interop" in out and "gcc14: 1290 passed, 3 failed" in out
+    # A script that stops before its counts (the root could not be made) is a failure,
+    # and so is a non-zero exit with nothing counted as failed.
+    script.write_text('echo "debootstrap failed"; exit 1\n')
+    assert test_cmd.main(_args(only=["gcc14"])) == 1
+    assert "stopped (exit 1) before its counts" in capsys.readouterr().out
+    script.write_text('echo "5 passed, 0 failed"; exit 2\n')
+    assert test_cmd.main(_args(only=["gcc14"])) == 1
+    assert "gcc14: 5 passed, 1 failed (nix/offline/gcc14.sh exited 2)" in capsys.readouterr().out
+    script.write_text('echo "5 passed, 0 failed"\n')
+    assert test_cmd.main(_args(only=["gcc14"])) == 0

@@ -127,6 +127,36 @@ nix run -L "${over[@]}" "$work/flake#experiment-noise-floor" -- --profile quick
 find results -name results.jsonl | grep -q . || { echo "no results/**/results.jsonl written in the caller's directory" >&2; exit 1; }
 pass "nix run .#experiment-noise-floor wrote $(find results -name results.jsonl | head -n1)"
 
+# --- the dev shell end to end (NIX_CHECK_FULL=1 or NIX_CHECK_DEVELOP=1): entering it
+#     builds all four library flavours and their benches (TESTBED_PREBUILT), so CI
+#     only evaluates it. Inside it, in a checkout of the flake, `./testbed setup` must
+#     build nothing and `./testbed run batch-sweep --profile quick` must complete.
+#     The caller's environment is emptied and its PATH holds only `nix` (`nix develop`
+#     appends the caller's PATH to the shell's): every other tool setup and the run use
+#     must come from the shell, not from the host's /usr/bin.
+if [ "${NIX_CHECK_FULL:-}" = 1 ] || [ "${NIX_CHECK_DEVELOP:-}" = 1 ]; then
+  step "nix develop (caller's PATH: nix only): ./testbed setup, ./testbed run batch-sweep --profile quick"
+  mkdir -p "$work/user-bin" "$work/home"
+  printf '#!/bin/sh\nexec %q --library-path %q --argv0 nix %q "$@"\n' "$nix_loader" "$nix_libs" \
+    "$nix_root/usr/bin/nix" > "$work/user-bin/nix"
+  chmod +x "$work/user-bin/nix"
+  cd "$work/flake"
+  # shellcheck disable=SC2016 # the script expands inside the dev shell
+  env -i PATH="$work/user-bin" HOME="$work/home" NIX_CONFIG="$NIX_CONFIG" TERM=dumb \
+    "$work/user-bin/nix" develop -L "${over[@]}" . --command bash -euc '
+    echo "in the dev shell: CC=$CC CXX=$CXX TESTBED_PREBUILT=$TESTBED_PREBUILT"
+    for tool in gcc g++ cmake python3 perf inferno-flamegraph; do
+      printf "  %s: %s\n" "$tool" "$(command -v "$tool" || echo MISSING)"
+    done
+    [ "$CC" = gcc ] && [ "$CXX" = g++ ] && [ -n "$TESTBED_PREBUILT" ]
+    ./testbed setup
+    # With TESTBED_PREBUILT setup uses the Nix-built prefixes: no library build of its own.
+    if [ -d build/libs ]; then echo "setup built libraries in build/libs despite TESTBED_PREBUILT" >&2; exit 1; fi
+    ./testbed run batch-sweep --profile quick
+    find results -name results.jsonl | grep -q .'
+  pass "nix develop: ./testbed setup built nothing; run batch-sweep --profile quick wrote results"
+fi
+
 cd "$repo"
 lock_after="$(sha256sum flake.lock)"
 [ "$lock_before" = "$lock_after" ] || { echo "flake.lock changed during the check" >&2; exit 1; }

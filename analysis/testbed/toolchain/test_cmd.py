@@ -15,6 +15,7 @@ from pathlib import Path
 
 from testbed.toolchain import (
     event_loops,
+    gcc14,
     libraries,
     libzmq_suite,
     pyzmq_suite,
@@ -35,7 +36,7 @@ from testbed.toolchain.suites import (
 )
 
 SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "sanitize",
-          "tsan", "fuzz", "pytest")
+          "tsan", "fuzz", "gcc14", "pytest")
 DEFAULT_SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "pytest")
 DEFAULT_FUZZ_SECONDS = 30
 
@@ -50,7 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "event-loops = ZMQ_FD/ZMQ_EVENTS under epoll and zmq.asyncio on each library, "
                              "libzmq 4.3.5 the oracle (baselines/event-loops); zlink-kernel = the "
                              "notebook tests with Jupyter kernels on pyzmq built on zlink; "
-                             "pytest = analysis/tests")
+                             "gcc14 = libzmq, zlink and bench built and zlink's ctest run with Debian "
+                             "trixie's GCC 14 and Python 3.13 (nix/offline/gcc14.sh; root; not in the "
+                             "default run); pytest = analysis/tests")
     parser.add_argument("--tsan-scope", choices=("all", "threads"), default="all",
                         help="tsan suite: all = every zlink test; threads = only the test programs "
                              f"that drive zlink's threads hardest ({', '.join(TSAN_THREAD_TARGETS[:-1])}): "
@@ -298,6 +301,8 @@ def main(args: argparse.Namespace) -> int:
     if "zlink-kernel" in selected:
         progress.step("the notebook tests through Jupyter kernels on pyzmq built on zlink")
         results.append(timed("zlink-kernel", lambda: zlink_kernel.run(args.expr, progress)))
+    if "gcc14" in selected:
+        results.append(timed("gcc14", lambda: gcc14.run(args.ctest_regex, progress)))
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
         results.append(timed("pytest", lambda: run_pytest(args.expr)))

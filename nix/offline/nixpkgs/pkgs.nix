@@ -380,6 +380,12 @@ let
       shellcheck
       ;
     callPackage = callPackageWith pkgs;
+    # `nix develop` starts its shell with the flake's nixpkgs#bashInteractive (and
+    # fails without one when the caller's PATH has no bash).
+    bashInteractive = hostPackage {
+      pname = "bash-interactive";
+      bins = [ "bash" ];
+    };
     cmake = hostPackage {
       pname = "cmake";
       bins = [
