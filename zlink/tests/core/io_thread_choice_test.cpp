@@ -5,6 +5,8 @@
 // Observed from outside: the voluntary context switches of each "zlink/IO/N" thread
 // while two connections carry round trips.
 #include <gtest/gtest.h>
+
+#include <cstdio>
 #include <sched.h>
 
 #include <dirent.h>
@@ -109,9 +111,14 @@ TEST_F(IoThreadChoice, OneCpuKeepsEveryConnectionOnOneIoThread) {
     ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // the IO threads inherit it
     auto sw = round_trips_over_two_connections();
     ASSERT_EQ(sw.size(), 2u);
-    // Each round trip wakes the IO thread that carries both connections about twice;
-    // the other one must stay asleep (a few wakes: its command mailbox).
-    EXPECT_GE(sw["zlink/IO/0"] + sw["zlink/IO/1"], 2000);
+    // The IO thread that carries both connections sleeps and wakes for the traffic
+    // (how often per round trip depends on the scheduler: 0.3-1.8 seen here, so the floor
+    // only proves the counters saw the traffic); the other one must stay asleep (a
+    // few wakes: its command mailbox). Spread over both, each wakes hundreds of times.
+    std::printf("voluntary switches over 2000 round trips: IO/0 %d, IO/1 %d\n",
+                static_cast<int>(sw["zlink/IO/0"]), static_cast<int>(sw["zlink/IO/1"]));
+    EXPECT_GE(std::max(sw["zlink/IO/0"], sw["zlink/IO/1"]), 200)
+        << "IO/0 " << sw["zlink/IO/0"] << ", IO/1 " << sw["zlink/IO/1"];
     EXPECT_LE(std::min(sw["zlink/IO/0"], sw["zlink/IO/1"]), 50)
         << "IO/0 " << sw["zlink/IO/0"] << ", IO/1 " << sw["zlink/IO/1"];
 }
