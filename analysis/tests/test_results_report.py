@@ -258,3 +258,22 @@ def test_the_summary_states_the_median_within_cell_spread(tmp_path, cv):
     for lib in ("libzmq-4.3.5", "zlink"):
         for metric in ("Throughput", "Latency p50"):
             assert 0.5 * 100 * cv < _median_cv(text, metric, lib) < 1.6 * 100 * cv
+
+
+def test_the_index_answer_is_the_reports_own_summary(tmp_path):
+    from testbed.results import regenerate
+    md = tmp_path / "report.md"
+    md.write_text("\n".join([
+        "# x", "> q?", "## Run", "| a | b |", "## Summary", "", "### zlink vs libzmq-4.3.5", "",
+        "| Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |", "|---|---|---|---|---|---|---|",
+        "| Throughput | 61 | 0 | 0 | 47 | 56% | 108 |", "| Latency p50 | 35 | 1 | 0 | 72 | 33% | 108 |", "",
+        "| Pattern | Transport | Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |",
+        "| PAIR | tcp | Throughput | 9 | 0 | 0 | 3 | 75% | 12 |", "",
+        "### A/A calibration", "",
+        "This run holds 120 A/A comparisons (throughput and p50 latency), 120 with enough repetitions "
+        "to judge; 2 were called FAST or SLOW (2%): within the nominal 5%.",
+        "## PATTERN: PAIR", "| Throughput | 1 | 2 | 3 | 4 | 5% | 6 |"]))
+    answer = regenerate._answer(md)
+    assert answer == ("zlink vs libzmq-4.3.5: Throughput 61 FAST, 0 SLOW, 0 SAME, 47 AMBIGUOUS of 108; "
+                      "Latency p50 35 FAST, 1 SLOW, 0 SAME, 72 AMBIGUOUS of 108<br>"
+                      "A/A: 2 of 120 called FAST/SLOW (2%)")

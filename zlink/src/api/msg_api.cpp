@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "api/boundary.hpp"
+#include "api/handles.hpp"
 #include "core/msg.hpp"
 #include "core/socket_base.hpp"
 #include "zmq.h"
@@ -15,6 +16,9 @@ using zlink::api::guarded;
 static_assert(sizeof(msg_t) <= sizeof(zmq_msg_t));
 static_assert(alignof(msg_t) <= alignof(zmq_msg_t));
 
+using zlink::api::as_socket;
+using zlink::api::size_result;
+
 namespace {
 
 msg_t *as_msg(zmq_msg_t *m) {
@@ -23,20 +27,6 @@ msg_t *as_msg(zmq_msg_t *m) {
     return reinterpret_cast<msg_t *>(m);
 }
 const msg_t *as_msg(const zmq_msg_t *m) { return as_msg(const_cast<zmq_msg_t *>(m)); }
-
-socket_base_t *as_socket(void *s) {
-    auto *sock = static_cast<socket_base_t *>(s);
-    if (!socket_base_t::is_live(sock)) {
-        errno = ENOTSOCK;
-        return nullptr;
-    }
-    return sock;
-}
-
-// Sizes are reported as int; a body over 2 GiB reports INT_MAX (as libzmq).
-int size_result(size_t n) {
-    return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
-}
 
 }  // namespace
 

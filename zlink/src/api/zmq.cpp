@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "api/boundary.hpp"
+#include "api/handles.hpp"
 #include "core/ctx.hpp"
 #include "core/msg.hpp"
 #include "core/socket_base.hpp"
@@ -18,6 +19,9 @@ using zlink::ctx_t;
 using zlink::msg_t;
 using zlink::socket_base_t;
 using zlink::api::guarded;
+
+using zlink::api::as_socket;
+using zlink::api::size_result;
 
 namespace {
 
@@ -28,20 +32,6 @@ ctx_t *as_ctx(void *c) {
         return nullptr;
     }
     return ctx;
-}
-
-socket_base_t *as_socket(void *s) {
-    auto *sock = static_cast<socket_base_t *>(s);
-    if (!socket_base_t::is_live(sock)) {
-        errno = ENOTSOCK;
-        return nullptr;
-    }
-    return sock;
-}
-
-// Sizes are reported as int; a body over 2 GiB reports INT_MAX (as libzmq).
-int size_result(size_t n) {
-    return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
 }
 
 }  // namespace

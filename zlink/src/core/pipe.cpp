@@ -205,6 +205,14 @@ void pipe_t::rollback() {
         m.close();
 }
 
+void pipe_t::write_routing_id(const std::string &id) {
+    msg_t m;
+    m.init_buffer(id.data(), id.size());
+    m.set_flags(msg_t::routing_id);
+    write(m);
+    flush();
+}
+
 void pipe_t::flush() {
     if (state_ == st_done)
         return;

@@ -85,6 +85,9 @@ public:
     bool write(msg_t &msg);
     void rollback();
     void flush();
+    // Writes and flushes `id` as this side's routing id (the first message of a
+    // new pipe written by an in-process peer, see the header comment).
+    void write_routing_id(const std::string &id);
     // Why an end is terminated; its peer learns it with the pipe_term command.
     // owner_closing: the owner is in zmq_close, which stops the owner's IO
     // objects (sessions) right after ending its pipes, so a session whose pipe

@@ -249,60 +249,53 @@ int socket_base_t::recv(msg_t &msg, int flags) {
 
 // ---- endpoints: through the transport table (core/transport.hpp) ----
 
-int socket_base_t::bind(const char *text) {
+// The four endpoint calls share one frame: pending commands first (a socket
+// that is closing refuses), the text parsed into an endpoint and its transport,
+// the transport's own step, then the ZMQ_FD wake-up below.
+template <typename Step>
+int socket_base_t::through_transport(const char *text, Step step) {
     if (process_commands(0) != 0)
         return -1;
     endpoint_t ep;
     const transport *tr = nullptr;
     if (parse_endpoint(text, ep, tr) != 0)
         return -1;
-    std::string resolved;
-    if (tr->bind(*this, ep, text, resolved) != 0)
+    if (step(*tr, ep) != 0)
         return -1;
     signal_endpoint_change(*tr);
+    return 0;
+}
+
+int socket_base_t::bind(const char *text) {
+    std::string resolved;
+    if (through_transport(text, [&](const transport &tr, const endpoint_t &ep) {
+            return tr.bind(*this, ep, text, resolved);
+        }) != 0)
+        return -1;
     options.last_endpoint.swap(resolved);  // no allocation: the bind is done
     return 0;
 }
 
 int socket_base_t::connect(const char *text) {
-    if (process_commands(0) != 0)
+    if (through_transport(text, [&](const transport &tr, const endpoint_t &ep) {
+            return tr.connect(*this, ep, text);
+        }) != 0)
         return -1;
-    endpoint_t ep;
-    const transport *tr = nullptr;
-    if (parse_endpoint(text, ep, tr) != 0)
-        return -1;
-    if (tr->connect(*this, ep, text) != 0)
-        return -1;
-    signal_endpoint_change(*tr);
     options.connect_routing_id.clear();  // consumed by this connect
     options.last_endpoint = text;
     return 0;
 }
 
 int socket_base_t::unbind(const char *text) {
-    if (process_commands(0) != 0)
-        return -1;
-    endpoint_t ep;
-    const transport *tr = nullptr;
-    if (parse_endpoint(text, ep, tr) != 0)
-        return -1;
-    if (tr->unbind(*this, ep, text) != 0)
-        return -1;
-    signal_endpoint_change(*tr);
-    return 0;
+    return through_transport(text, [&](const transport &tr, const endpoint_t &ep) {
+        return tr.unbind(*this, ep, text);
+    });
 }
 
 int socket_base_t::disconnect(const char *text) {
-    if (process_commands(0) != 0)
-        return -1;
-    endpoint_t ep;
-    const transport *tr = nullptr;
-    if (parse_endpoint(text, ep, tr) != 0)
-        return -1;
-    if (tr->disconnect(*this, ep, text) != 0)
-        return -1;
-    signal_endpoint_change(*tr);
-    return 0;
+    return through_transport(text, [&](const transport &tr, const endpoint_t &ep) {
+        return tr.disconnect(*this, ep, text);
+    });
 }
 
 // libzmq's bind/connect/unbind/disconnect on tcp and ipc send the socket

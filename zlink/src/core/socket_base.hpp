@@ -153,6 +153,8 @@ private:
     int process_commands_throttled();
     // Makes ZMQ_FD readable after an endpoint change, as in libzmq (see .cpp).
     void signal_endpoint_change(const transport &tr);
+    template <typename Step>
+    int through_transport(const char *text, Step step);
 
     ctx_t *ctx_;
     mailbox mailbox_;

@@ -9,15 +9,6 @@ namespace zlink {
 
 namespace {
 
-// First message of a new pipe: this side's routing id (see core/pipe.hpp).
-void send_routing_id(pipe_t *p, const std::string &id) {
-    msg_t m;
-    m.init_buffer(id.data(), id.size());
-    m.set_flags(msg_t::routing_id);
-    p->write(m);
-    p->flush();
-}
-
 // Unlimited when either side is unlimited.
 int sum_hwm(int a, int b) { return (a == 0 || b == 0) ? 0 : a + b; }
 
@@ -52,8 +43,8 @@ pipe_t *pair_with_binder(socket_base_t &s, const ctx_t::inproc_binder &binder) {
     pp.b->peer_routing_id = o.routing_id;
     pp.b->peer_socket_type = o.type;
     pp.a->routing_id = o.connect_routing_id;
-    send_routing_id(pp.a, o.routing_id);
-    send_routing_id(pp.b, po.routing_id);  // b not handed out yet
+    pp.a->write_routing_id(o.routing_id);
+    pp.b->write_routing_id(po.routing_id);  // b not handed out yet
     attach_to(peer, pp.b);
     return pp.a;
 }
@@ -66,7 +57,7 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
     auto pp = pipe_t::create_pair(&s.commands(), fwd, o.sndhwm, o.rcvhwm, o.conflate_out(),
                                   o.conflate_in());
     pp.a->routing_id = o.connect_routing_id;
-    send_routing_id(pp.a, o.routing_id);
+    pp.a->write_routing_id(o.routing_id);
     ctx_t::pending_connect pending{&s, pp.b, o, fwd};
     // Bound in between: attach there instead (under the context lock).
     ctx->connect_inproc(name, &pending, [&](const ctx_t::inproc_binder &binder) {
@@ -75,7 +66,7 @@ void connect_pending(socket_base_t &s, const std::string &name, const std::strin
         share_hwms(pp.b, o, binder.opts);
         pp.b->set_hwms_after_bind(sum_hwm(o.rcvhwm, binder.opts.sndhwm),
                                   sum_hwm(o.sndhwm, binder.opts.rcvhwm));
-        send_routing_id(pp.b, binder.opts.routing_id);
+        pp.b->write_routing_id(binder.opts.routing_id);
         pp.b->peer_routing_id = o.routing_id;
         pp.b->peer_socket_type = o.type;
         attach_to(late, pp.b);
@@ -109,7 +100,7 @@ int inproc_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::st
         p.bind_end->set_hwms_after_bind(sum_hwm(co.rcvhwm, bo.sndhwm), sum_hwm(co.sndhwm, bo.rcvhwm));
         p.bind_end->peer_routing_id = p.connecter_opts.routing_id;
         p.bind_end->peer_socket_type = p.connecter_opts.type;
-        send_routing_id(p.bind_end, s.opts().routing_id);
+        p.bind_end->write_routing_id(s.opts().routing_id);
         s.attach_pipe(p.bind_end, false);
     }
     return 0;

@@ -6,18 +6,6 @@
 
 namespace zlink {
 
-namespace {
-
-void send_routing_id(pipe_t *p, const std::string &id) {
-    msg_t m;
-    m.init_buffer(id.data(), id.size());
-    m.set_flags(msg_t::routing_id);
-    p->write(m);
-    p->flush();
-}
-
-}  // namespace
-
 zap_client *zap_client::connect(ctx_t &ctx, executor *session_thread, zap_listener &listener) {
     // Under the context lock (ctx_t::connect_inproc): the handler cannot be
     // reaped between finding it and posting the pipe to it.
@@ -30,8 +18,8 @@ zap_client *zap_client::connect(ctx_t &ctx, executor *session_thread, zap_listen
         client = new zap_client(pp.a, listener);
         pp.a->set_sink(client);
         pp.b->peer_socket_type = ZMQ_DEALER;  // what the handler sees asking: a plain requester
-        send_routing_id(pp.a, std::string());
-        send_routing_id(pp.b, handler.opts.routing_id);
+        pp.a->write_routing_id(std::string());
+        pp.b->write_routing_id(handler.opts.routing_id);
         peer->commands().post(command{command_kind::attach_pipe, pp.b, peer, nullptr, 0});
     });
     return client;

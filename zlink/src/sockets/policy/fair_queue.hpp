@@ -12,10 +12,9 @@
 // last frame (MORE clear), which gives multipart atomicity.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
-#include <utility>
-#include <vector>
+
+#include "pipe_rotation.hpp"
 
 namespace zlink {
 
@@ -23,32 +22,13 @@ template <class Pipe>
 class fair_queue {
 public:
     // A new pipe starts active: it may already hold messages.
-    void attach(Pipe *p) {
-        pipes_.push_back(p);
-        std::swap(pipes_.back(), pipes_[active_]);
-        ++active_;
-    }
+    void attach(Pipe *p) { pipes_.add(p); }
 
     // The pipe had run dry and now has data again.
-    void activated(Pipe *p) {
-        const std::size_t i = index_of(p);
-        if (i < active_ || i == pipes_.size()) return;
-        std::swap(pipes_[i], pipes_[active_]);
-        ++active_;
-    }
+    void activated(Pipe *p) { pipes_.activate(p); }
 
     void terminated(Pipe *p) {
-        std::size_t i = index_of(p);
-        if (i == pipes_.size()) return;
-        if (i < active_) {
-            --active_;
-            std::swap(pipes_[i], pipes_[active_]);
-            // If the current pipe was the one swapped into slot i, follow it,
-            // so an unrelated termination never switches pipes mid-message.
-            if (current_ == active_) current_ = (i < active_) ? i : 0;
-            i = active_;
-        }
-        pipes_.erase(pipes_.begin() + static_cast<std::ptrdiff_t>(i));
+        pipes_.remove(p);
         if (p == last_in_) last_in_ = nullptr;
         if (more_ && p == reading_) more_ = false;  // the rest of that message is gone
     }
@@ -57,15 +37,15 @@ public:
     // Returns false (caller reports EAGAIN) when no pipe has a message.
     template <class Msg>
     bool recv(Msg &m, Pipe **from = nullptr) {
-        while (active_ > 0) {
-            Pipe *p = pipes_[current_];
+        while (pipes_.any_active()) {
+            Pipe *p = pipes_.current();
             if (p->read(m)) {
                 if (from != nullptr) *from = p;
                 more_ = m.has_more();
                 reading_ = p;
                 if (!more_) {
                     last_in_ = p;
-                    current_ = (current_ + 1) % active_;
+                    pipes_.advance();
                 }
                 return true;
             }
@@ -76,8 +56,8 @@ public:
 
     bool has_in() {
         if (more_) return true;
-        while (active_ > 0) {
-            if (pipes_[current_]->check_read()) return true;
+        while (pipes_.any_active()) {
+            if (pipes_.current()->check_read()) return true;
             deactivate_current();
         }
         return false;
@@ -88,21 +68,14 @@ public:
     std::size_t size() const { return pipes_.size(); }
 
 private:
-    std::size_t index_of(Pipe *p) const {
-        return static_cast<std::size_t>(std::find(pipes_.begin(), pipes_.end(), p) - pipes_.begin());
-    }
-    // The pipe at current_ is dry: move it out of the active zone. A pipe
-    // cannot run dry mid-message (messages arrive whole), so more_ resets.
+    // The current pipe is dry. A pipe cannot run dry mid-message (messages
+    // arrive whole), so more_ resets.
     void deactivate_current() {
         more_ = false;
-        --active_;
-        std::swap(pipes_[current_], pipes_[active_]);
-        if (current_ == active_) current_ = 0;
+        pipes_.deactivate_current();
     }
 
-    std::vector<Pipe *> pipes_;   // [0, active_) may have data; the rest are dry
-    std::size_t active_ = 0;
-    std::size_t current_ = 0;
+    pipe_rotation<Pipe> pipes_;
     bool more_ = false;           // inside a multipart message from reading_
     Pipe *reading_ = nullptr;
     Pipe *last_in_ = nullptr;

@@ -14,10 +14,9 @@
 // messages are never split between pipes or truncated by HWM.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
-#include <utility>
-#include <vector>
+
+#include "pipe_rotation.hpp"
 
 namespace zlink {
 
@@ -26,32 +25,17 @@ enum class send_result { sent, again };
 template <class Pipe>
 class load_balance {
 public:
-    void attach(Pipe *p) {
-        pipes_.push_back(p);
-        activated(p);
-    }
+    // A new pipe starts active: it may have room.
+    void attach(Pipe *p) { pipes_.add(p); }
 
-    // The pipe has room again (or is new).
-    void activated(Pipe *p) {
-        const std::size_t i = index_of(p);
-        if (i < active_ || i == pipes_.size()) return;
-        std::swap(pipes_[i], pipes_[active_]);
-        ++active_;
-    }
+    // The pipe has room again.
+    void activated(Pipe *p) { pipes_.activate(p); }
 
     void terminated(Pipe *p) {
-        std::size_t i = index_of(p);
-        if (i == pipes_.size()) return;
         // Losing the pipe mid-message: drop the remaining frames rather than
         // deliver a truncated message elsewhere.
-        if (more_ && i == current_) dropping_ = true;
-        if (i < active_) {
-            --active_;
-            std::swap(pipes_[i], pipes_[active_]);
-            if (current_ == active_) current_ = (i < active_) ? i : 0;
-            i = active_;
-        }
-        pipes_.erase(pipes_.begin() + static_cast<std::ptrdiff_t>(i));
+        if (more_ && pipes_.is_current(p)) dropping_ = true;
+        pipes_.remove(p);
     }
 
     // Sends one frame. `again` means no pipe can take it now (the caller blocks
@@ -66,15 +50,15 @@ public:
             drop(m);
             return send_result::sent;
         }
-        while (active_ > 0) {
-            Pipe *p = pipes_[current_];
+        while (pipes_.any_active()) {
+            Pipe *p = pipes_.current();
             const bool frame_more = m.has_more();
             if (p->write(m)) {
                 if (to != nullptr) *to = p;
                 more_ = frame_more;
                 if (!more_) {
                     p->flush();
-                    current_ = (current_ + 1) % active_;
+                    pipes_.advance();
                 }
                 return send_result::sent;
             }
@@ -87,16 +71,16 @@ public:
                 drop(m);
                 return send_result::sent;
             }
-            deactivate_current();
+            pipes_.deactivate_current();
         }
         return send_result::again;
     }
 
     bool has_out() {
         if (more_) return true;
-        while (active_ > 0) {
-            if (pipes_[current_]->check_write()) return true;
-            deactivate_current();
+        while (pipes_.any_active()) {
+            if (pipes_.current()->check_write()) return true;
+            pipes_.deactivate_current();
         }
         return false;
     }
@@ -104,19 +88,8 @@ public:
     std::size_t size() const { return pipes_.size(); }
 
 private:
-    std::size_t index_of(Pipe *p) const {
-        return static_cast<std::size_t>(std::find(pipes_.begin(), pipes_.end(), p) - pipes_.begin());
-    }
-    void deactivate_current() {
-        --active_;
-        std::swap(pipes_[current_], pipes_[active_]);
-        if (current_ == active_) current_ = 0;
-    }
-
-    std::vector<Pipe *> pipes_;  // [0, active_) have room
-    std::size_t active_ = 0;
-    std::size_t current_ = 0;
-    bool more_ = false;          // inside a multipart message on pipes_[current_]
+    pipe_rotation<Pipe> pipes_;
+    bool more_ = false;          // inside a multipart message on the current pipe
     bool dropping_ = false;      // discarding the rest of a message
 };
 
