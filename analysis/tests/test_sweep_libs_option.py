@@ -51,3 +51,16 @@ def test_report_header_names_the_commit():
     assert rows["library `zlink@HEAD~1`"] == ("zlink@HEAD~1 0.1 at commit `0123456789ab` build `b1` "
                                               "(reference)")
     assert rows["library `zlink`"] == "zlink 0.1 build `b2` (candidate)"
+
+
+def test_experiment_toml_names_a_revision_in_use_and_aliases(tmp_path):
+    text = config.experiment_path("scorecard").read_text().replace(
+        'use = ["libzmq-4.3.5", "zlink"]\nreference = "libzmq-4.3.5"',
+        'use = ["before", "zlink"]\nreference = "before"\n[libraries.aliases]\nbefore = "zlink@main~3"')
+    path = tmp_path / "experiment.toml"
+    path.write_text(text)
+    exp = config.load(path, "quick", REGISTERED)
+    assert [(e.label, e.name) for e in exp.libraries] == [("before", "zlink@main~3"), ("zlink", "zlink")]
+    path.write_text(text.replace('before = "zlink@main~3"', 'before = "libzmq@"'))
+    with pytest.raises(ExperimentError, match=r"libraries.aliases.before: unknown library 'libzmq@'"):
+        config.load(path, "quick", REGISTERED)
