@@ -142,3 +142,21 @@ def test_a_second_experiment_file_uses_its_folders_notebook(tmp_path):
     assert notebook_exec.notebook_for("scorecard", run, books) == books / "scorecard.ipynb"
     (run / "manifest.json").write_text(json.dumps({"experiment_source": "experiments/nowhere/x.toml"}))
     assert notebook_exec.notebook_for("x", run, books) == books / "x.ipynb"  # missing: execute() says so
+
+
+def test_an_experiment_file_outside_experiments_gets_the_template_notebook(tmp_path, monkeypatch):
+    """A before/after run from a toml in /tmp has no notebook of its own: render() runs
+    the template's notebook under the run's experiment name instead of failing."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"experiment_source": "/tmp/ab.toml"}))
+    seen = {}
+
+    def fake_execute(path, params, cwd=None):
+        seen["text"] = path.read_text()
+        return nbformat.v4.new_notebook()
+
+    monkeypatch.setattr(notebook_exec, "execute", fake_execute)
+    out = notebook_exec.render("engine-ab", run, tmp_path / "out.html", tmp_path / "no-notebooks")
+    assert out.is_file()
+    assert 'EXPERIMENT = \\"engine-ab\\"' in seen["text"]

@@ -20,7 +20,7 @@ from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from testbed import paths
-from testbed.results import notebook_kernel
+from testbed.results import notebook_gen, notebook_kernel
 
 HTML_NAME = "notebook.html"
 CROSS_RUN_HTML = "compare-runs.html"
@@ -145,9 +145,16 @@ def notebook_for(experiment: str, run_dir: Path, notebooks_dir: Path | None = No
 
 
 def render(experiment: str, run_dir: Path, out: Path, notebooks_dir: Path | None = None) -> Path:
-    """Execute the experiment's notebook on run_dir and write its HTML to `out`."""
-    nb = execute(notebook_for(experiment, run_dir, notebooks_dir), {"RUN": _shown(run_dir)},
-                 cwd=paths.REPO_ROOT)
+    """Execute the experiment's notebook on run_dir and write its HTML to `out`. A run
+    of an experiment file outside experiments/ (e.g. a before/after made in /tmp) has
+    no notebook of its own: it gets the one every experiment notebook is generated
+    from (results/notebook_gen.py), under its own name."""
+    path = notebook_for(experiment, run_dir, notebooks_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        if not path.is_file():
+            path = Path(tmp) / f"{experiment}.ipynb"
+            nbformat.write(notebook_gen.experiment_notebook(experiment), path)
+        nb = execute(path, {"RUN": _shown(run_dir)}, cwd=paths.REPO_ROOT)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(to_html(nb, f"{experiment} · {Path(run_dir).name}"))
     return out
