@@ -48,7 +48,8 @@ in
     cd analysis && python -m pytest -q -p no:cacheprovider \
       --ignore=tests/test_toolchain_sources.py \
       --ignore=tests/test_toolchain_zlink_revision.py \
-      --deselect tests/test_sweep_run.py::test_libs_option_runs_zlink_at_a_revision_and_records_its_commit \
+      --deselect \
+        tests/test_sweep_run.py::test_libs_option_runs_zlink_at_a_revision_and_records_its_commit \
       --ignore=tests/test_toolchain_curve.py \
       --ignore=tests/test_toolchain_libraries.py \
       --deselect tests/test_libzmq_suite.py::test_three_real_tests_pass_against_libzmq \
