@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from fixtures.factory import ALIAS, CAND, REF, make_run, tidy_pair
-from testbed.results import compare, load, stats
+from testbed.results import compare, load
+from testbed.stats import stats
 
 
 def _noisy(center, n=5, cv=0.01, seed=0):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from testbed.results import decide as d
+from testbed.stats import decide as d
 
 TRIALS = 1000
 

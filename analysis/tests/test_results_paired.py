@@ -10,8 +10,8 @@ from scipy import stats as sps
 
 from fixtures.factory import tidy_pair
 from testbed.results import compare
-from testbed.results import decide as d
-from testbed.results import signed_rank as sr
+from testbed.stats import decide as d
+from testbed.stats import signed_rank as sr
 
 SIMULATIONS = 400
 

@@ -42,7 +42,7 @@ class FakeDecide:
         self.paired_plan: bool | None = None
 
     def module(self) -> types.ModuleType:
-        mod = types.ModuleType("testbed.results.decide")
+        mod = types.ModuleType("testbed.stats.decide")
         mod.decide_repetitions, mod.min_samples = self.decide, lambda confidence: self.needed
         mod.adaptive_design = self.adaptive_design
         return mod
@@ -82,7 +82,7 @@ def run(tmp_path, monkeypatch, fake: FakeDecide, exp, *extra: str) -> int:
         if not (tmp_path / "libs.json").exists() else tmp_path / "libs.json"
     monkeypatch.setenv("TESTBED_PREBUILT", str(listing))
     monkeypatch.setenv("CI", "true")
-    monkeypatch.setitem(sys.modules, "testbed.results.decide", fake.module())
+    monkeypatch.setitem(sys.modules, "testbed.stats.decide", fake.module())
     parser = argparse.ArgumentParser()
     run_cmd.add_arguments(parser)
     args = parser.parse_args([str(exp), "--out", str(tmp_path / "out"), "--no-report",
@@ -236,9 +236,9 @@ def test_calibration_gives_every_library_the_reference_count(tmp_path, monkeypat
 
 
 def test_with_the_stats_piece_decide_a_large_effect_is_decided_at_the_first_look(tmp_path, monkeypatch):
-    """No fake here: the real testbed.results.decide judges fake benches whose zlink is
+    """No fake here: the real testbed.stats.decide judges fake benches whose zlink is
     2x faster (and 20% quicker to answer) than libzmq, with 1% noise."""
-    from testbed.results import decide as real
+    from testbed.stats import decide as real
     fakes = {lib: {**figures, "fake_noise": 0.01} for lib, figures in FAKES.items()}
     make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, fakes)
     exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 12")
@@ -268,7 +268,7 @@ def test_with_p99_in_stop_on_the_loop_judges_each_repetitions_p99_paired(tmp_pat
     (30 vs 20 us). With [run].stop_on naming p99_latency the loop judges the per-
     repetition p99 by the paired test, records it, the sweep's summary counts it, and
     ./testbed rejudge reproduces it. Removing the p99 path anywhere on the way fails here."""
-    from testbed.results import decide as real
+    from testbed.stats import decide as real
     from testbed.results import rejudge
     fakes = {lib: {**figures, "fake_noise": 0.01, "fake_p99_us": 20.0 if lib == "libzmq-4.3.5" else 30.0}
              for lib, figures in FAKES.items()}

@@ -27,7 +27,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from . import decide, schema, stats
+from testbed.stats import decide, stats
+
+from . import schema
 from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, LookPlan, RunManifest, reference_library
 
 POINT_THRESHOLD = 0.05      # published single figures: no interval, so demand a larger gap

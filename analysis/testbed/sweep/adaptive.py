@@ -7,7 +7,7 @@ configuration, or one configuration against the no-override one for one library,
 one metric (throughput, p50 latency; p99 latency where [run].stop_on names it); all
 cells of a block (a workload point's libraries and configurations) run back to back,
 so both kinds are paired;
-`testbed.results.decide.decide_repetitions` (the stats piece) gives its verdict,
+`testbed.stats.decide.decide_repetitions` (the stats piece) gives its verdict,
 FAST/SLOW/SAME when decided, AMBIGUOUS when not. Each look is judged
 by the same rule the report applies afterwards: repetition i of the candidate paired
 with repetition i of the reference (they ran back to back) once there are enough pairs,
@@ -40,7 +40,7 @@ class DesignError(ValueError):
 
 def load_decide() -> Decider:
     """The stats piece's functions; ImportError says what is missing."""
-    module = importlib.import_module("testbed.results.decide")
+    module = importlib.import_module("testbed.stats.decide")
     return Decider(module.decide_repetitions, module.min_samples, module.adaptive_design)
 
 

@@ -135,7 +135,7 @@ def checked_design(exp: config.Experiment):
     except ImportError as exc:
         if exp.design.adaptive:
             raise ExperimentError(exp.path, "run.max_repetitions", "adaptive repetitions need "
-                                  f"testbed.results.decide, which is not available ({exc})",
+                                  f"testbed.stats.decide, which is not available ({exc})",
                                   "repetitions = N (a fixed design) until it is") from None
         return exp.design, "", None
     design, note = adaptive.checked_design(exp.design, decider, str(exp.path))
