@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from testbed.sweep import store
+from testbed.records import store
 
 SCHEMA = "testbed.manifest/2"
 SCHEMAS_READ = ("testbed.manifest/1", SCHEMA)  # version 1 lacks the v2 fields: defaults fill them
