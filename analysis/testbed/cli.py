@@ -18,7 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ceiling": ("testbed.bench.ceiling_cmd", "measure the host's raw TCP/UDS/memcpy limits"),
     "profile": ("testbed.bench.profile_cmd", "per-message instructions and syscalls (callgrind, perf, strace)"),
     "test": ("testbed.toolchain.test_cmd", "run every test (ctest and pytest)"),
-    "run": ("testbed.sweep.run_cmd", "run an experiment's sweep"),
+    "run": ("testbed.commands.run_cmd", "run an experiment's sweep"),
     "merge": ("testbed.sweep.merge_cmd", "merge shards of one run"),
     "agree": ("testbed.results.agreement_cmd", "compare a perf-tools run's verdicts with a bench run's, cell by cell"),
     "report": ("testbed.results.report_cmd", "render the markdown report of a run"),

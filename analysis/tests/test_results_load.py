@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from fixtures.factory import group_id, make_run
-from testbed.results import load, schema
+from testbed.records import schema
+from testbed.results import load
 
 
 @pytest.fixture(scope="module")

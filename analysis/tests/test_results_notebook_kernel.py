@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import zmq
 
-from testbed.results import notebook_kernel as nk
+from testbed.toolchain import notebook_kernel as nk
 
 
 def test_no_choice_without_the_variable_and_clear_errors_for_half_a_choice(tmp_path):

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from fixtures.factory import tidy_pair
+from testbed.records.manifest import LookPlan
 from testbed.results import compare, report_summary
-from testbed.results.run_manifest import LookPlan
 
 
 def two_configs(effect: float, n: int = 8, seed: int = 3, **cell) -> pd.DataFrame:

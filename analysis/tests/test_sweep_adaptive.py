@@ -268,8 +268,8 @@ def test_with_p99_in_stop_on_the_loop_judges_each_repetitions_p99_paired(tmp_pat
     (30 vs 20 us). With [run].stop_on naming p99_latency the loop judges the per-
     repetition p99 by the paired test, records it, the sweep's summary counts it, and
     ./testbed rejudge reproduces it. Removing the p99 path anywhere on the way fails here."""
-    from testbed.stats import decide as real
     from testbed.results import rejudge
+    from testbed.stats import decide as real
     fakes = {lib: {**figures, "fake_noise": 0.01, "fake_p99_us": 20.0 if lib == "libzmq-4.3.5" else 30.0}
              for lib, figures in FAKES.items()}
     make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, fakes)

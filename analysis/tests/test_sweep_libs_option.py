@@ -1,10 +1,11 @@
 """[libraries] names and `./testbed run --libs` (sweep/config_libraries.py), and the
-report header's line for a library built at a revision (results/run_manifest.py)."""
+report header's line for a library built at a revision (results/run_table.py)."""
 from __future__ import annotations
 
 import pytest
 
-from testbed.results.run_manifest import RunManifest
+from testbed.records.manifest import RunManifest
+from testbed.results import run_table
 from testbed.sweep import config, config_libraries
 from testbed.sweep.config import ExperimentError
 
@@ -45,9 +46,9 @@ def test_report_header_names_the_commit():
               "revision": "HEAD~1", "commit": commit, "info": {"version": "0.1"}}
     after = {"label": "zlink", "name": "zlink", "role": "candidate", "build_id": "b2",
              "info": {"version": "0.1"}}
-    m = RunManifest({"schema": "testbed.manifest/2", "run_id": "r", "experiment": "e",
+    m = RunManifest.read({"schema": "testbed.manifest/2", "run_id": "r", "experiment": "e",
                      "reference": "zlink@HEAD~1", "libraries": [before, after]})
-    rows = dict(m.brief())
+    rows = dict(run_table.brief(m))
     assert rows["library `zlink@HEAD~1`"] == ("zlink@HEAD~1 0.1 at commit `0123456789ab` build `b1` "
                                               "(reference)")
     assert rows["library `zlink`"] == "zlink 0.1 build `b2` (candidate)"

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from testbed import paths
-from testbed.sweep import manifest
-from testbed.sweep.manifest import ManifestError, RunManifest
+from testbed.records import manifest
+from testbed.records.manifest import ManifestError, RunManifest
 
 PUBLISHED = sorted(paths.REPORTS_DIR.glob("*/*/manifest.json"))
 

@@ -5,7 +5,8 @@ import json
 from pathlib import Path
 
 from test_sweep_support import EXPERIMENT, fill
-from testbed.sweep import config, perf, plan, store
+from testbed.records import store
+from testbed.sweep import config, perf, plan
 
 NAMES = ["libzmq-4.3.5", "zlink"]
 

@@ -283,7 +283,7 @@ def test_perf_record_cells_get_flamegraphs_or_a_stated_reason(tmp_path):
 def test_report_hook_calls_render_run_and_survives_its_failure(tmp_path, monkeypatch, capsys):
     import types
 
-    from testbed.sweep import run_cmd
+    from testbed.commands import run_cmd
     calls = []
     fake = types.ModuleType("testbed.results.report")
     fake.render_run = lambda run_dir: calls.append(run_dir) or (run_dir / "report.md")

@@ -6,6 +6,13 @@ misspelt key is an AttributeError at once instead of a silent None. `to_dict()` 
 the key order and names of the version-1 dict (readers such as testbed.results keep
 working on plain JSON); keys a reader added that this class does not know
 (`noise_floor_run`, `merged_from`, ...) survive a load/save round trip in `extra`.
+
+The same class is what the analysis reads (one RunManifest for writer and reader):
+the properties after the fields derive what reports, comparisons and loaders need
+(reference, A/A aliases, margin and confidence of the verdicts, the looks of an
+adaptive design, stop reasons); anything a runner did not write comes back as a
+stated default. They are named apart from the stored fields they read
+(`experiment_name` beside `experiment`, `library_info` beside `libraries`, ...).
 """
 from __future__ import annotations
 
@@ -18,6 +25,9 @@ from testbed.records import store
 SCHEMA = "testbed.manifest/2"
 SCHEMAS_READ = ("testbed.manifest/1", SCHEMA)  # version 1 lacks the v2 fields: defaults fill them
 FILE_NAME = "manifest.json"
+
+DEFAULT_MARGIN = 0.03      # equivalence margin of SAME (issue 9 item 5), unless the run declares one
+DEFAULT_CONFIDENCE = 0.95  # of each verdict, unless the run's design judged at another
 
 
 class ManifestError(ValueError):
@@ -101,8 +111,107 @@ class RunManifest:
         values["schema"] = SCHEMA  # migrated on read: v1 lacks only the v2 fields
         return cls(**values, extra={k: v for k, v in data.items() if k not in known})
 
+    @classmethod
+    def read(cls, data: dict, run_dir: Path | str | None = None) -> RunManifest:
+        """A manifest as the analysis gets it (a dict from load.read_manifest); raises
+        ManifestError naming the file on one the record refuses."""
+        return cls.from_dict(data, Path(run_dir) / FILE_NAME if run_dir is not None else "manifest")
+
     def save(self, run_dir: Path) -> None:
         store.write_json_atomic(Path(run_dir) / FILE_NAME, self.to_dict())
+
+    # What the analysis derives from the record (was results/run_manifest.py).
+
+    @property
+    def experiment_name(self) -> str:
+        e = self.experiment
+        return str(e.get("name") if isinstance(e, dict) else e)  # early runs nested name and question
+
+    @property
+    def question_text(self) -> str:
+        e = self.experiment
+        return str(self.question or (e.get("question", "") if isinstance(e, dict) else ""))
+
+    @property
+    def library_info(self) -> list[Library]:
+        return [Library.from_json(lib) for lib in self.libraries if isinstance(lib, dict)]
+
+    @property
+    def reference_label(self) -> str | None:
+        """The reference library's label as the runner recorded it, else by name."""
+        return self.reference or reference_library(lib.label for lib in self.library_info)
+
+    @property
+    def aa_aliases(self) -> frozenset[str]:
+        """Labels that are the reference build under another name (same build_id):
+        comparing them with the reference is an A/A pair, pure noise."""
+        ref = self.reference_label
+        ref_build = next((lib.build_id for lib in self.library_info if lib.label == ref), None)
+        if not ref_build:
+            return frozenset()
+        return frozenset(lib.label for lib in self.library_info
+                         if lib.label != ref and lib.build_id == ref_build)
+
+    @property
+    def margin(self) -> float:
+        """The equivalence margin SAME uses: the design's (or a top-level `margin`)."""
+        top = _number(self.extra.get("margin"), DEFAULT_MARGIN)
+        return _number(self.design.get("margin"), top)
+
+    @property
+    def overall_confidence(self) -> float:
+        """The run's own confidence (all looks of a comparison together)."""
+        return _number(self.design.get("confidence"), DEFAULT_CONFIDENCE)
+
+    @property
+    def paired_configurations(self) -> bool:
+        """Did the run's configurations of one workload point run back to back (so a
+        configuration comparison pairs repetition i with repetition i)?"""
+        return bool(self.design.get("paired_configurations"))
+
+    @property
+    def looks(self) -> LookPlan | None:
+        """Where an adaptive design looked (None: a fixed design or a run without one)."""
+        d = self.design
+        if not d.get("adaptive"):
+            return None
+        try:
+            return LookPlan(int(d["min_repetitions"]), int(d["max_repetitions"]),
+                            int(d.get("look_every") or 1))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    @property
+    def confidence(self) -> float:
+        """The confidence of each verdict: the per-look confidence of an adaptive design
+        (its looks together keep the run's confidence), so the report judges a cell as
+        the sweep did when it stopped; else the design's confidence; else 95%."""
+        d = self.design
+        return _number(d.get("look_confidence"), _number(d.get("confidence"), DEFAULT_CONFIDENCE))
+
+    @property
+    def speed_reference_present(self) -> bool | None:
+        """Did the runner time the host speed reference (None: a run from before it)."""
+        value = (self.speed_reference or {}).get("present")
+        return bool(value) if value is not None else None
+
+    @property
+    def speed_tolerance(self) -> float | None:
+        """The host-drift tolerance the run declared (None: no pair was excluded)."""
+        value = (self.speed_reference or {}).get("tolerance")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    @property
+    def calibration_run(self) -> str | None:
+        """An A/A run (path relative to this run) whose false-call rate the report quotes."""
+        nf = self.extra.get("noise_floor_run")
+        return str(nf) if nf else None
+
+    def stop_reasons(self) -> dict[str, str]:
+        """Configuration group id -> why its repetitions stopped (decided, cap, budget, ...)."""
+        groups = (self.summary or {}).get("groups") or []
+        return {str(g["group"]): str(g.get("stop_reason") or "") for g in groups
+                if isinstance(g, dict) and g.get("group")}
 
 
 def load(run_dir: Path) -> RunManifest:
@@ -114,3 +223,63 @@ def load(run_dir: Path) -> RunManifest:
     except json.JSONDecodeError as exc:
         raise ManifestError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
     return RunManifest.from_dict(data, path)
+
+
+@dataclass(frozen=True)
+class LookPlan:
+    """The looks of an adaptive design: at `start` usable pairs, then every `every`,
+    up to `cap` (sweep/config_run.py Design.is_look)."""
+    start: int
+    cap: int
+    every: int
+
+    def last_look(self, pairs: int, stop_reason: str) -> int | None:
+        """How many pairs the loop judged last for a cell with `pairs` usable pairs that
+        stopped for `stop_reason` (None: it never looked). At the cap the loop looks at
+        whatever is usable; otherwise only at planned points, so pairs run after the
+        last look (a budget stop mid-way) never entered a verdict."""
+        if stop_reason in ("cap", "fixed"):
+            return pairs if pairs >= min(self.start, self.cap) else None
+        if pairs < self.start:
+            return None
+        if pairs >= self.cap:
+            return self.cap
+        return min(self.cap, self.start + (pairs - self.start) // self.every * self.every)
+
+
+def is_reference_name(library: str) -> bool:
+    return library.lower().startswith("libzmq")
+
+
+def reference_library(libraries) -> str | None:
+    """The shortest libzmq* label: the reference when the manifest does not name one."""
+    refs = sorted((lib for lib in set(libraries) if is_reference_name(lib)), key=lambda s: (len(s), s))
+    return refs[0] if refs else None
+
+
+@dataclass(frozen=True)
+class Library:
+    label: str
+    name: str
+    version: str
+    build_id: str | None
+    role: str
+    commit: str | None = None  # zlink@REV: the commit it was built from (None: the working tree)
+
+    @classmethod
+    def from_json(cls, lib: dict) -> Library:
+        info = lib.get("info") or {}
+        label = str(lib.get("label") or lib.get("name") or "?")
+        return cls(label=label, name=str(lib.get("name") or label), version=str(info.get("version") or ""),
+                   build_id=lib.get("build_id") or info.get("build_id"), role=str(lib.get("role") or "?"),
+                   commit=lib.get("commit") or info.get("commit"))
+
+    def header_text(self) -> str:
+        """The report header's line for this library."""
+        at = f" at commit `{self.commit[:12]}`" if self.commit else ""
+        return f"{self.name} {self.version}{at} build `{self.build_id or '?'}` ({self.role})"
+
+
+def _number(value, default: float) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else default

@@ -27,10 +27,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from testbed.records import schema
+from testbed.records.manifest import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_MARGIN,
+    LookPlan,
+    RunManifest,
+    reference_library,
+)
 from testbed.stats import decide, stats
-
-from . import schema
-from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, LookPlan, RunManifest, reference_library
 
 POINT_THRESHOLD = 0.05      # published single figures: no interval, so demand a larger gap
 VERDICTS = list(decide.VERDICTS)
@@ -273,8 +278,8 @@ def q_values(cmp: pd.DataFrame) -> pd.Series:
 def compare_run(df: pd.DataFrame, manifest: RunManifest | dict) -> pd.DataFrame:
     """Compare a run's cells: its reference, A/A aliases, margin and confidence (the
     design's per-look confidence, as the sweep judged) from its manifest."""
-    m = manifest if isinstance(manifest, RunManifest) else RunManifest(manifest)
-    return compare(df, m.aa_aliases, m.margin, reference=m.reference, confidence=m.confidence,
+    m = manifest if isinstance(manifest, RunManifest) else RunManifest.read(manifest)
+    return compare(df, m.aa_aliases, m.margin, reference=m.reference_label, confidence=m.confidence,
                    paired_configurations=m.paired_configurations, looks=m.looks)
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 
 from testbed.bench import latency_histogram
-from testbed.sweep import speedref
+from testbed.records import schema, speed_reference
+from testbed.records.manifest import RunManifest
 
-from . import compare, inflection, load, plots, report, report_detail, report_summary, schema
-from .run_manifest import RunManifest
+from . import compare, inflection, load, plots, report, report_detail, report_summary
 
 DECIDED = ("FAST", "SLOW")
 
@@ -35,7 +35,7 @@ class RunView:
 def open_run(run_dir: Path) -> RunView:
     run_dir = Path(run_dir)
     df, cmp, ctx = report.run_inputs(run_dir)
-    manifest = RunManifest(load.read_manifest(run_dir), run_dir)
+    manifest = RunManifest.read(load.read_manifest(run_dir), run_dir)
     return RunView(run_dir, manifest, df, cmp, ctx, compare.cell_table(df))
 
 
@@ -262,7 +262,7 @@ def counters(view: RunView) -> pd.DataFrame:
     if sel.empty:
         return pd.DataFrame(columns=keys)
     wide = sel.pivot_table(index=keys, columns="library", values="median", aggfunc="first")
-    ref = view.manifest.reference
+    ref = view.manifest.reference_label
     if ref in wide.columns:
         for lib in [c for c in wide.columns if c != ref]:
             wide[f"{lib} / {ref}"] = wide[lib] / wide[ref]
@@ -270,11 +270,11 @@ def counters(view: RunView) -> pd.DataFrame:
 
 
 def host_speed(view: RunView) -> tuple[dict, pd.DataFrame]:
-    """The host speed reference over the run: its summary (speedref.summarize, as the
+    """The host speed reference over the run: its summary (speed_reference.summarize, as the
     report's table) and the series its figure draws (host_speed.series)."""
     from . import host_speed as hs
     pairs = view.context["host_speed"]
-    return speedref.summarize(pairs), hs.series(pairs)
+    return speed_reference.summarize(pairs), hs.series(pairs)
 
 
 def draw_host_speed(series: pd.DataFrame):
@@ -292,7 +292,7 @@ def run_facts(view: RunView) -> dict:
     """What differs between two runs besides the code: commit, host, load, host speed,
     the cells' median spread."""
     b = dict(view.context["brief"])
-    s = speedref.summarize(view.context["host_speed"])
+    s = speed_reference.summarize(view.context["host_speed"])
     cv = view.cells[(view.cells["metric"] == "throughput_msgs") & (view.cells["n"] >= 2)]["cv"]
     return {"run": view.run_dir.name, "commit": b.get("commit", "?"), "host": b.get("host", "?"),
             "load before / after": b.get("load before / after", "?"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from . import schema
+from testbed.records import schema
 
 
 def value(v: float, metric: str) -> str:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from testbed.records.manifest import RunManifest
+
 from . import compare, load
-from .run_manifest import RunManifest
 from .runs import published_runs
 
 # What `--cell KEY=VALUE,...` may select on (columns of a comparison).
@@ -48,14 +49,14 @@ def parse_cell(text: str | None) -> dict:
 
 def _commits(m: RunManifest) -> tuple[dict[str, str], str, bool]:
     """(label -> commit for libraries built at a revision, the checkout's commit, dirty)."""
-    git = m.typed.git or {}
-    at = {lib.label: lib.commit for lib in m.libraries if lib.commit}
+    git = m.git or {}
+    at = {lib.label: lib.commit for lib in m.library_info if lib.commit}
     return at, str(git.get("commit") or "?"), bool(git.get("dirty"))
 
 
 def run_history(run_dir: Path, select: dict | None = None) -> pd.DataFrame:
     """The library comparisons of one run as history rows (see the module docstring)."""
-    m = RunManifest(load.read_manifest(run_dir), run_dir)
+    m = RunManifest.read(load.read_manifest(run_dir), run_dir)
     cmp = compare.compare_run(load.load_run(run_dir), m)
     cmp = cmp[(cmp["kind"] == "library") & cmp["diff_pct"].notna()]
     for key, value in (select or {}).items():
@@ -68,7 +69,7 @@ def run_history(run_dir: Path, select: dict | None = None) -> pd.DataFrame:
     out["commit"] = [at.get(lib, checkout) for lib in cmp["library"]]
     out["dirty"] = [dirty and lib not in at for lib in cmp["library"]]
     out["run_id"] = m.run_id
-    out["created_at"] = str(m.typed.created_at or "")
+    out["created_at"] = str(m.created_at or "")
     return out[COLUMNS].reset_index(drop=True)
 
 

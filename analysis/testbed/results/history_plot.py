@@ -9,7 +9,8 @@ from __future__ import annotations
 import matplotlib.ticker
 import pandas as pd
 
-from . import schema
+from testbed.records import schema
+
 from .history import IDENTITY
 from .plots import LIB_COLORS, MARK, plt
 

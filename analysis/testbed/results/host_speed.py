@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from testbed.sweep import speedref, store
+from testbed.records import schema, store
+from testbed.records import speed_reference as speedref  # read here, written by sweep/speedref.py
 
-from . import fmt, schema
+from . import fmt
 
 
 def read(run_dir: Path) -> list[dict]:

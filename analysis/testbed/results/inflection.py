@@ -15,7 +15,7 @@ import math
 
 import pandas as pd
 
-from . import schema
+from testbed.records import schema
 
 SERIES = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config",
           "library", "reference", "metric"]

@@ -24,7 +24,8 @@ def analyse(path: Path, metric: str):
 
 
 def main(args) -> int:
-    from testbed.results import inflection, load, published, schema
+    from testbed.records import schema
+    from testbed.results import inflection, load, published
     if not args.path.exists():
         print(f"testbed inflection: {args.path}: no such file or directory (give a run directory or a report)",
               file=sys.stderr)

@@ -11,8 +11,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import host_speed, schema
-from .run_manifest import RunManifest
+from testbed.records import schema
+from testbed.records.manifest import RunManifest
+
+from . import host_speed
 
 CELL_SCHEMA = "testbed.cell/1"
 HOST_DRIFT = host_speed.speedref.HOST_DRIFT  # tidy status of a pair the host's speed moved under
@@ -150,8 +152,8 @@ def load_run(run_dir: Path) -> pd.DataFrame:
     """One row per repetition x metric. A failed or timed-out attempt keeps one row with
     an empty metric and no value, so reports can list it."""
     run_dir = Path(run_dir)
-    manifest = RunManifest(read_manifest(run_dir), run_dir)
-    run_id, experiment = manifest.run_id, manifest.experiment
+    manifest = RunManifest.read(read_manifest(run_dir), run_dir)
+    run_id, experiment = manifest.run_id, manifest.experiment_name
     stops, work = manifest.stop_reasons(), read_work(run_dir)
     drifted = host_speed.excluded(run_dir)
     rows = []

@@ -20,7 +20,8 @@ from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from testbed import paths
-from testbed.results import notebook_gen, notebook_kernel
+from testbed.results import notebook_gen
+from testbed.toolchain import notebook_kernel
 
 HTML_NAME = "notebook.html"
 CROSS_RUN_HTML = "compare-runs.html"

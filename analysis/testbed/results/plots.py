@@ -14,9 +14,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from testbed.records import schema  # noqa: E402
 from testbed.stats import stats  # noqa: E402
 
-from . import schema  # noqa: E402
 from .order import sort_transports  # noqa: E402
 
 matplotlib.rcParams.update({

@@ -31,8 +31,7 @@ import numpy as np
 import pandas as pd
 
 from testbed.bench.patterns import PATTERNS, TRANSPORTS
-
-from . import schema
+from testbed.records import schema
 
 MIB_TO_MB = (1 << 20) / 1e6  # the fixed-width blocks' "MB/s" is 2^20 bytes: 64 B x msg/s proves it
 

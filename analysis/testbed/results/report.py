@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from testbed.records import schema
+from testbed.records.manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
+from testbed.stats import decide, signed_rank
+
 from . import ceiling as ceil
 from . import (
     compare,
-    decide,
     fmt,
     host_speed,
     inflection,
@@ -26,10 +29,8 @@ from . import (
     report_ceiling,
     report_detail,
     report_summary,
-    schema,
-    signed_rank,
+    run_table,
 )
-from .run_manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
 
 REPORT_NAME = "report.md"
 FIGURES = "figures"
@@ -51,13 +52,13 @@ def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.D
     """(tidy table, comparisons, context) of a run: what its report is rendered from,
     and what the notebooks (results/explore.py) show."""
     run_dir = Path(run_dir)
-    manifest = RunManifest(load.read_manifest(run_dir), run_dir)
+    manifest = RunManifest.read(load.read_manifest(run_dir), run_dir)
     df = load.load_run(run_dir)
     cmp = compare.compare_run(df, manifest)
     referenced, ref_name = _calibration_run(run_dir, calibration_run or manifest.calibration_run)
     ctx = {
-        "title": f"{manifest.experiment} · run {manifest.run_id}", "question": manifest.question,
-        "brief": manifest.brief(), "notes": [], "skipped": [], "margin": manifest.margin,
+        "title": f"{manifest.experiment_name} · run {manifest.run_id}", "question": manifest.question_text,
+        "brief": run_table.brief(manifest), "notes": [], "skipped": [], "margin": manifest.margin,
         "confidence": manifest.confidence, "looks": manifest.looks,
         "overall_confidence": manifest.overall_confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from testbed.records import schema
+
 from . import ceiling as ceil
-from . import fmt, schema
+from . import fmt
 
 ABOVE = "ABOVE"  # a library's median share beyond 100%: the probe did not bound it
 

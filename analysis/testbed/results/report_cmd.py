@@ -73,16 +73,15 @@ def published_calibration(calibration: Path, reports: Path) -> Path:
 
 
 def main(args) -> int:
+    from testbed.records.manifest import ManifestError, RunManifest
     from testbed.results import load, report
-    from testbed.results.run_manifest import RunManifest
-    from testbed.sweep.manifest import ManifestError
     run_dir = args.run_dir
     try:
-        manifest = RunManifest(load.read_manifest(run_dir), run_dir)
+        manifest = RunManifest.read(load.read_manifest(run_dir), run_dir)
         out = args.out
         calibration = args.calibration.resolve() if args.calibration else None
         if args.publish:
-            out = paths.REPORTS_DIR / manifest.experiment / manifest.run_id
+            out = paths.REPORTS_DIR / manifest.experiment_name / manifest.run_id
             if calibration is not None:
                 calibration = published_calibration(calibration, paths.REPORTS_DIR)
             compact(run_dir, out, calibration)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from testbed.records import schema
+
 from . import ceiling as ceil
-from . import compare, fmt, report_ceiling, schema
+from . import compare, fmt, report_ceiling
 from .order import sort_patterns, transport_key
 from .report_summary import varying
 

@@ -6,9 +6,11 @@ import math
 
 import pandas as pd
 
-from . import compare, fmt, schema
+from testbed.records import schema
+from testbed.records.manifest import is_reference_name
+
+from . import compare, fmt
 from .order import pattern_key, transport_key
-from .run_manifest import is_reference_name
 
 
 def varying(cmp: pd.DataFrame) -> list[str]:

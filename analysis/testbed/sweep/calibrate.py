@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from testbed.sweep import store
+from testbed.records import store
 from testbed.sweep.execute import Counts
 
 FILE_NAME = "calibration.jsonl"

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from testbed.bench import command, validate
 from testbed.bench.ceiling_cmd import join_probe_lines, probe_argv
-from testbed.sweep import placement, process, store
+from testbed.records import store
+from testbed.sweep import placement, process
 from testbed.sweep.config_ceiling import PROCESS_MODELS, TRANSPORTS
 from testbed.sweep.plan import Cell
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from testbed.sweep import calibrate, ceiling, store
+from testbed.records import store
+from testbed.sweep import calibrate, ceiling
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell, matches
 

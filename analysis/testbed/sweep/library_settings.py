@@ -52,30 +52,3 @@ def observed(records: list[dict]) -> dict:
             entry["loss_median"] = round(statistics.median(losses), 4)
             entry["loss_range"] = [round(min(losses), 4), round(max(losses), 4)]
     return out
-
-
-def header_rows(settings: dict) -> list[tuple[str, str]]:
-    """The report header's rows: one for what was declared, one per library observed."""
-    if not settings:
-        return []
-    d = settings.get("declared") or {}
-    hwm = d.get("hwm", "?")
-    text = f"HWM {hwm}" + (f" ({d['hwm_reason']})" if d.get("hwm_reason") else "")
-    text += f"; IO threads {', '.join(str(x) for x in d.get('io_threads', [])) or '?'}"
-    if d.get("io_threads_reason"):
-        text += f" ({d['io_threads_reason']})"
-    text += f"; SNDBUF/RCVBUF {d.get('sndbuf', '?')}"
-    rows = [("settings declared", text)]
-    for label, seen in sorted((settings.get("observed") or {}).items()):
-        def show(key: str, seen: dict = seen) -> str:
-            values = seen.get(key) or []
-            return "/".join(str(v) for v in values) if values else "?"
-        line = (f"SNDHWM {show('sndhwm')}, RCVHWM {show('rcvhwm')}, SNDBUF {show('sndbuf')}, "
-                f"RCVBUF {show('rcvbuf')} (-1: OS default), IO threads {show('io_threads')}")
-        if seen.get("lossy_runs"):
-            lo, hi = seen["loss_range"]
-            line += (f"; PUB dropped at the HWM in {seen['lossy_runs']} runs: loss median "
-                     f"{100 * seen['loss_median']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}%), "
-                     "throughput = delivered rate")
-        rows.append((f"`{label}` ran with", line))
-    return rows

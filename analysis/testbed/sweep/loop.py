@@ -30,7 +30,8 @@ import itertools
 import random
 from pathlib import Path
 
-from testbed.sweep import adaptive, calibrate, ceiling, execute, flamegraphs, placement, speedref, store, work
+from testbed.records import store
+from testbed.sweep import adaptive, calibrate, ceiling, execute, flamegraphs, placement, speedref, work
 from testbed.sweep import plan as planmod
 from testbed.sweep.adaptive import Group
 from testbed.sweep.execute import Attempt, Counts

@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 from testbed import paths
-from testbed.sweep import calibrate, ceiling, runner, store, work
-from testbed.sweep import manifest as manifestmod
-from testbed.sweep.manifest import RunManifest
+from testbed.records import manifest as manifestmod
+from testbed.records import store
+from testbed.records.manifest import RunManifest
+from testbed.sweep import calibrate, ceiling, runner, work
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -11,13 +11,14 @@ import os
 import random
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed import paths
+from testbed.records import manifest as manifestmod
 from testbed.sweep import adaptive, ceiling, config, config_libraries, estimate, hostload, placement, runner
 from testbed.sweep import libs as libsmod
-from testbed.sweep import manifest as manifestmod
 from testbed.sweep import perf as perfmod
 from testbed.sweep import plan as planmod
 from testbed.sweep.config import ExperimentError
@@ -48,9 +49,12 @@ def fail(text: str) -> int:
     return 2
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None = None) -> int:
+    """Run the sweep; `on_finished(run_dir)` after a whole run that was not interrupted
+    (unless --no-report): the command layer's report step (testbed/commands/run_cmd.py),
+    passed in because the sweep never imports the analysis (tests/test_layers.py)."""
     try:
-        return _main(args)
+        return _main(args, on_finished)
     except (ExperimentError, ValueError) as exc:  # bad input: one line, no traceback
         return fail(str(exc))
 
@@ -142,7 +146,7 @@ def checked_design(exp: config.Experiment):
     return design, note, decider
 
 
-def _main(args: argparse.Namespace) -> int:
+def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) -> int:
     out_root = args.out or paths.RESULTS_DIR
     names = libsmod.known_names()
     plan = _resumed_plan(args, out_root, names) if args.resume else _new_plan(args, names)
@@ -178,8 +182,8 @@ def _main(args: argparse.Namespace) -> int:
     if plan.shard and code != 130:
         print(f"testbed run: shard {plan.shard[0]}/{plan.shard[1]} done; when every shard is, join them "
               "with ./testbed merge <run dirs> and report the merged run", file=sys.stderr)
-    elif code != 130 and not args.no_report:
-        render_report(plan.run_dir)
+    elif code != 130 and not args.no_report and on_finished is not None:
+        on_finished(plan.run_dir)
     return code
 
 
@@ -236,20 +240,6 @@ def _refresh_manifest(m: manifestmod.RunManifest, exp, found, missing, perf) -> 
     m.missing_libraries = runner.missing_table(exp, missing)
     m.perf = perf.as_manifest()
     return True
-
-
-def render_report(run_dir: Path) -> None:
-    try:
-        from testbed.results.report import render_run
-    except ImportError:
-        print(f"testbed run: no report renderer yet; raw results are in {run_dir}", file=sys.stderr)
-        return
-    try:
-        out = render_run(run_dir)
-        print(f"testbed run: report written to {out}", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - the run's data is safe even if rendering breaks
-        print(f"testbed run: report rendering failed ({type(exc).__name__}: {exc}); "
-              f"raw results are in {run_dir}", file=sys.stderr)
 
 
 def fmt_duration(seconds: float) -> str:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from testbed.records import store
+from testbed.records.manifest import RunManifest
 from testbed.sweep import (
     adaptive,
     ceiling,
@@ -23,7 +25,6 @@ from testbed.sweep import (
     perf_tools,
     placement,
     speedref,
-    store,
     summary,
     work,
 )
@@ -33,7 +34,6 @@ from testbed.sweep.config import Experiment
 from testbed.sweep.config_run import Design
 from testbed.sweep.libs import LibraryBuild, describe
 from testbed.sweep.loop import Loop
-from testbed.sweep.manifest import RunManifest
 from testbed.sweep.topology import Topology
 from testbed.toolchain.progress import Progress
 

@@ -19,8 +19,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from testbed.records import store
 from testbed.sweep import perf as perfmod
-from testbed.sweep import store
 
 FILE_NAME = "work.jsonl"
 EVENTS = ("instructions", "cycles")

@@ -4,7 +4,7 @@ template of every experiment notebook, and the cross-run notebook, executed on s
 fixture runs, and a failing cell) with every
 Jupyter kernel running pyzmq compiled against zlink: the pyzmq-suite's cached build
 (libzmq_suite_pyzmq.build), put in front of the kernel's path by
-results/notebook_kernel.py, which also checks each kernel's /proc/PID/maps for
+toolchain/notebook_kernel.py, which also checks each kernel's /proc/PID/maps for
 zlink's libzmq.so.5. The kernels' log proves the check ran: a suite whose kernels
 were never verified fails."""
 from __future__ import annotations
@@ -13,8 +13,7 @@ import os
 import subprocess
 
 from testbed import paths
-from testbed.results import notebook_kernel
-from testbed.toolchain import libraries
+from testbed.toolchain import libraries, notebook_kernel
 from testbed.toolchain import libzmq_suite_pyzmq as pyzmq_build
 from testbed.toolchain.libzmq_suite_dropin import SONAME
 from testbed.toolchain.progress import CommandFailed, Progress
