@@ -16,16 +16,25 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "libs": ("testbed.toolchain.libs_cmd", "list the registered libraries and their builds"),
     "bench": ("testbed.bench.bench_cmd", "run one benchmark and print its JSON"),
     "ceiling": ("testbed.bench.ceiling_cmd", "measure the host's raw TCP/UDS/memcpy limits"),
-    "profile": ("testbed.bench.profile_cmd", "per-message instructions and syscalls (callgrind, perf, strace)"),
+    "profile": (
+        "testbed.bench.profile_cmd",
+        "per-message instructions and syscalls (callgrind, perf, strace)",
+    ),
     "test": ("testbed.toolchain.test_cmd", "run every test (ctest and pytest)"),
     "run": ("testbed.commands.run_cmd", "run an experiment's sweep"),
     "merge": ("testbed.sweep.merge_cmd", "merge shards of one run"),
-    "agree": ("testbed.results.agreement_cmd", "compare a perf-tools run's verdicts with a bench run's, cell by cell"),
+    "agree": (
+        "testbed.results.agreement_cmd",
+        "compare a perf-tools run's verdicts with a bench run's, cell by cell",
+    ),
     "report": ("testbed.results.report_cmd", "render the markdown report of a run"),
     "inflection": ("testbed.results.inflection_cmd", "find where a configuration's gain changes sign"),
     "history": ("testbed.results.history_cmd", "a cell's verdict over the zlink commits of published runs"),
     "regenerate": ("testbed.results.regenerate_cmd", "re-render every report under reports/"),
-    "rejudge": ("testbed.results.rejudge_cmd", "re-judge a run from its raw files; do the sweep's verdicts reproduce?"),
+    "rejudge": (
+        "testbed.results.rejudge_cmd",
+        "re-judge a run from its raw files; do the sweep's verdicts reproduce?",
+    ),
     "notebook": ("testbed.results.notebook_cmd", "open Jupyter Lab with the analysis kernel"),
 }
 

@@ -38,13 +38,22 @@ def test_seed004_where_batching_decisively_hurts(seed004):
     # What the data say, beyond the seed's own summary: 16 KiB is still +1.5% at 64 KiB
     # and -1.4% at 128 KiB (too small to call), so it decisively hurts only at 256 KiB.
     _, inf = seed004
-    to = {(p, c): _series(inf, kind="config", pattern=p, config=c, library="zlink")["flip_to"]
-          for p, c in [("PUBSUB", "16 KiB"), ("PUBSUB", "32 KiB"), ("PUBSUB", "64 KiB"), ("ROUTER_ROUTER", "64 KiB")]}
+    to = {
+        (p, c): _series(inf, kind="config", pattern=p, config=c, library="zlink")["flip_to"]
+        for p, c in [
+            ("PUBSUB", "16 KiB"),
+            ("PUBSUB", "32 KiB"),
+            ("PUBSUB", "64 KiB"),
+            ("ROUTER_ROUTER", "64 KiB"),
+        ]
+    }
     assert to == {("PUBSUB", "16 KiB"): 262144, ("PUBSUB", "32 KiB"): 65536,
                   ("PUBSUB", "64 KiB"): 131072, ("ROUTER_ROUTER", "64 KiB"): 65536}
 
 
-@pytest.mark.parametrize("pattern,config", [("PUBSUB", "32 KiB"), ("PUBSUB", "64 KiB"), ("ROUTER_ROUTER", "64 KiB")])
+@pytest.mark.parametrize(
+    "pattern,config", [("PUBSUB", "32 KiB"), ("PUBSUB", "64 KiB"), ("ROUTER_ROUTER", "64 KiB")]
+)
 def test_seed004_zlink_over_libzmq_flips_between_1k_and_64k(seed004, pattern, config):
     _, inf = seed004
     s = _series(inf, kind="library", pattern=pattern, config=config)
@@ -70,8 +79,20 @@ def test_fixture_run_flip(tmp_path):
 
 def test_no_flip_and_no_decisive_cells():
     import pandas as pd
-    base = dict(kind="config", source="s", run_id="r", table="", pattern="PAIR", transport="tcp", io_threads=1,
-                config="c", library="zlink", reference="baseline", metric="throughput_msgs")
+
+    base = dict(
+        kind="config",
+        source="s",
+        run_id="r",
+        table="",
+        pattern="PAIR",
+        transport="tcp",
+        io_threads=1,
+        config="c",
+        library="zlink",
+        reference="baseline",
+        metric="throughput_msgs",
+    )
     rows = pd.DataFrame([{**base, "msg_size": s, "diff_pct": d, "verdict": v}
                          for s, d, v in [(64, 10, "FAST"), (1024, 1, "SAME"), (65536, 12, "FAST")]])
     assert inflection.series_inflection(rows)["status"] == "always helps"

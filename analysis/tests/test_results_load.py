@@ -11,7 +11,9 @@ from testbed.results import load
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    return make_run(tmp_path_factory.mktemp("runs"), patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536))
+    return make_run(
+        tmp_path_factory.mktemp("runs"), patterns=("PAIR",), transports=("tcp",), sizes=(64, 65536)
+    )
 
 
 def test_one_row_per_repetition_and_metric(run):
@@ -27,8 +29,17 @@ def test_one_row_per_repetition_and_metric(run):
 def test_failed_attempt_is_kept_for_the_report(tmp_path):
     run = make_run(tmp_path, patterns=("PUBSUB",), transports=("tcp",), sizes=(262144,))
     failed = load.failed_attempts(load.load_run(run))
-    assert failed.to_dict("records") == [{"pattern": "PUBSUB", "transport": "tcp", "msg_size": 262144,
-                                          "config": "64 KiB", "library": "zlink", "repetition": 4, "status": "timeout"}]
+    assert failed.to_dict("records") == [
+        {
+            "pattern": "PUBSUB",
+            "transport": "tcp",
+            "msg_size": 262144,
+            "config": "64 KiB",
+            "library": "zlink",
+            "repetition": 4,
+            "status": "timeout",
+        }
+    ]
 
 
 def test_torn_last_line_is_skipped_but_a_torn_middle_line_is_an_error(run, tmp_path, capsys):
@@ -76,8 +87,15 @@ def test_version_2_tables_are_migrated(run, tmp_path):
 
 def test_where_and_how_a_cell_ran(tmp_path):
     def fields(lib, pattern, transport, size, config):
-        return {"placement": {"sender": "0", "receiver": "1"}, "link": "veth-1gbit", "process_model": "two-process"}
-    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), cell_fields=fields)
+        return {
+            "placement": {"sender": "0", "receiver": "1"},
+            "link": "veth-1gbit",
+            "process_model": "two-process",
+        }
+
+    run = make_run(
+        tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), cell_fields=fields
+    )
     df = load.load_run(run)
     assert set(df["placement"]) == {"receiver=1 sender=0"} and set(df["link"]) == {"veth-1gbit"}
     assert set(df["process_model"]) == {"two-process"}
@@ -93,14 +111,18 @@ def test_stop_reason_comes_from_the_manifest_summary(tmp_path):
 
 
 def test_process_model_of_older_bench_json_is_named():
-    assert load._process_model({}, {"settings": {"process_model": "one process, sender and receiver threads"}}) \
+    assert (
+        load._process_model({}, {"settings": {"process_model": "one process, sender and receiver threads"}})
         == "one-process"
+    )
 
 
 def test_work_per_message_from_the_sweeps_work_file(tmp_path):
     run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), work=True)
     ok = load.load_run(run)
-    per_lib = ok[ok["metric"] == "work_instructions_per_msg"].groupby("library")["value"].agg(["median", "size"])
+    per_lib = (
+        ok[ok["metric"] == "work_instructions_per_msg"].groupby("library")["value"].agg(["median", "size"])
+    )
     assert per_lib["median"].to_dict() == {"libzmq-4.3.5": 2000.0, "libzmq-4.3.5-aa": 2000.0,
                                            "zlink": pytest.approx(2300.0)}
     assert set(per_lib["size"]) == {10}  # one figure per cell, on each of its 5 repetitions x 2 configs
@@ -113,7 +135,10 @@ def test_work_per_message_from_the_sweeps_work_file(tmp_path):
 def test_work_per_message_on_the_line_when_no_work_file(tmp_path):
     def fields(*_):
         return {"work": {"instructions_per_msg": 1234.5, "cycles_per_msg": None}}
-    run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), cell_fields=fields)
+
+    run = make_run(
+        tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), cell_fields=fields
+    )
     ok = load.load_run(run)
     assert set(ok[ok["metric"] == "work_instructions_per_msg"]["value"]) == {1234.5}
     assert "work_cycles_per_msg" not in set(ok["metric"])

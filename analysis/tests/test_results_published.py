@@ -36,11 +36,15 @@ def test_only_summary_tables_are_skipped():
 
 def test_seed_004_per_batch_size_sections():
     df = _seed("004").frame
-    row = _one(df, pattern="PUBSUB", config="baseline", msg_size=64, library="zlink", metric="throughput_msgs")
+    row = _one(
+        df, pattern="PUBSUB", config="baseline", msg_size=64, library="zlink", metric="throughput_msgs"
+    )
     assert row["value"] == pytest.approx(5.65e6)
     assert row["value_precise"] == pytest.approx(5.07e6 * 1.1162)
     assert row["io_threads"] == 2 and row["param_ZMQ_ASIO_TCP_MAX_TRANSFER"] == "262144"
-    row = _one(df, pattern="ROUTER_ROUTER", config="64 KiB", msg_size=262144, library="zlink", metric="lat_mean_us")
+    row = _one(
+        df, pattern="ROUTER_ROUTER", config="64 KiB", msg_size=262144, library="zlink", metric="lat_mean_us"
+    )
     assert row["value"] == pytest.approx(150.67) and row["param_ZMQ_ASIO_IN_BATCH_SIZE"] == "65536"
     assert set(df["config"]) == {"baseline", "16 KiB", "32 KiB", "64 KiB"}
     assert _one(df, pattern="PUBSUB", config="baseline", msg_size=64, library="zlink",
@@ -50,10 +54,24 @@ def test_seed_004_per_batch_size_sections():
 def test_seed_000_fixed_width_blocks_and_analysis_tables():
     df = _seed("000").frame
     blk = df[df["table"] == "results-block"]
-    row = _one(blk, pattern="ROUTER_ROUTER", transport="tcp", msg_size=64, library="ServerLink", metric="throughput_msgs")
+    row = _one(
+        blk,
+        pattern="ROUTER_ROUTER",
+        transport="tcp",
+        msg_size=64,
+        library="ServerLink",
+        metric="throughput_msgs",
+    )
     assert row["value"] == 5004004
     # "MB/s" in those blocks is MiB/s: 5004004 msg/s x 64 B = 320.26e6 B/s = 305.42 MiB/s.
-    mb = _one(blk, pattern="ROUTER_ROUTER", transport="tcp", msg_size=64, library="ServerLink", metric="throughput_mbps")
+    mb = _one(
+        blk,
+        pattern="ROUTER_ROUTER",
+        transport="tcp",
+        msg_size=64,
+        library="ServerLink",
+        metric="throughput_mbps",
+    )
     assert mb["value"] == pytest.approx(5004004 * 64 / 1e6, rel=1e-4)
     ana = df[df["table"] == "analysis"]
     row = _one(ana, pattern="PUBSUB", transport="inproc", msg_size=65536, library="libzmq-4.3.5")
@@ -69,19 +87,37 @@ def test_seed_001_mean_std_and_cv_tables():
     assert row["n_summarized"] == 10 and row["transport"] == "tcp"
     lat = _one(df, pattern="DEALER_ROUTER", msg_size=64, library="zlink", metric="lat_mean_us")
     assert lat["value"] == pytest.approx(11.04) and lat["spread"] == pytest.approx(0.24)
-    assert _one(df, pattern="PUBSUB", msg_size=1024, library="zlink", metric="cv_latency_pct")["value"] == 0.53
+    assert (
+        _one(df, pattern="PUBSUB", msg_size=1024, library="zlink", metric="cv_latency_pct")["value"] == 0.53
+    )
 
 
 def test_seed_002_io_thread_sections():
     df = _seed("002").frame
-    row = _one(df, pattern="ROUTER_ROUTER", io_threads=4, msg_size=262144, library="zlink", metric="lat_mean_us")
+    row = _one(
+        df, pattern="ROUTER_ROUTER", io_threads=4, msg_size=262144, library="zlink", metric="lat_mean_us"
+    )
     assert row["value"] == pytest.approx(146.62) and row["config"] == "io_threads=4"
-    assert set(df["pattern"]) == {"PAIR", "PUBSUB", "DEALER_DEALER", "DEALER_ROUTER", "ROUTER_ROUTER", "ROUTER_ROUTER_POLL"}
+    assert set(df["pattern"]) == {
+        "PAIR",
+        "PUBSUB",
+        "DEALER_DEALER",
+        "DEALER_ROUTER",
+        "ROUTER_ROUTER",
+        "ROUTER_ROUTER_POLL",
+    }
 
 
 def test_seed_003_transports_and_cached_baseline_note():
     r = _seed("003")
-    row = _one(r.frame, pattern="DEALER_ROUTER", transport="ipc", msg_size=131072, library="zlink", metric="lat_mean_us")
+    row = _one(
+        r.frame,
+        pattern="DEALER_ROUTER",
+        transport="ipc",
+        msg_size=131072,
+        library="zlink",
+        metric="lat_mean_us",
+    )
     assert row["value"] == pytest.approx(77.86) and row["n_summarized"] == 10
     assert any("cached baseline" in n for n in r.notes)
 

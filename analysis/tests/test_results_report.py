@@ -34,11 +34,16 @@ def test_rendering_twice_gives_the_same_bytes(run, tmp_path):
 def test_report_layout(run, tmp_path):
     text = report.render_run(run, tmp_path).read_text()
     assert "## PATTERN: ROUTER_ROUTER" in text and "### Transport: tcp · 64 KiB" in text
-    assert ("| Size | Metric | libzmq-4.3.5 | zlink | Diff (%) | 95% CI (%) | Verdict | MDE (%) | n (ref/cand) "
-            "| % of ceiling (ref / cand) |") in text
+    assert (
+        "| Size | Metric | libzmq-4.3.5 | zlink | Diff (%) | 95% CI (%) | Verdict | MDE (%) | n (ref/cand) "
+        "| % of ceiling (ref / cand) |"
+    ) in text
     assert "(inv)" in text and "BROKEN" not in text and "## Broken ceiling" not in text
     assert "| 64 B | Throughput | " in text and "| FAST | " in text and "| 5/5 |" in text
-    assert "## Failed cells" in text and "| ROUTER_ROUTER | tcp | 64 KiB | 64 KiB | zlink | 2 | timeout |" in text
+    assert (
+        "## Failed cells" in text
+        and "| ROUTER_ROUTER | tcp | 64 KiB | 64 KiB | zlink | 2 | timeout |" in text
+    )
     assert "helps up to ~1 KiB, stops helping by ~8 KiB and hurts from ~64 KiB" in text
     assert "build `0123456789abcdef`" in text          # the manifest in brief
     assert "![ROUTER_ROUTER diff % heatmap](figures/router_router-heatmap.svg)" in text
@@ -68,9 +73,19 @@ def test_summary_has_a_block_per_candidate_and_an_aa_block(run, tmp_path):
 
 
 def test_calibration_from_a_referenced_run(tmp_path):
-    nf = make_run(tmp_path, experiment="noise-floor", run_id="aa", libraries=("libzmq-4.3.5",), cv=0.05,
-                  patterns=("ROUTER_ROUTER",), transports=("tcp",), sizes=(64, 65536), configs={"default": {}},
-                  failed=(), ceiling=False)
+    nf = make_run(
+        tmp_path,
+        experiment="noise-floor",
+        run_id="aa",
+        libraries=("libzmq-4.3.5",),
+        cv=0.05,
+        patterns=("ROUTER_ROUTER",),
+        transports=("tcp",),
+        sizes=(64, 65536),
+        configs={"default": {}},
+        failed=(),
+        ceiling=False,
+    )
     main = make_run(tmp_path, run_id="main", aa_alias=False, patterns=("ROUTER_ROUTER",), transports=("tcp",),
                     failed=(), noise_floor_run="../../noise-floor/aa")
     text = report.render_run(main).read_text()
@@ -110,13 +125,26 @@ def test_stop_reason_and_placement_shown_where_present(tmp_path):
 
 
 def test_an_adaptive_design_is_judged_at_its_look_confidence(tmp_path):
-    design = {"adaptive": True, "min_repetitions": 5, "max_repetitions": 16, "confidence": 0.95, "margin": 0.03,
-              "look_every": 2, "looks": 7, "look_confidence": 0.9841, "time_budget_s": 1200, "min_window_s": 0.5}
+    design = {
+        "adaptive": True,
+        "min_repetitions": 5,
+        "max_repetitions": 16,
+        "confidence": 0.95,
+        "margin": 0.03,
+        "look_every": 2,
+        "looks": 7,
+        "look_confidence": 0.9841,
+        "time_budget_s": 1200,
+        "min_window_s": 0.5,
+    }
     run = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), reps=4,
                    configs={"baseline": {}}, design=design)
     text = report.render_run(run).read_text()
     assert "| verdicts | confidence 98.41% each, SAME inside +/-3% |" in text
-    assert "| design | adaptive: 5-16 repetitions a side, 7 looks every 2, run confidence 0.95, budget 1200 s" in text
+    assert (
+        "| design | adaptive: 5-16 repetitions a side, 7 looks every 2, run confidence 0.95, budget 1200 s"
+        in text
+    )
     assert "The interval is 98.41%, not 95%" in text
     assert "AMBIGUOUS (n<5)" in text  # 4 repetitions cannot reach 98.41%
     assert "| Diff (%) | 98.41% CI (%) | Verdict |" in text
@@ -161,7 +189,9 @@ def test_compact_keeps_what_reports_need(run, tmp_path):
 def test_publishing_keeps_the_work_per_message(tmp_path):
     """The run's report has a Work column from work.jsonl; its published copy lost it
     (side-by-side c4a6) until publishing copied that file too."""
-    run = make_run(tmp_path / "runs", patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), work=True)
+    run = make_run(
+        tmp_path / "runs", patterns=("PAIR",), transports=("tcp",), sizes=(64,), failed=(), work=True
+    )
     report_cmd.compact(run, tmp_path / "pub")
     assert (tmp_path / "pub" / "work.jsonl").read_text() == (run / "work.jsonl").read_text()
     published = report.render_run(tmp_path / "pub").read_text()
@@ -263,16 +293,35 @@ def test_the_summary_states_the_median_within_cell_spread(tmp_path, cv):
 def test_the_index_answer_is_the_reports_own_summary(tmp_path):
     from testbed.results import regenerate
     md = tmp_path / "report.md"
-    md.write_text("\n".join([
-        "# x", "> q?", "## Run", "| a | b |", "## Summary", "", "### zlink vs libzmq-4.3.5", "",
-        "| Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |", "|---|---|---|---|---|---|---|",
-        "| Throughput | 61 | 0 | 0 | 47 | 56% | 108 |", "| Latency p50 | 35 | 1 | 0 | 72 | 33% | 108 |", "",
-        "| Pattern | Transport | Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |",
-        "| PAIR | tcp | Throughput | 9 | 0 | 0 | 3 | 75% | 12 |", "",
-        "### A/A calibration", "",
-        "This run holds 120 A/A comparisons (throughput and p50 latency), 120 with enough repetitions "
-        "to judge; 2 were called FAST or SLOW (2%): within the nominal 5%.",
-        "## PATTERN: PAIR", "| Throughput | 1 | 2 | 3 | 4 | 5% | 6 |"]))
+    md.write_text(
+        "\n".join(
+            [
+                "# x",
+                "> q?",
+                "## Run",
+                "| a | b |",
+                "## Summary",
+                "",
+                "### zlink vs libzmq-4.3.5",
+                "",
+                "| Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |",
+                "|---|---|---|---|---|---|---|",
+                "| Throughput | 61 | 0 | 0 | 47 | 56% | 108 |",
+                "| Latency p50 | 35 | 1 | 0 | 72 | 33% | 108 |",
+                "",
+                "| Pattern | Transport | Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |",
+                "| PAIR | tcp | Throughput | 9 | 0 | 0 | 3 | 75% | 12 |",
+                "",
+                "### A/A calibration",
+                "",
+                "This run holds 120 A/A comparisons (throughput and p50 latency), "
+                "120 with enough repetitions "
+                "to judge; 2 were called FAST or SLOW (2%): within the nominal 5%.",
+                "## PATTERN: PAIR",
+                "| Throughput | 1 | 2 | 3 | 4 | 5% | 6 |",
+            ]
+        )
+    )
     answer = regenerate._answer(md)
     assert answer == ("zlink vs libzmq-4.3.5: Throughput 61 FAST, 0 SLOW, 0 SAME, 47 AMBIGUOUS of 108; "
                       "Latency p50 35 FAST, 1 SLOW, 0 SAME, 72 AMBIGUOUS of 108<br>"

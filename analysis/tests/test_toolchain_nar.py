@@ -83,7 +83,9 @@ def test_single_file_bytes():
         path.write_bytes(b"ab")
         chunks: list[bytes] = []
         serialise(path, chunks.append)
-    expected = b"".join(tok(t) for t in [b"nix-archive-1", b"(", b"type", b"regular", b"contents", b"ab", b")"])
+    expected = b"".join(
+        tok(t) for t in [b"nix-archive-1", b"(", b"type", b"regular", b"contents", b"ab", b")"]
+    )
     assert b"".join(chunks) == expected
 
 

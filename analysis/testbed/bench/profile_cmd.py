@@ -222,8 +222,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pattern", default="PAIR")
     parser.add_argument("--cells", default="tcp:64,tcp:1024,tcp:65536,tcp:262144,ipc:64,ipc:1024,ipc:65536,"
                         "inproc:64,inproc:1024,inproc:65536", help="transport:size,... ")
-    parser.add_argument("--what", default="callgrind,syscalls,strace", help="any of callgrind,syscalls,strace")
-    parser.add_argument("--count-small", type=int, default=20000, help=f"count below {LARGE} B (runs N and 2N)")
+    parser.add_argument(
+        "--what", default="callgrind,syscalls,strace", help="any of callgrind,syscalls,strace"
+    )
+    parser.add_argument(
+        "--count-small", type=int, default=20000, help=f"count below {LARGE} B (runs N and 2N)"
+    )
     parser.add_argument("--count-large", type=int, default=500, help=f"count from {LARGE} B")
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--reps", type=int, default=3, help="perf repetitions (median)")
@@ -251,7 +255,10 @@ def main(args: argparse.Namespace) -> int:
         return 2
     what = set(args.what.split(","))
     if not what <= {"callgrind", "syscalls", "strace"}:
-        print(f"testbed profile: bad --what {args.what!r}; allowed: callgrind, syscalls, strace", file=sys.stderr)
+        print(
+            f"testbed profile: bad --what {args.what!r}; allowed: callgrind, syscalls, strace",
+            file=sys.stderr,
+        )
         return 2
     for tool, needed in (("valgrind", "callgrind"), ("perf", "syscalls"), ("strace", "strace")):
         if needed in what and not shutil.which(tool):
@@ -330,13 +337,21 @@ def render_markdown(rows: list[dict], reference: str, subject: str) -> str:
             if not ia or not ib:
                 continue
             h = lambda d: d["harness_self"] + d["harness_sys"]
-            lines.append(f"| {t} | {s} | {ia['total']:,.0f} | {ib['total']:,.0f} | {ib['total'] / ia['total']:.2f} | "
-                         f"{ia['lib_self']:,.0f} / {ib['lib_self']:,.0f} | {ia['lib_sys']:,.0f} / {ib['lib_sys']:,.0f} | "
-                         f"{h(ia):,.0f} / {h(ib):,.0f} |")
+            lines.append(
+                f"| {t} | {s} | {ia['total']:,.0f} | {ib['total']:,.0f} | {ib['total'] / ia['total']:.2f} | "
+                f"{ia['lib_self']:,.0f} / {ib['lib_self']:,.0f} | "
+                f"{ia['lib_sys']:,.0f} / {ib['lib_sys']:,.0f} | "
+                f"{h(ia):,.0f} / {h(ib):,.0f} |"
+            )
     if any("syscalls_per_msg" in r for r in rows):
         names = sorted({k for r in rows for k, v in r.get("syscalls_per_msg", {}).items() if abs(v) >= 0.001})
-        lines += ["", "| transport | size | " + " | ".join(f"{n} ref/subj" for n in names) + " | total ref/subj | ratio |",
-                  "|---|---:|" + "---:|" * (len(names) + 2)]
+        lines += [
+            "",
+            "| transport | size | "
+            + " | ".join(f"{n} ref/subj" for n in names)
+            + " | total ref/subj | ratio |",
+            "|---|---:|" + "---:|" * (len(names) + 2),
+        ]
         for t, s in cells:
             a = by.get((reference, t, s), {}).get("syscalls_per_msg")
             b = by.get((subject, t, s), {}).get("syscalls_per_msg")
@@ -344,8 +359,11 @@ def render_markdown(rows: list[dict], reference: str, subject: str) -> str:
                 continue
             ta, tb = sum(a.values()), sum(b.values())
             ratio = f"{tb / ta:.2f}" if ta > 0.0005 else "n/a"
-            lines.append(f"| {t} | {s} | " + " | ".join(f"{a.get(n, 0):.3f} / {b.get(n, 0):.3f}" for n in names)
-                         + f" | {ta:.3f} / {tb:.3f} | {ratio} |")
+            lines.append(
+                f"| {t} | {s} | "
+                + " | ".join(f"{a.get(n, 0):.3f} / {b.get(n, 0):.3f}" for n in names)
+                + f" | {ta:.3f} / {tb:.3f} | {ratio} |"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -83,12 +83,16 @@ def series_inflection(rows: pd.DataFrame) -> dict:
             "n_flips": len(flips), "sentence": _sentence(series, status, flips)}
 
 
-def inflections(comparisons: pd.DataFrame, metrics=("throughput_msgs",), kinds=("config", "library")) -> pd.DataFrame:
+def inflections(
+    comparisons: pd.DataFrame, metrics=("throughput_msgs",), kinds=("config", "library")
+) -> pd.DataFrame:
     sel = comparisons[comparisons["metric"].isin(metrics) & comparisons["kind"].isin(kinds)]
     rows = [series_inflection(g) for _, g in sel.groupby(SERIES, sort=True)]
     out = pd.DataFrame(rows, columns=COLUMNS)
     # Pairs of identical builds (libzmq under two configurations) are not experiments.
-    return out[~((out["kind"] == "config") & out["library"].str.lower().str.startswith("libzmq"))].reset_index(drop=True)
+    return out[
+        ~((out["kind"] == "config") & out["library"].str.lower().str.startswith("libzmq"))
+    ].reset_index(drop=True)
 
 
 def best_config(comparisons: pd.DataFrame, metric: str = "throughput_msgs") -> pd.DataFrame:
@@ -96,13 +100,25 @@ def best_config(comparisons: pd.DataFrame, metric: str = "throughput_msgs") -> p
     the largest decisive gain over no override, or no override when none is decisive."""
     cfg = comparisons[(comparisons["kind"] == "config") & (comparisons["metric"] == metric)
                       & ~comparisons["library"].str.lower().str.startswith("libzmq")]
-    keys = ["source", "run_id", "table", "pattern", "transport", "io_threads", "library", "reference", "msg_size"]
+    keys = [
+        "source",
+        "run_id",
+        "table",
+        "pattern",
+        "transport",
+        "io_threads",
+        "library",
+        "reference",
+        "msg_size",
+    ]
     rows = []
     for key, g in cfg.groupby(keys, sort=True):
         fast = g[g["verdict"] == "FAST"].sort_values(["diff_pct", "config"], ascending=[False, True])
         row = dict(zip(keys, key))
         if fast.empty:
-            row.update(best=row["reference"], gain_pct=0.0, verdict="", considered=", ".join(sorted(g["config"])))
+            row.update(
+                best=row["reference"], gain_pct=0.0, verdict="", considered=", ".join(sorted(g["config"]))
+            )
         else:
             b = fast.iloc[0]
             row.update(best=b["config"], gain_pct=b["diff_pct"], verdict=b["verdict"],
@@ -114,7 +130,9 @@ def best_config(comparisons: pd.DataFrame, metric: str = "throughput_msgs") -> p
 def policy_sentence(best: pd.DataFrame) -> list[str]:
     """One sentence per series: the size ranges each configuration should own."""
     out = []
-    for key, g in best.groupby(["source", "run_id", "table", "pattern", "transport", "io_threads", "library"], sort=True):
+    for key, g in best.groupby(
+        ["source", "run_id", "table", "pattern", "transport", "io_threads", "library"], sort=True
+    ):
         g = g.sort_values("msg_size")
         runs = []
         for _, r in g.iterrows():
@@ -122,6 +140,8 @@ def policy_sentence(best: pd.DataFrame) -> list[str]:
                 runs[-1][2] = r["msg_size"]
             else:
                 runs.append([r["best"], r["msg_size"], r["msg_size"]])
-        spans = [f"{b} for {schema.kib(lo)}" + (f"-{schema.kib(hi)}" if hi != lo else "") for b, lo, hi in runs]
+        spans = [
+            f"{b} for {schema.kib(lo)}" + (f"-{schema.kib(hi)}" if hi != lo else "") for b, lo, hi in runs
+        ]
         out.append(f"{key[6]} on {key[4]} {key[3]}: " + ", ".join(spans) + ".")
     return out

@@ -8,8 +8,14 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, help="a run directory (manifest.json + results.jsonl) or a published .md/.txt report")
-    parser.add_argument("--metric", default="throughput_msgs", help="metric to follow (default throughput_msgs)")
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="a run directory (manifest.json + results.jsonl) or a published .md/.txt report",
+    )
+    parser.add_argument(
+        "--metric", default="throughput_msgs", help="metric to follow (default throughput_msgs)"
+    )
 
 
 def analyse(path: Path, metric: str):
@@ -27,8 +33,10 @@ def main(args) -> int:
     from testbed.records import schema
     from testbed.results import inflection, load, published
     if not args.path.exists():
-        print(f"testbed inflection: {args.path}: no such file or directory (give a run directory or a report)",
-              file=sys.stderr)
+        print(
+            f"testbed inflection: {args.path}: no such file or directory (give a run directory or a report)",
+            file=sys.stderr,
+        )
         return 2
     try:
         schema.metric(args.metric)

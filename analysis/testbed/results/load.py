@@ -34,7 +34,9 @@ class RunDirError(ValueError):
 def read_manifest(run_dir: Path) -> dict:
     path = Path(run_dir) / "manifest.json"
     if not path.is_file():
-        raise RunDirError(f"{run_dir}: no manifest.json (a run directory holds manifest.json and results.jsonl)")
+        raise RunDirError(
+            f"{run_dir}: no manifest.json (a run directory holds manifest.json and results.jsonl)"
+        )
     try:
         return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
@@ -83,7 +85,9 @@ def _metrics(cell: dict) -> list[tuple[str, float, str]]:
         if lat.get(field) is not None:
             out.append((name, float(lat[field]), "us"))
     counters = _perf_counters(cell)
-    return out + [("perf_" + event.replace("-", "_"), value, unit) for event, (value, unit) in sorted(counters.items())]
+    return out + [
+        ("perf_" + event.replace("-", "_"), value, unit) for event, (value, unit) in sorted(counters.items())
+    ]
 
 
 def _perf_counters(cell: dict) -> dict[str, tuple[float, str]]:

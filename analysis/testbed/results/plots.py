@@ -46,27 +46,37 @@ def size_series_data(cells: pd.DataFrame, metric: str) -> pd.DataFrame:
     for r in sel.to_dict("records"):
         lo = hi = math.nan
         if r["n"] >= 3:
-            lo, hi = stats.bootstrap_median(r["values"], f"band|{r['pattern']}|{r['transport']}|{r['config']}|"
-                                                         f"{r['library']}|{r['msg_size']}|{metric}")
+            lo, hi = stats.bootstrap_median(
+                r["values"],
+                f"band|{r['pattern']}|{r['transport']}|{r['config']}|{r['library']}|{r['msg_size']}|{metric}",
+            )
         rows.append({k: r[k] for k in ("pattern", "transport", "config", "library", "msg_size")}
                     | {"metric": metric, "median": r["median"], "lo": lo, "hi": hi})
     # numeric columns even when empty: concatenated with an empty frame, object columns
     # would reach matplotlib's isfinite (a run with only mean latencies did).
-    return pd.DataFrame(rows, columns=["pattern", "transport", "config", "library", "msg_size", "metric",
-                                       "median", "lo", "hi"]).astype({"msg_size": "int64", "median": float, "lo": float,
-                                                                      "hi": float})
+    return pd.DataFrame(
+        rows,
+        columns=["pattern", "transport", "config", "library", "msg_size", "metric", "median", "lo", "hi"],
+    ).astype({"msg_size": "int64", "median": float, "lo": float, "hi": float})
 
 
 def heatmap_data(comparisons: pd.DataFrame, inflections: pd.DataFrame, metric: str = "throughput_msgs"):
     """Cells (row label x size: diff, verdict) and crossover markers per row."""
-    sel = comparisons[(comparisons["metric"] == metric) & comparisons["kind"].isin(["library", "config", "aa"])
-                      & ~((comparisons["kind"] == "config") & comparisons["library"].str.lower().str.startswith("libzmq"))]
+    sel = comparisons[
+        (comparisons["metric"] == metric)
+        & comparisons["kind"].isin(["library", "config", "aa"])
+        & ~((comparisons["kind"] == "config") & comparisons["library"].str.lower().str.startswith("libzmq"))
+    ]
     sel = by_placement(sel)
     sel = sel.assign(row=[_row_label(r) for r in sel.to_dict("records")])
-    cells = sel[["pattern", "transport", "row", "kind", "msg_size", "diff_pct", "verdict"]].reset_index(drop=True)
+    cells = sel[["pattern", "transport", "row", "kind", "msg_size", "diff_pct", "verdict"]].reset_index(
+        drop=True
+    )
     marks = []
     if inflections is not None and not inflections.empty:
-        for r in inflections[(inflections["metric"] == metric) & (inflections["status"] == "flip")].to_dict("records"):
+        for r in inflections[(inflections["metric"] == metric) & (inflections["status"] == "flip")].to_dict(
+            "records"
+        ):
             marks.append({"pattern": r["pattern"], "transport": r["transport"], "row": _row_label(r),
                           "crossover": r["crossover"]})
     return cells, pd.DataFrame(marks, columns=["pattern", "transport", "row", "crossover"])
@@ -95,7 +105,9 @@ def _size_axis(ax, sizes):
 
 def relative_data(comparisons: pd.DataFrame, metric: str = "throughput_msgs") -> pd.DataFrame:
     """Each candidate against the reference library, in %, with its 95% interval."""
-    sel = by_placement(comparisons[(comparisons["metric"] == metric) & comparisons["kind"].isin(["library", "aa"])])
+    sel = by_placement(
+        comparisons[(comparisons["metric"] == metric) & comparisons["kind"].isin(["library", "aa"])]
+    )
     return pd.DataFrame({"pattern": sel["pattern"], "transport": sel["transport"], "config": sel["config"],
                          "library": sel["library"], "msg_size": sel["msg_size"], "median": sel["diff_pct"],
                          "lo": sel["ci_lo_pct"], "hi": sel["ci_hi_pct"]})
@@ -144,7 +156,15 @@ def draw_size_series(data: pd.DataFrame, pattern: str, ylabel: str, title: str, 
                     if s.empty:
                         continue
                     color = LIB_COLORS[i % len(LIB_COLORS)]
-                    ax.plot(s["msg_size"], s["median"], styles[j % len(styles)], marker="o", ms=3, color=color, lw=1.4)
+                    ax.plot(
+                        s["msg_size"],
+                        s["median"],
+                        styles[j % len(styles)],
+                        marker="o",
+                        ms=3,
+                        color=color,
+                        lw=1.4,
+                    )
                     if s["lo"].notna().any():
                         ax.fill_between(s["msg_size"], s["lo"], s["hi"], color=color, alpha=0.15, lw=0)
             _size_axis(ax, sorted(d[d["transport"] == transport]["msg_size"].unique()))
@@ -218,8 +238,14 @@ def figures(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.Data
     for pattern in sorted(cells["pattern"].unique()):
         slug = pattern.lower()
         if not thr[thr["pattern"] == pattern].empty:
-            f = draw_size_series(thr, pattern, "msg/s", f"{pattern}: throughput (median, 95% band)", log_y=True,
-                                 relative=relative_data(comparisons))
+            f = draw_size_series(
+                thr,
+                pattern,
+                "msg/s",
+                f"{pattern}: throughput (median, 95% band)",
+                log_y=True,
+                relative=relative_data(comparisons),
+            )
             yield pattern, "throughput vs size", f"{slug}-throughput", f
         if not hm_cells[hm_cells["pattern"] == pattern].empty:
             yield pattern, "diff % heatmap", f"{slug}-heatmap", draw_heatmap(hm_cells, hm_marks, pattern)
@@ -227,8 +253,14 @@ def figures(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.Data
         if not l.empty:
             l = l.assign(library=[f"{lib} {schema.metric(m).label.replace('Latency ', '')}"
                                   for lib, m in zip(l["library"], l["metric"])])
-            f = draw_size_series(l, pattern, "us", f"{pattern}: latency ({'RTT/2 p50 and p99' if lat_metric == 'lat_p50_us' else 'as published'})",
-                                 log_y=True)
+            f = draw_size_series(
+                l,
+                pattern,
+                "us",
+                f"{pattern}: latency "
+                f"({'RTT/2 p50 and p99' if lat_metric == 'lat_p50_us' else 'as published'})",
+                log_y=True,
+            )
             yield pattern, "latency", f"{slug}-latency", f
 
 

@@ -233,7 +233,9 @@ class _Reader:
             kind = r[1].lower()
             a, b, d = parse_quantity(r[2]), parse_quantity(r[3]), parse_quantity(r[4])
             if size is None or not (a and b):
-                raise ImportError_(f"{self.path.name}: cannot read row {' | '.join(r)!r} in {self.section()!r}")
+                raise ImportError_(
+                    f"{self.path.name}: cannot read row {' | '.join(r)!r} in {self.section()!r}"
+                )
             if kind.startswith("throughput"):
                 metric, precise = "throughput_msgs", a[0] * (1 + d[0] / 100) if d else np.nan
             elif kind.startswith("latency"):
@@ -241,12 +243,18 @@ class _Reader:
                 metric = "lat_mean_us"
                 precise = (a[0] * (1 - d[0] / 100) if inv else a[0] * (1 + d[0] / 100)) if d else np.nan
             else:
-                raise ImportError_(f"{self.path.name}: unknown metric {r[1]!r}; expected Throughput or Latency")
+                raise ImportError_(
+                    f"{self.path.name}: unknown metric {r[1]!r}; expected Throughput or Latency"
+                )
             self.add("diff-table", ref, self.pattern, transport, size, metric, a[0], a[1])
-            self.add("diff-table", cand, self.pattern, transport, size, metric, b[0], b[1], value_precise=precise)
+            self.add(
+                "diff-table", cand, self.pattern, transport, size, metric, b[0], b[1], value_precise=precise
+            )
 
     def _transport_from_setup(self):
-        m = re.search(r"BENCH_TRANSPORTS=(\w+)", self.text) or re.search(r"\*\*Transport:\*\*\s*(\w+)", self.text)
+        m = re.search(r"BENCH_TRANSPORTS=(\w+)", self.text) or re.search(
+            r"\*\*Transport:\*\*\s*(\w+)", self.text
+        )
         return m.group(1).lower() if m else ""
 
     def analysis_table(self, header, body):
@@ -284,7 +292,9 @@ class _Reader:
             pattern, size, lib = norm_pattern(r[0]), int(r[1]), norm_library(r[2])
             for metric, cell in (("cv_throughput_pct", r[3]), ("cv_latency_pct", r[4])):
                 q = parse_quantity(cell)
-                self.add("cv", lib, pattern, transport, size, metric, q[0], "%", section=self.h2 + " / " + self.h3)
+                self.add(
+                    "cv", lib, pattern, transport, size, metric, q[0], "%", section=self.h2 + " / " + self.h3
+                )
 
     def block(self, lines: list[str], start: int) -> None:
         """A fixed-width results block; the library comes from the heading above it."""
@@ -299,7 +309,9 @@ class _Reader:
                 raise ImportError_(f"{self.path.name}:{start}: unknown transport {words[-1]!r}")
             size = parse_size(parts[1])
             thr, bw = parse_quantity(parts[4]), parse_quantity(parts[5])
-            self.add("results-block", lib, self.pattern, transport, size, "throughput_msgs", thr[0], "msg/s", n=1)
+            self.add(
+                "results-block", lib, self.pattern, transport, size, "throughput_msgs", thr[0], "msg/s", n=1
+            )
             self.add("results-block", lib, self.pattern, transport, size, "throughput_mbps",
                      bw[0] * MIB_TO_MB, "MB/s", n=1)
 
@@ -335,10 +347,14 @@ class _Reader:
     def observe(self) -> None:
         """Facts about the data that a reader must know before trusting a comparison."""
         if "Using cached baseline" in self.text:
-            self.notes.append("libzmq was not re-measured: the report says 'Using cached baseline', so its "
-                              "figures come from an earlier run, possibly of a different build or machine state.")
+            self.notes.append(
+                "libzmq was not re-measured: the report says 'Using cached baseline', so its "
+                "figures come from an earlier run, possibly of a different build or machine state."
+            )
         if self.n_runs > 1:
-            self.notes.append(f"Each figure summarises {self.n_runs} runs; the individual runs are not published.")
+            self.notes.append(
+                f"Each figure summarises {self.n_runs} runs; the individual runs are not published."
+            )
         else:
             self.notes.append("Each figure is a single run, as far as the report says.")
 

@@ -50,7 +50,9 @@ def _build_published(reports_dir: Path, seeds_dir: Path | None, out: Path) -> No
     for csv in sorted(data.glob("*.csv")):
         meta = json.loads((data / f"{csv.stem}.notes.json").read_text())
         path = report.render_published(csv, out, csv.stem, meta["notes"], meta["skipped"])
-        first = next((l for l in path.read_text().splitlines() if l.startswith("- ") and "helps up to" in l), "")
+        first = next(
+            (l for l in path.read_text().splitlines() if l.startswith("- ") and "helps up to" in l), ""
+        )
         index.append((csv.stem, first[2:]))
     if index:
         lines = ["# Published reports, re-analysed", "",
@@ -106,7 +108,9 @@ def _answer(report_md: Path) -> str:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) == 7 and cells[1].isdigit():  # Metric, FAST, SLOW, SAME, AMBIGUOUS, Decided, n
                 found.setdefault(heading, []).append(
-                    f"{cells[0]} {cells[1]} FAST, {cells[2]} SLOW, {cells[3]} SAME, {cells[4]} AMBIGUOUS of {cells[6]}")
+                    f"{cells[0]} {cells[1]} FAST, {cells[2]} SLOW, {cells[3]} SAME, "
+                    f"{cells[4]} AMBIGUOUS of {cells[6]}"
+                )
         elif match := _AA.search(line):
             found["A/A"] = [f"{match.group(2)} of {match.group(1)} called FAST/SLOW ({match.group(3)})"]
     return "<br>".join(f"{head}: {'; '.join(rows)}" for head, rows in found.items()).replace("|", "\\|")
@@ -126,7 +130,9 @@ def write_index(runs: list[Path], rendered_root: Path, out: Path) -> None:
         rel = f"{name}/{newest.name}/{report.REPORT_NAME}"
         question = _question(rendered_root / rel).replace("|", "\\|")
         answer = _answer(rendered_root / rel)
-        lines.append(f"| {name} | [{newest.name}]({rel}) | {question or '-'} | {answer or '-'} | {len(found) - 1} |")
+        lines.append(
+            f"| {name} | [{newest.name}]({rel}) | {question or '-'} | {answer or '-'} | {len(found) - 1} |"
+        )
     out.write_text("\n".join(lines) + "\n")
 
 
@@ -152,7 +158,11 @@ def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool 
     runs=False renders the published seed reports only. notebooks: also execute each
     experiment's notebook on its newest run and keep its HTML (notebook.html) beside
     that run's report; notebook.html anywhere else is stale."""
-    managed = [Path(PUBLISHED)] if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir() else []
+    managed = (
+        [Path(PUBLISHED)]
+        if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir()
+        else []
+    )
     if managed:
         _build_published(reports_dir, seeds_dir, out_root / PUBLISHED)
     rels = [run.relative_to(reports_dir) for run in run_dirs(reports_dir)] if runs else []

@@ -13,12 +13,17 @@ from testbed import paths
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 and name the files that would change")
-    parser.add_argument("--reports", type=Path, default=paths.REPORTS_DIR, help="reports directory (default: reports/)")
+    parser.add_argument(
+        "--reports", type=Path, default=paths.REPORTS_DIR, help="reports directory (default: reports/)"
+    )
     parser.add_argument("--seeds", type=Path, default=paths.SEEDS_DIR,
                         help="published seed reports (default: TESTBED_SEEDS_DIR or ../shared/seeds)")
-    parser.add_argument("--no-notebooks", action="store_true",
-                        help="leave out the notebooks' HTML renderings (notebook.html beside each experiment's "
-                             "newest report), which execute every experiment's notebook")
+    parser.add_argument(
+        "--no-notebooks",
+        action="store_true",
+        help="leave out the notebooks' HTML renderings (notebook.html beside each experiment's "
+        "newest report), which execute every experiment's notebook",
+    )
 
 
 def main(args) -> int:
@@ -30,12 +35,16 @@ def main(args) -> int:
     if seeds is None:
         print(f"testbed regenerate: {args.seeds} absent: published reports rebuilt from their stored data",
               file=sys.stderr)
-    changes, scratch, _ = regenerate.differences(args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False))
+    changes, scratch, _ = regenerate.differences(
+        args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False)
+    )
     try:
         if args.check:
             for c in changes:
                 print(c)
-            print(f"{len(changes)} file(s) out of date" if changes else "reports are current", file=sys.stderr)
+            print(
+                f"{len(changes)} file(s) out of date" if changes else "reports are current", file=sys.stderr
+            )
             return 1 if changes else 0
         regenerate.sync(args.reports, scratch, changes)
         for c in changes:

@@ -20,7 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help="output directory (default: the run directory)")
     parser.add_argument("--calibration", "--noise-floor", dest="calibration", type=Path,
                         help="an A/A (noise-floor) run whose false-call rate the report quotes")
-    parser.add_argument("--publish", action="store_true", help="store compact data in reports/<exp>/<run-id>/ and render there")
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="store compact data in reports/<exp>/<run-id>/ and render there",
+    )
 
 
 # Fields that describe one machine's paths or repeat what other fields say; a published

@@ -23,8 +23,10 @@ def pick_run(run: str | Path | None, experiment: str) -> Path:
         return path
     found = newest_run(experiment)
     if found is None:
-        raise FileNotFoundError(f"no run of {experiment!r} under {paths.RESULTS_DIR}; run `./testbed run {experiment}` "
-                                f"or set TESTBED_NOTEBOOK_RUN to a run directory")
+        raise FileNotFoundError(
+            f"no run of {experiment!r} under {paths.RESULTS_DIR}; run `./testbed run {experiment}` "
+            f"or set TESTBED_NOTEBOOK_RUN to a run directory"
+        )
     return found
 
 

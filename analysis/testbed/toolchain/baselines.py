@@ -61,12 +61,16 @@ def build_libzmq(src: Path, work: Path, flags: list[str], *, name: str, curve: b
     cmake.build(build_dir, progress, title=name, install=True, log=log)
     library = prefix / "lib" / "libzmq.so"
     if not library.exists() or not (prefix / "include" / "zmq.h").exists():
-        raise CapabilityError(f"{name}: install into {prefix} did not produce lib/libzmq.so and include/zmq.h")
+        raise CapabilityError(
+            f"{name}: install into {prefix} did not produce lib/libzmq.so and include/zmq.h"
+        )
     check_curve(library, curve, name)
     if curve and sodium_prefix is not None:
         used = cmake.cache_value(build_dir, "SODIUM_LIBRARIES") or ""
         if not used.startswith(str(sodium_prefix)):
-            raise CapabilityError(f"{name}: libzmq linked libsodium {used!r}, not the pinned one in {sodium_prefix}")
+            raise CapabilityError(
+                f"{name}: libzmq linked libsodium {used!r}, not the pinned one in {sodium_prefix}"
+            )
     return prefix
 
 

@@ -36,5 +36,6 @@ def check_curve(library: Path, expected: bool, name: str) -> None:
         got = "has" if actual else "lacks"
         hint = " (libzmq's CMake did not find libsodium?)" if expected else ""
         raise CapabilityError(
-            f"{name}: {library} {got} CURVE (zmq_has(\"curve\")={int(actual)}) but the flavour asks for a build {want} CURVE{hint}"
+            f'{name}: {library} {got} CURVE (zmq_has("curve")={int(actual)}) '
+            f"but the flavour asks for a build {want} CURVE{hint}"
         )

@@ -49,5 +49,7 @@ def ninja_targets(build_dir: Path) -> list[str]:
     """Every target name of a Ninja build tree (empty for other generators)."""
     if not (build_dir / "build.ninja").is_file():
         return []
-    out = subprocess.run(["ninja", "-C", str(build_dir), "-t", "targets", "all"], capture_output=True, text=True)
+    out = subprocess.run(
+        ["ninja", "-C", str(build_dir), "-t", "targets", "all"], capture_output=True, text=True
+    )
     return [line.split(":", 1)[0] for line in out.stdout.splitlines() if ":" in line]

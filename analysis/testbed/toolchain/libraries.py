@@ -136,7 +136,9 @@ def _prebuilt(name: str) -> LibraryBuild | None:
         raise LibraryUnavailable(f"TESTBED_PREBUILT={listing}: unreadable ({exc}); expected "
                                  '{"libraries": {"<name>": {"prefix": ..., "bench_dir": ...}}}') from None
     if name not in entries:
-        raise LibraryUnavailable(f"{name}: not listed in TESTBED_PREBUILT={listing} (has: {', '.join(entries)})")
+        raise LibraryUnavailable(
+            f"{name}: not listed in TESTBED_PREBUILT={listing} (has: {', '.join(entries)})"
+        )
     prefix = Path(entries[name]["prefix"])
     info = _read_info(prefix, name)
     if zlink_revision.split(name):  # the listing says which build is zlink@REV; git says which commit

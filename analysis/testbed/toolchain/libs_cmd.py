@@ -11,8 +11,12 @@ from testbed.toolchain import libraries
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help="only these (default: every registered one); zlink@REV names zlink at a revision")
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="only these (default: every registered one); zlink@REV names zlink at a revision",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object per library")
 
 
@@ -39,7 +43,9 @@ def _plain(rows: list[dict]) -> None:
     for row in rows:
         curve = {True: "on", False: "off"}.get(row.get("curve"), "?")
         print(f"{row['name']}")
-        print(f"  version   {row.get('version', '?')}    CURVE {curve}    build id {row.get('build_id', '-')}")
+        print(
+            f"  version   {row.get('version', '?')}    CURVE {curve}    build id {row.get('build_id', '-')}"
+        )
         print(f"  source    {row.get('source_hash', '?')}")
         if row.get("commit"):
             print(f"  commit    {row['commit']} (revision {row.get('revision')})")

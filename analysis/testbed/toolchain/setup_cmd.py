@@ -37,12 +37,15 @@ def main(args: argparse.Namespace) -> int:
     outcomes = build_everything(progress, args.lib, bench=not args.no_bench)
     for outcome in outcomes:
         # First line only: a failure's log tail was already shown where it happened.
-        progress.say(f"    {'ok  ' if outcome.ok else 'FAIL'} {outcome.name}: {outcome.detail.splitlines()[0]}")
+        progress.say(
+            f"    {'ok  ' if outcome.ok else 'FAIL'} {outcome.name}: {outcome.detail.splitlines()[0]}"
+        )
     failed = [o.name for o in outcomes if not o.ok]
     seconds = time.monotonic() - started
     if failed or still_missing:
+        tools = ", ".join(getattr(r, "package", None) or r.crate for r in still_missing)
         problems = ([f"failed: {', '.join(failed)}"] if failed else []) + (
-            [f"missing host tools: {', '.join(getattr(r, 'package', None) or r.crate for r in still_missing)}"] if still_missing else [])
+            [f"missing host tools: {tools}"] if still_missing else [])
         progress.say(f"setup incomplete ({'; '.join(problems)}) in {seconds:.1f} s")
         return 1
     progress.say(f"setup done in {seconds:.1f} s")

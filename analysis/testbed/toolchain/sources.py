@@ -43,7 +43,8 @@ def verify_file(path: Path, expected_hex: str, what: str = "file") -> None:
             digest.update(chunk)
     if digest.hexdigest() != expected_hex:
         raise SourceMismatch(
-            f"{what} {path} refused: sha256 is {digest.hexdigest()}, expected {expected_hex} (baselines/pins.toml)"
+            f"{what} {path} refused: sha256 is {digest.hexdigest()}, "
+            f"expected {expected_hex} (baselines/pins.toml)"
         )
 
 

@@ -118,7 +118,9 @@ def ensure_cargo_tools(progress: Progress) -> list[CargoTool]:
     for tool in CARGO_TOOLS:
         if tool_path(tool.binary):
             continue
-        progress.say(f"    installing {tool.crate} {tool.version} with cargo ({tool.why}; a few minutes, once)")
+        progress.say(
+            f"    installing {tool.crate} {tool.version} with cargo ({tool.why}; a few minutes, once)"
+        )
         try:
             progress.run(["cargo", "install", "--locked", "--quiet", "--root", str(paths.TOOLS_DIR),
                           "--version", tool.version, tool.crate], cwd=paths.REPO_ROOT,
