@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Reproducible benchmarks of zlink against libzmq 4.3.5.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
+    for name, (_module_name, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
     return parser
 

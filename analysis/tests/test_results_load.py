@@ -1,5 +1,4 @@
 """Run directory -> tidy table; tidy tables on disk, with schema migration."""
-import json
 
 import numpy as np
 import pytest

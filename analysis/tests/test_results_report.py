@@ -73,7 +73,7 @@ def test_summary_has_a_block_per_candidate_and_an_aa_block(run, tmp_path):
 
 
 def test_calibration_from_a_referenced_run(tmp_path):
-    nf = make_run(
+    make_run(
         tmp_path,
         experiment="noise-floor",
         run_id="aa",
@@ -181,7 +181,7 @@ def test_report_command(run, tmp_path, capsys):
 
 def test_compact_keeps_what_reports_need(run, tmp_path):
     report_cmd.compact(run, tmp_path)
-    cells = [json.loads(l) for l in (tmp_path / "results.jsonl").read_text().splitlines()]
+    cells = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert all("result" in c for c in cells) and not any("command" in c for c in cells if c["status"] == "ok")
     assert report.render_run(tmp_path).read_text() == report.render_run(run, tmp_path / "x").read_text()
 

@@ -85,7 +85,8 @@ def test_bench_flags_are_identical_for_every_library(monkeypatch, tmp_path):
         with pytest.raises(RuntimeError):
             bench_build.ensure(tmp_path / name, info, Progress(plain=True, quiet=True))
     a, b = seen.values()
-    common = lambda flags: [f for f in flags if not f.startswith("-DBENCH_LIB_")]
+    def common(flags):
+        return [f for f in flags if not f.startswith("-DBENCH_LIB_")]
     assert common(a) == common(b) == bench_build.BENCH_FLAGS
 
 

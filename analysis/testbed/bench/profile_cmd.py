@@ -280,7 +280,9 @@ def main(args: argparse.Namespace) -> int:
             row = {"library": name, "build_id": lib.info.get("build_id"), "pattern": pattern,
                    "transport": transport, "msg_size": size, "count": count, "warmup": args.warmup}
 
-            def argv(n: int, timeout: int = 10000) -> list[str]:
+            # This cell's binary, transport and size bound now (B023), not looked up at call time.
+            def argv(n: int, timeout: int = 10000,
+                     binary=binary, transport=transport, size=size) -> list[str]:
                 return bench_argv(binary, transport, size, count=n, warmup=args.warmup, mode="thr",
                                   timeout_ms=timeout)
             row["argv_N"] = argv(count)
@@ -336,7 +338,8 @@ def render_markdown(rows: list[dict], reference: str, subject: str) -> str:
             ia, ib = a.get("instr_per_msg"), b.get("instr_per_msg")
             if not ia or not ib:
                 continue
-            h = lambda d: d["harness_self"] + d["harness_sys"]
+            def h(d: dict) -> float:
+                return d["harness_self"] + d["harness_sys"]
             lines.append(
                 f"| {t} | {s} | {ia['total']:,.0f} | {ib['total']:,.0f} | {ib['total'] / ia['total']:.2f} | "
                 f"{ia['lib_self']:,.0f} / {ib['lib_self']:,.0f} | "

@@ -344,7 +344,7 @@ def side_by_side(a: pd.DataFrame, b: pd.DataFrame, label_a: str, label_b: str,
     for df, label, mapping in ((a, label_a, None), (b, label_b, config_map)):
         d = df[(df["kind"] == "library") & (df["metric"] == metric)].copy()
         if mapping:
-            d["config"] = d["config"].map(lambda c: mapping.get(c, c))
+            d["config"] = d["config"].map(lambda c, mapping=mapping: mapping.get(c, c))
         sel.append(d[keys + cols].rename(columns={c: f"{c}_{label}" for c in cols}))
     out = sel[0].merge(sel[1], on=keys, how="inner")
     out["agree"] = out[f"verdict_{label_a}"] == out[f"verdict_{label_b}"]

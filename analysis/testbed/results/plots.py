@@ -249,12 +249,12 @@ def figures(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.Data
             yield pattern, "throughput vs size", f"{slug}-throughput", f
         if not hm_cells[hm_cells["pattern"] == pattern].empty:
             yield pattern, "diff % heatmap", f"{slug}-heatmap", draw_heatmap(hm_cells, hm_marks, pattern)
-        l = lat[lat["pattern"] == pattern]
-        if not l.empty:
-            l = l.assign(library=[f"{lib} {schema.metric(m).label.replace('Latency ', '')}"
-                                  for lib, m in zip(l["library"], l["metric"])])
+        lat_rows = lat[lat["pattern"] == pattern]
+        if not lat_rows.empty:
+            lat_rows = lat_rows.assign(library=[f"{lib} {schema.metric(m).label.replace('Latency ', '')}"
+                                                for lib, m in zip(lat_rows["library"], lat_rows["metric"])])
             f = draw_size_series(
-                l,
+                lat_rows,
                 pattern,
                 "us",
                 f"{pattern}: latency "

@@ -334,7 +334,7 @@ class _Reader:
                 j = i
                 while j < n and self.lines[j].startswith("|"):
                     j += 1
-                self.table([_cells(l) for l in self.lines[i:j]], i)
+                self.table([_cells(line) for line in self.lines[i:j]], i)
                 i = j - 1
             elif self.h2.lower() in ("setup", "test configuration"):
                 self.setup_line(line)

@@ -51,7 +51,8 @@ def _build_published(reports_dir: Path, seeds_dir: Path | None, out: Path) -> No
         meta = json.loads((data / f"{csv.stem}.notes.json").read_text())
         path = report.render_published(csv, out, csv.stem, meta["notes"], meta["skipped"])
         first = next(
-            (l for l in path.read_text().splitlines() if l.startswith("- ") and "helps up to" in l), ""
+            (line for line in path.read_text().splitlines()
+             if line.startswith("- ") and "helps up to" in line), "",
         )
         index.append((csv.stem, first[2:]))
     if index:

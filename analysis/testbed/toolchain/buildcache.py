@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import fcntl
 import shutil
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 @contextmanager

@@ -15,8 +15,8 @@ import base64
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 _CHUNK = 1 << 20
 

@@ -14,9 +14,9 @@ import functools
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from testbed import paths
 from testbed.toolchain.progress import CommandFailed, Progress
