@@ -47,36 +47,10 @@ SCOPE = ["source", "run_id", "experiment", "table"]
 WHERE = ["placement", "process_model", "link"]   # where and how the cell ran
 CELL = SCOPE + ["pattern", "transport", "msg_size", "io_threads", "config"] + WHERE + ["library", "metric"]
 
-COLUMNS = [
-    "kind",
-    "source",
-    "run_id",
-    "experiment",
-    "table",
-    "pattern",
-    "transport",
-    "io_threads",
-    "config",
-    *WHERE,
-    "msg_size",
-    "metric",
-    "library",
-    "reference",
-    "n_cand",
-    "n_ref",
-    "cand_median",
-    "ref_median",
-    "diff_pct",
-    "ci_lo_pct",
-    "ci_hi_pct",
-    "p_value",
-    "mde_pct",
-    "verdict",
-    "basis",
-    "test",
-    "stop_reason",
-    "q_value",
-]
+COLUMNS = ["kind", "source", "run_id", "experiment", "table", "pattern", "transport", "io_threads", "config",
+           *WHERE, "msg_size", "metric", "library", "reference", "n_cand", "n_ref", "cand_median",
+           "ref_median", "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "basis",
+           "test", "stop_reason", "q_value"]
 PAIRED, UNPAIRED = "paired", "unpaired"   # the test column of a comparison judged on repetitions
 
 def reference_config(cells: pd.DataFrame) -> str | None:
@@ -103,14 +77,8 @@ def cell_table(df: pd.DataFrame) -> pd.DataFrame:
     ok["v"] = ok["value_precise"].where(ok["value_precise"].notna(), ok["value"])
     params = [c for c in ok.columns if c.startswith(schema.PARAM_PREFIX)]
     ok = ok.sort_values(CELL + ["v"], kind="mergesort")
-    agg = {
-        "v": list,
-        "repetition": list,
-        "spread": "first",
-        "n_summarized": "first",
-        "stop_reason": _last_nonempty,
-        **{p: "first" for p in params},
-    }
+    agg = {"v": list, "repetition": list, "spread": "first", "n_summarized": "first",
+           "stop_reason": _last_nonempty, **{p: "first" for p in params}}
     cells = ok.groupby(CELL, sort=True).agg(agg).reset_index()
     cells["values"] = [np.asarray(v, dtype=float) for v in cells.pop("v")]
     cells["reps"] = [_by_repetition(src, r, v) for src, r, v in

@@ -86,10 +86,8 @@ def render_published(data_csv: Path, out_dir: Path, name: str, notes: list[str],
     notes = list(notes)
     ref_cfg = cmp[(cmp["kind"] == "config") & cmp["library"].map(is_reference_name)]
     if not ref_cfg.empty and (ref_cfg["diff_pct"].abs() < 1e-9).all():
-        notes.append(
-            "libzmq's figures are identical in every configuration section: it was measured once and "
-            "reused, so each configuration's 'Diff' compares zlink now against libzmq then."
-        )
+        notes.append("libzmq's figures are identical in every configuration section: it was measured once "
+                     "and reused, so each configuration's 'Diff' compares zlink now against libzmq then.")
     ctx = {"title": f"Published report {name}, re-analysed", "question": "", "published": True,
            "brief": [("source", f"`{name}.txt` (seed report), imported as `{Path(data_csv).name}`"),
                      ("tables used", ", ".join(primary)),
@@ -123,22 +121,14 @@ def _claims(df, cmp_main) -> list[list[str]] | None:
     claimed = claimed[(claimed["kind"] == "library") & (claimed["metric"] == "throughput_msgs")]
     rows = []
     keys = ["pattern", "transport", "msg_size", "library"]
-    ours = cmp_main[(cmp_main["kind"] == "library") & (cmp_main["metric"] == "throughput_msgs")].set_index(
-        keys
-    )
+    ours = cmp_main[(cmp_main["kind"] == "library")
+                    & (cmp_main["metric"] == "throughput_msgs")].set_index(keys)
     for r in claimed.sort_values(keys).to_dict("records"):
         k = tuple(r[x] for x in keys)
         o = ours.loc[k] if k in ours.index else None
-        rows.append(
-            [
-                r["pattern"],
-                r["transport"],
-                schema.kib(r["msg_size"]),
-                fmt.pct(r["diff_pct"], 1),
-                fmt.pct(o["diff_pct"], 1) if o is not None else "-",
-                o["verdict"] if o is not None else "-",
-            ]
-        )
+        rows.append([r["pattern"], r["transport"], schema.kib(r["msg_size"]), fmt.pct(r["diff_pct"], 1),
+                     fmt.pct(o["diff_pct"], 1) if o is not None else "-",
+                     o["verdict"] if o is not None else "-"])
     return rows
 
 
@@ -147,12 +137,10 @@ def _sensitivity(cmp) -> str:
     lib = cmp[(cmp["kind"] == "library") & (cmp["metric"] == "throughput_msgs")]
     dec = lib[lib["verdict"].isin(["FAST", "SLOW"])]
     big = int((dec["diff_pct"].abs() > 100 * AA_FLOOR).sum())
-    return (
-        f"The harness family behind these figures later showed A/A differences of -18% to +27% at 3 runs "
-        f"(libzmq against itself; /work/shared/FACTS.md). Of the {len(dec)} throughput comparisons of zlink "
-        f"(or its predecessor) with libzmq called FAST or SLOW here, {big} differ by more than "
-        f"{100 * AA_FLOOR:.0f}% (of {len(lib)} comparisons in all)."
-    )
+    return (f"The harness family behind these figures later showed A/A differences of -18% to +27% at 3 runs "
+            f"(libzmq against itself; /work/shared/FACTS.md). Of the {len(dec)} throughput comparisons of "
+            f"zlink (or its predecessor) with libzmq called FAST or SLOW here, {big} differ by more than "
+            f"{100 * AA_FLOOR:.0f}% (of {len(lib)} comparisons in all).")
 
 
 # --- rendering -------------------------------------------------------------------------
@@ -203,39 +191,34 @@ def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str
 def _how_to_read(ctx):
     margin, conf = 100 * ctx["margin"], ctx["confidence"]
     need, pairs = decide.min_samples(conf), decide.min_samples(conf, paired=True)
-    lines = [
-        "## How to read",
-        "",
-        "Diff is oriented so that **positive means the candidate is better**: for throughput "
-        "(candidate / reference - 1), for latency (reference / candidate - 1), marked `(inv)`.",
-        "",
-        f"Verdicts (analysis/README.md, Verdicts): **SAME** when the {100 * conf:.4g}% interval of the ratio "
-        f"lies inside +/-{margin:g}%; otherwise **FAST**/**SLOW** when the whole interval is on the "
-        f"better/worse side of no change; otherwise **AMBIGUOUS**: the data cannot tell. The ratio is the "
-        f"Hodges-Lehmann estimate on log values and the interval the exact Mann-Whitney interval; **MDE** "
-        f"is the change this cell would detect with 80% power at its n and spread. Fewer than {need} "
-        f"repetitions a side cannot reach {100 * conf:.4g}%: such cells are AMBIGUOUS (`n<{need}`).",
-        "",
-        f"**Paired** where a run's two cells share at least {pairs} repetition indices: repetition i of "
-        f"the candidate ran back to back with repetition i of the reference, so the verdict comes from the "
-        f"per-pair log ratios (Hodges-Lehmann on their Walsh averages, exact Wilcoxon signed-rank interval "
-        f"and p), which cancels drift common to both. With fewer pairs the unpaired test above decides. "
-        f"The `Test` column says which one judged each comparison.",
-        "",
-    ]
+    lines = ["## How to read", "",
+             "Diff is oriented so that **positive means the candidate is better**: for throughput "
+             "(candidate / reference - 1), for latency (reference / candidate - 1), marked `(inv)`.",
+             "",
+             f"Verdicts (analysis/README.md, Verdicts): **SAME** when the {100 * conf:.4g}% interval of the "
+             f"ratio lies inside +/-{margin:g}%; otherwise **FAST**/**SLOW** when the whole interval is on "
+             "the better/worse side of no change; otherwise **AMBIGUOUS**: the data cannot tell. The ratio "
+             "is the Hodges-Lehmann estimate on log values and the interval the exact Mann-Whitney "
+             "interval; **MDE** is the change this cell would detect with 80% power at its n and spread. "
+             f"Fewer than {need} repetitions a side cannot reach {100 * conf:.4g}%: such cells are "
+             f"AMBIGUOUS (`n<{need}`).",
+             "",
+             f"**Paired** where a run's two cells share at least {pairs} repetition indices: repetition i of "
+             "the candidate ran back to back with repetition i of the reference, so the verdict comes from "
+             "the per-pair log ratios (Hodges-Lehmann on their Walsh averages, exact Wilcoxon signed-rank "
+             "interval and p), which cancels drift common to both. With fewer pairs the unpaired test "
+             "above decides. The `Test` column says which one judged each comparison.",
+             ""]
     if conf != DEFAULT_CONFIDENCE:
         lines += [f"The interval is {100 * conf:.4g}%, not 95%: the sweep looked at each configuration more "
                   f"than once while repeating it, and judged every look at this stricter confidence so that "
                   f"all looks together keep the run's own.", ""]
     lines += _looks_lines(ctx.get("looks"), conf)
     if ctx["published"]:
-        lines += [
-            f"Published figures are single numbers (medians or means of runs that were not kept): they get "
-            f"**no interval**, can never be SAME, and are FAST/SLOW only beyond "
-            f"{100 * compare.POINT_THRESHOLD:.0f}%, marked `point`. Mean +/- std tables give a Welch "
-            f"interval, marked `summary`, judged like the rest.",
-            "",
-        ]
+        lines += ["Published figures are single numbers (medians or means of runs that were not kept): "
+                  "they get **no interval**, can never be SAME, and are FAST/SLOW only beyond "
+                  f"{100 * compare.POINT_THRESHOLD:.0f}%, marked `point`. Mean +/- std tables give a Welch "
+                  f"interval, marked `summary`, judged like the rest.", ""]
     return lines
 
 
@@ -258,21 +241,12 @@ def _inflection_section(infl, best):
     lines = ["## Where the gain changes sign", ""]
     rows = []
     for r in infl.to_dict("records"):
-        rows.append(
-            [
-                r["kind"],
-                r["pattern"],
-                r["transport"],
-                r["config"],
-                r["library"],
-                r["reference"],
-                r["status"],
-                schema.kib(r["flip_from"]) if r["status"] == "flip" else "-",
-                schema.kib(r["flip_to"]) if r["status"] == "flip" else "-",
-                schema.kib(r["crossover"]) if r["status"] == "flip" else "-",
-                f"{r['n_decisive']}/{r['n_sizes']}",
-            ]
-        )
+        rows.append([r["kind"], r["pattern"], r["transport"], r["config"], r["library"], r["reference"],
+                     r["status"],
+                     schema.kib(r["flip_from"]) if r["status"] == "flip" else "-",
+                     schema.kib(r["flip_to"]) if r["status"] == "flip" else "-",
+                     schema.kib(r["crossover"]) if r["status"] == "flip" else "-",
+                     f"{r['n_decisive']}/{r['n_sizes']}"])
     lines += [fmt.md_table(["Kind", "Pattern", "Transport", "Config", "Library", "Reference", "Status",
                             "Last of old sign", "First of new sign", "Crossover ~", "Decisive"], rows), ""]
     lines += [f"- {s}" for s in infl["sentence"]] + [""]
@@ -286,21 +260,8 @@ def _inflection_section(infl, best):
 def _failed(failed):
     if failed is None or failed.empty:
         return []
-    rows = [
-        [
-            r["pattern"],
-            r["transport"],
-            schema.kib(r["msg_size"]),
-            r["config"],
-            r["library"],
-            str(r["repetition"]),
-            r["status"],
-        ]
-        for r in failed.sort_values(list(failed.columns)).to_dict("records")
-    ]
-    return [
-        "## Failed cells",
-        "",
-        fmt.md_table(["Pattern", "Transport", "Size", "Config", "Library", "Repetition", "Status"], rows),
-        "",
-    ]
+    rows = [[r["pattern"], r["transport"], schema.kib(r["msg_size"]), r["config"], r["library"],
+             str(r["repetition"]), r["status"]]
+            for r in failed.sort_values(list(failed.columns)).to_dict("records")]
+    return ["## Failed cells", "", fmt.md_table(["Pattern", "Transport", "Size", "Config", "Library",
+                                                 "Repetition", "Status"], rows), ""]

@@ -25,9 +25,8 @@ class SuiteResult:
         return f"{self.name}: {self.passed} passed, {self.failed} failed{extra}"
 
 
-def _stream(
-    cmd: list[str], cwd: Path, env: dict | None = None, timeout: float | None = None
-) -> tuple[int, list[str]]:
+def _stream(cmd: list[str], cwd: Path, env: dict | None = None,
+            timeout: float | None = None) -> tuple[int, list[str]]:
     """Run with output shown live (it is test output people want to read) and kept."""
     lines: list[str] = []
     proc = subprocess.Popen(cmd, cwd=cwd, env=dict(os.environ, **(env or {})), stdout=subprocess.PIPE,
@@ -76,9 +75,8 @@ def ctest_failures(lines: list[str]) -> list[str]:
     return names
 
 
-_CLUE = re.compile(
-    r": Failure$|terminate called|AddressSanitizer|ThreadSanitizer|runtime error:|Assertion .* failed"
-)
+_CLUE = re.compile(r": Failure$|terminate called|AddressSanitizer|ThreadSanitizer|runtime error:"
+                   r"|Assertion .* failed")
 
 
 def _clue(lines: list[str], failure: str) -> str:
@@ -106,16 +104,9 @@ def _clue(lines: list[str], failure: str) -> str:
 
 def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = None) -> SuiteResult:
     result = SuiteResult(name)
-    cmd = [
-        "ctest",
-        "--test-dir",
-        str(build_dir),
-        "--output-on-failure",
-        "-j",
-        os.environ.get("TESTBED_JOBS", "2"),
-        "--timeout",
-        os.environ.get("TESTBED_CTEST_TIMEOUT", "120"),
-    ]
+    cmd = ["ctest", "--test-dir", str(build_dir), "--output-on-failure",
+           "-j", os.environ.get("TESTBED_JOBS", "2"),
+           "--timeout", os.environ.get("TESTBED_CTEST_TIMEOUT", "120")]
     if regex:
         cmd += ["-R", regex]
     code, lines = _stream(cmd, build_dir, env)

@@ -97,14 +97,9 @@ class ZlinkLibrary:
         build_dir, prefix, log = work / "build", work / "prefix", work / "build.log"
         extra = curve_flags(progress) if self.curve else [CURVE_OFF]
         progress.step(f"building {self.name} (Release)")
-        cmake.configure(
-            self.source_dir(),
-            build_dir,
-            [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
-            progress,
-            title=self.name,
-            log=log,
-        )
+        cmake.configure(self.source_dir(), build_dir,
+                        [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+                        progress, title=self.name, log=log)
         cmake.build(build_dir, progress, title=self.name, install=True, log=log)
         library = prefix / "lib" / "libzlink.so"
         for needed in (prefix / "include" / "zmq.h", library):
