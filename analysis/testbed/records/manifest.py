@@ -24,7 +24,7 @@ from testbed.records import store
 
 SCHEMA = "testbed.manifest/2"
 SCHEMAS_READ = ("testbed.manifest/1", SCHEMA)  # version 1 lacks the v2 fields: defaults fill them
-FILE_NAME = "manifest.json"
+FILE_NAME = store.MANIFEST_NAME
 
 DEFAULT_MARGIN = 0.03      # equivalence margin of SAME (issue 9 item 5), unless the run declares one
 DEFAULT_CONFIDENCE = 0.95  # of each verdict, unless the run's design judged at another

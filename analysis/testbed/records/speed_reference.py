@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import statistics
 
+from testbed.records import store
+
 WORKLOAD = "blake2b-64KiB"
-FILE_NAME = "speed.jsonl"   # one line per pair in the run directory (docs/data-formats.md §4)
+FILE_NAME = store.SPEED_NAME  # one line per pair in the run directory (docs/data-formats.md §4)
 HOST_DRIFT = "host-drift"   # the exclusion a drifted pair is marked with
 
 

@@ -1,4 +1,6 @@
-"""results.jsonl: append-only, one JSON object per finished cell attempt.
+"""The files of a run directory, each named once here (the sweep writes them, the
+analysis reads them; docs/data-formats.md §4), and results.jsonl itself: append-only,
+one JSON object per finished cell attempt.
 
 Each line is flushed and fsynced before the next cell starts, so a power cut or
 kill -9 loses at most the cell that was running. A torn last line (the process died
@@ -12,6 +14,14 @@ from pathlib import Path
 
 RESULTS_NAME = "results.jsonl"
 TORN_NAME = "torn-lines.txt"
+MANIFEST_NAME = "manifest.json"        # records/manifest.py
+SPEED_NAME = "speed.jsonl"             # records/speed_reference.py
+CALIBRATION_NAME = "calibration.jsonl"  # sweep/calibrate.py
+WORK_NAME = "work.jsonl"               # sweep/work.py: work per message, one line per cell
+CEILING_RUN_NAME = "ceiling.jsonl"     # sweep/ceiling.py: the probe measured inside the run
+CEILING_HOST_NAME = "ceiling.json"     # `./testbed ceiling` before the run (results/ceiling.py)
+FLAMEGRAPHS_DIR = "flamegraphs"        # sweep/flamegraphs.py
+TOML_COPY_NAME = "experiment.toml"     # the experiment as it ran (sweep/runner.py)
 
 
 def read_records(path: Path) -> tuple[list[dict], str]:

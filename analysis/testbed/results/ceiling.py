@@ -9,6 +9,8 @@ import json
 import math
 from pathlib import Path
 
+from testbed.records import store
+
 SCHEMAS = ("testbed.ceiling/1", "testbed.ceiling/2")
 
 
@@ -16,7 +18,7 @@ def read(run_dir: Path) -> dict | None:
     """(transport, msg_size) -> {bytes_per_sec, p50, process_model}; the file is optional.
     Version 2 states the process model the probe ran under (the same for every row);
     version 1 does not, so its rows bound every cell."""
-    path = Path(run_dir) / "ceiling.json"
+    path = Path(run_dir) / store.CEILING_HOST_NAME
     if not path.is_file():
         return None
     data = json.loads(path.read_text())
@@ -79,7 +81,7 @@ def broken(ceiling: dict | None, comparisons) -> list[dict]:
 
 # --- the ceiling measured inside the run (ceiling.jsonl, sweep/ceiling.py) -----------------
 
-RUN_FILE = "ceiling.jsonl"
+RUN_FILE = store.CEILING_RUN_NAME
 SHARED_METRICS = ("throughput_msgs", "lat_p50_us")
 KEYS = ["pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link",
         "library", "metric"]

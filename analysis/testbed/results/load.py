@@ -11,14 +11,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from testbed.records import schema
+from testbed.records import schema, store
 from testbed.records.manifest import RunManifest
 
 from . import host_speed
 
 CELL_SCHEMA = "testbed.cell/1"
 HOST_DRIFT = host_speed.speedref.HOST_DRIFT  # tidy status of a pair the host's speed moved under
-WORK_FILE = "work.jsonl"  # the sweep's work-per-message records, one per cell
+WORK_FILE = store.WORK_NAME  # the sweep's work-per-message records, one per cell
 
 # bench JSON field -> tidy metric (data-formats section 3 -> section 5)
 THROUGHPUT_FIELDS = {"msgs_per_sec": "throughput_msgs", "mb_per_sec": "throughput_mbps",
@@ -32,7 +32,7 @@ class RunDirError(ValueError):
 
 
 def read_manifest(run_dir: Path) -> dict:
-    path = Path(run_dir) / "manifest.json"
+    path = Path(run_dir) / store.MANIFEST_NAME
     if not path.is_file():
         raise RunDirError(
             f"{run_dir}: no manifest.json (a run directory holds manifest.json and results.jsonl)"
@@ -46,7 +46,7 @@ def read_manifest(run_dir: Path) -> dict:
 def read_cells(run_dir: Path) -> list[dict]:
     """Every cell attempt line. A torn last line (run interrupted mid-write) is skipped
     with a warning; a bad line anywhere else is an error, since it means corruption."""
-    path = Path(run_dir) / "results.jsonl"
+    path = Path(run_dir) / store.RESULTS_NAME
     if not path.is_file():
         raise RunDirError(f"{run_dir}: no results.jsonl")
     lines = path.read_text().splitlines()

@@ -20,6 +20,7 @@ from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from testbed import paths
+from testbed.records import store
 from testbed.results import notebook_gen
 from testbed.toolchain import notebook_kernel
 
@@ -136,7 +137,7 @@ def notebook_for(experiment: str, run_dir: Path, notebooks_dir: Path | None = No
     own = root / f"{experiment}.ipynb"
     if own.is_file():
         return own
-    manifest = Path(run_dir) / "manifest.json"
+    manifest = Path(run_dir) / store.MANIFEST_NAME
     if manifest.is_file():
         source = json.loads(manifest.read_text()).get("experiment_source") or ""
         folder = root / f"{Path(source).parent.name}.ipynb"

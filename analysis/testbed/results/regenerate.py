@@ -18,15 +18,17 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from testbed.records import store
+
 from . import load, published, report
 
 PUBLISHED = "published"
-INPUTS = ("manifest.json", "results.jsonl", "ceiling.json", "ceiling.jsonl")
+INPUTS = (store.MANIFEST_NAME, store.RESULTS_NAME, store.CEILING_HOST_NAME, store.CEILING_RUN_NAME)
 
 
 def run_dirs(reports_dir: Path) -> list[Path]:
-    return sorted(p.parent for p in Path(reports_dir).glob("*/*/manifest.json")
-                  if p.parent.parent.name != PUBLISHED and (p.parent / "results.jsonl").is_file())
+    return sorted(p.parent for p in Path(reports_dir).glob(f"*/*/{store.MANIFEST_NAME}")
+                  if p.parent.parent.name != PUBLISHED and (p.parent / store.RESULTS_NAME).is_file())
 
 
 def _import_seeds(seeds_dir: Path, data_dir: Path) -> None:

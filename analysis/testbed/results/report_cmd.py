@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from testbed import paths
+from testbed.records import store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,23 +36,23 @@ DROP = ("command", "stderr_tail")
 def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     lines = []
-    for line in (run_dir / "results.jsonl").read_text().splitlines():
+    for line in (run_dir / store.RESULTS_NAME).read_text().splitlines():
         if not line.strip():
             continue
         cell = json.loads(line)
         if cell.get("status") == "ok":
             cell = {k: v for k, v in cell.items() if k not in DROP}
         lines.append(json.dumps(cell, sort_keys=True, separators=(",", ":")))
-    (dest / "results.jsonl").write_text("\n".join(lines) + "\n")
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    (dest / store.RESULTS_NAME).write_text("\n".join(lines) + "\n")
+    manifest = json.loads((run_dir / store.MANIFEST_NAME).read_text())
     if calibration is not None:
         # Stored relative to the published run, so regenerate finds it in any clone.
         manifest["noise_floor_run"] = os.path.relpath(calibration.resolve(), dest.resolve())
-    (dest / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    (dest / store.MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     # The host speed reference and its exclusions, the work per message (the report's
     # Work column) and the ceiling probe (one file, or one line per batch measured inside
     # the run): the report reads each when it is there.
-    for name in ("speed.jsonl", "work.jsonl", "ceiling.json", "ceiling.jsonl"):
+    for name in (store.SPEED_NAME, store.WORK_NAME, store.CEILING_HOST_NAME, store.CEILING_RUN_NAME):
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, dest / name)
 
@@ -69,7 +70,7 @@ def published_calibration(calibration: Path, reports: Path) -> Path:
     if cal.is_relative_to(reports):
         return cal
     copy = reports / cal.parent.name / cal.name
-    if (copy / "manifest.json").is_file():
+    if (copy / store.MANIFEST_NAME).is_file():
         return copy
     raise CalibrationNotPublished(
         f"--calibration {calibration}: a published report can name only a published A/A run, "

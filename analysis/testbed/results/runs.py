@@ -5,20 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from testbed import paths
+from testbed.records import store
 
 from . import compare, load
 
 
 def newest_run(experiment: str, results_dir: Path | None = None) -> Path | None:
     root = Path(results_dir or paths.RESULTS_DIR) / experiment
-    runs = sorted(p.parent for p in root.glob("*/manifest.json") if (p.parent / "results.jsonl").is_file())
+    runs = sorted(p.parent for p in root.glob(f"*/{store.MANIFEST_NAME}")
+                  if (p.parent / store.RESULTS_NAME).is_file())
     return runs[-1] if runs else None
 
 
 def pick_run(run: str | Path | None, experiment: str) -> Path:
     if run:
         path = Path(run)
-        if not (path / "manifest.json").is_file():
+        if not (path / store.MANIFEST_NAME).is_file():
             raise FileNotFoundError(f"{path}: not a run directory (needs manifest.json and results.jsonl)")
         return path
     found = newest_run(experiment)
@@ -33,7 +35,8 @@ def pick_run(run: str | Path | None, experiment: str) -> Path:
 def published_runs(experiment: str, reports_dir: Path | None = None) -> list[Path]:
     """The experiment's published runs (reports/<experiment>/<run-id>/), oldest first."""
     root = Path(reports_dir or paths.REPORTS_DIR) / experiment
-    return sorted(p.parent for p in root.glob("*/manifest.json") if (p.parent / "results.jsonl").is_file())
+    return sorted(p.parent for p in root.glob(f"*/{store.MANIFEST_NAME}")
+                  if (p.parent / store.RESULTS_NAME).is_file())
 
 
 def pick_published_run(run: str | Path | None, experiment: str) -> Path:

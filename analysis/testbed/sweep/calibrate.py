@@ -28,7 +28,7 @@ from pathlib import Path
 from testbed.records import store
 from testbed.sweep.execute import Counts
 
-FILE_NAME = "calibration.jsonl"
+FILE_NAME = store.CALIBRATION_NAME
 HEADROOM = 1.2        # aim 20% above the minimum: run-to-run spread must not dip below it
 MAX_SCALE = 100.0     # never more than 100x the declared count (a broken probe cannot explode a run)
 MIN_SCALE = 0.05      # nor less than 1/20 of it

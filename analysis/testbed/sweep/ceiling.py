@@ -31,7 +31,7 @@ from testbed.sweep import placement, process
 from testbed.sweep.config_ceiling import PROCESS_MODELS, TRANSPORTS
 from testbed.sweep.plan import Cell
 
-FILE_NAME = "ceiling.jsonl"
+FILE_NAME = store.CEILING_RUN_NAME
 SCHEMA = "testbed.ceiling-probe/1"
 PROBE_BINARY = "ceiling_probe"     # built beside the bench binaries of every library build
 STDERR_TAIL_CHARS = 2000

@@ -6,12 +6,13 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from testbed.records import store
 from testbed.sweep import execute, placement
 from testbed.sweep import perf as perfmod
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell
 
-DIR_NAME = "flamegraphs"
+DIR_NAME = store.FLAMEGRAPHS_DIR
 
 
 def record(cell: Cell, lib, exp: Experiment, run_dir: Path, counts: execute.Counts, cpus: list[int]) -> dict:

@@ -37,7 +37,7 @@ from testbed.sweep.loop import Loop
 from testbed.sweep.topology import Topology
 from testbed.toolchain.progress import Progress
 
-TOML_COPY = "experiment.toml"
+TOML_COPY = store.TOML_COPY_NAME
 
 
 def now() -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from testbed.records import store
 from testbed.sweep import perf as perfmod
 
-FILE_NAME = "work.jsonl"
+FILE_NAME = store.WORK_NAME
 EVENTS = ("instructions", "cycles")
 MAX_BYTES_CALLGRIND = 4 * 1024 * 1024
 MIN_MESSAGES, MAX_MESSAGES_CALLGRIND = 200, 20000
