@@ -58,6 +58,7 @@ def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.D
     ctx = {
         "title": f"{manifest.experiment} · run {manifest.run_id}", "question": manifest.question,
         "brief": manifest.brief(), "notes": [], "skipped": [], "margin": manifest.margin,
+        "config_margin": manifest.config_margin,
         "confidence": manifest.confidence, "looks": manifest.looks,
         "overall_confidence": manifest.overall_confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
@@ -185,6 +186,13 @@ def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str
                                   cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE))
 
 
+def _config_margin_text(ctx) -> str:
+    """The configuration pairs' own SAME margin, where the run declared one."""
+    cm = ctx.get("config_margin")
+    return f" (+/-{100 * cm:g}% for configuration pairs: the run's declared `config_margin`)" \
+        if cm is not None else ""
+
+
 def _how_to_read(ctx):
     margin, conf = 100 * ctx["margin"], ctx["confidence"]
     need, pairs = decide.min_samples(conf), decide.min_samples(conf, paired=True)
@@ -193,7 +201,8 @@ def _how_to_read(ctx):
              "(candidate / reference - 1), for latency (reference / candidate - 1), marked `(inv)`.",
              "",
              f"Verdicts (analysis/README.md, Verdicts): **SAME** when the {100 * conf:.4g}% interval of the ratio "
-             f"lies inside +/-{margin:g}%; otherwise **FAST**/**SLOW** when the whole interval is on the "
+             f"lies inside +/-{margin:g}%{_config_margin_text(ctx)}; otherwise **FAST**/**SLOW** when the "
+             f"whole interval is on the "
              f"better/worse side of no change; otherwise **AMBIGUOUS**: the data cannot tell. The ratio is the "
              f"Hodges-Lehmann estimate on log values and the interval the exact Mann-Whitney interval; **MDE** "
              f"is the change this cell would detect with 80% power at its n and spread. Fewer than {need} "

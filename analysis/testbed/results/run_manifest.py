@@ -125,6 +125,13 @@ class RunManifest:
         return _number(self.typed.design.get("margin"), top)
 
     @property
+    def config_margin(self) -> float | None:
+        """SAME's margin for configuration pairs where the design declared one
+        ([run].config_margin), else None (the margin above applies)."""
+        value = self.typed.design.get("config_margin")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    @property
     def overall_confidence(self) -> float:
         """The run's own confidence (all looks of a comparison together)."""
         return _number(self.typed.design.get("confidence"), DEFAULT_CONFIDENCE)
@@ -198,8 +205,10 @@ class RunManifest:
         reps = m.repetitions or "?"
         out.append(("profile / repetitions / shuffle seed", f"{m.profile} / {reps} / {m.shuffle_seed}"))
         out.append(("pinning", _text(m.pinning) if m.pinning else "none"))
-        out.append(("verdicts", f"confidence {100 * self.confidence:.4g}% each, SAME inside "
-                                f"+/-{100 * self.margin:g}%"))
+        same = f"SAME inside +/-{100 * self.margin:g}%"
+        if self.config_margin is not None:
+            same += f" (configuration pairs: +/-{100 * self.config_margin:g}%)"
+        out.append(("verdicts", f"confidence {100 * self.confidence:.4g}% each, {same}"))
         return out + self._design_rows() + library_settings.header_rows(self.typed.library_settings)
 
     def _design_rows(self) -> list[tuple[str, str]]:
