@@ -1,0 +1,52 @@
+"""regenerate.compare: byte for byte by default; with figures_by_name the files the
+plotting toolchain draws (.png/.svg/.html) count by name only, while markdown and data
+still differ byte for byte (the Nix reports-unchanged check relies on both halves)."""
+from pathlib import Path
+
+from testbed.results import regenerate
+
+
+def _tree(root: Path, png: bytes = b"png-a", md: str = "# report\n", extra: bool = False) -> Path:
+    run = root / "exp" / "run1"
+    (run / "figures").mkdir(parents=True)
+    (run / "report.md").write_text(md)
+    (run / "figures" / "throughput.png").write_bytes(png)
+    (run / "figures" / "throughput.svg").write_text("<svg>" + png.decode() + "</svg>")
+    (run / "notebook.html").write_text("<html>" + png.decode() + "</html>")
+    (root / "data.csv").write_text("a,b\n1,2\n")
+    if extra:
+        (run / "figures" / "latency.png").write_bytes(b"extra")
+    return root
+
+
+RELS = [Path("exp/run1"), Path("data.csv")]
+
+
+def test_a_redrawn_figure_is_a_change_byte_for_byte_but_not_by_name(tmp_path):
+    fresh = _tree(tmp_path / "fresh", png=b"png-b")
+    current = _tree(tmp_path / "current", png=b"png-a")
+    assert regenerate.compare(fresh, current, RELS) == [
+        "changed: exp/run1/figures/throughput.png",
+        "changed: exp/run1/figures/throughput.svg",
+        "changed: exp/run1/notebook.html",
+    ]
+    assert regenerate.compare(fresh, current, RELS, figures_by_name=True) == []
+
+
+def test_markdown_and_data_stay_byte_for_byte_by_name(tmp_path):
+    fresh = _tree(tmp_path / "fresh", md="# report\n1.00x\n")
+    current = _tree(tmp_path / "current", md="# report\n1.01x\n")
+    (fresh / "data.csv").write_text("a,b\n1,3\n")
+    assert regenerate.compare(fresh, current, RELS, figures_by_name=True) == [
+        "changed: data.csv",
+        "changed: exp/run1/report.md",
+    ]
+
+
+def test_a_missing_or_extra_figure_counts_by_name(tmp_path):
+    fresh = _tree(tmp_path / "fresh", extra=True)
+    current = _tree(tmp_path / "current")
+    assert regenerate.compare(fresh, current, RELS, figures_by_name=True) == [
+        "new: exp/run1/figures/latency.png"]
+    assert regenerate.compare(current, fresh, RELS, figures_by_name=True) == [
+        "stale: exp/run1/figures/latency.png"]
