@@ -128,6 +128,26 @@ step "nix flake check --no-build (evaluates every output of both systems)"
 nix flake check --no-build --all-systems "${over[@]}" .
 pass "nix flake check --no-build --all-systems"
 
+# The analysis tests run `cc` (libzmq-suite) and `nm` (zlink flavours): their checks
+# must be runCommandCC builds. CI does not build them (below), so their derivations
+# are read instead: under the stub, stdenv's compiler and binutils folders are on a
+# build's PATH (stubPath) exactly when it is a runCommandCC/mkDerivation build, which
+# the strictness step above proves gives cc and nm and nothing undeclared.
+step "analysis-tests and reports-unchanged have stdenv's compiler and binutils (derivations read)"
+# One `nix derivation show` for both (each evaluation of the flake costs seconds).
+env_stub_path='import json, sys
+for drv, d in json.load(sys.stdin).items(): print(d["env"]["name"], d["env"]["stubPath"])'
+nix derivation show "${over[@]}" ".#checks.$system.analysis-tests" ".#checks.$system.reports-unchanged" \
+  | "$repo/.venv/bin/python" -c "$env_stub_path" > "$work/check-paths"
+[ "$(wc -l < "$work/check-paths")" = 2 ] || { cat "$work/check-paths" >&2; exit 1; }
+while read -r c stub_path; do
+  for tool in gcc-wrapper-host binutils-host; do
+    [[ "$stub_path" == *"-$tool/bin"* ]] \
+      || { echo "checks.$c has no $tool on its PATH (a runCommand, not runCommandCC?): $stub_path" >&2; exit 1; }
+  done
+done < "$work/check-paths"
+pass "checks analysis-tests and reports-unchanged are built with cc and binutils on PATH"
+
 # Which checks are built and run. CI (the default) builds the formatting check and
 # the wiring that no other CI step covers; the checks whose test RUNS `./testbed test`
 # already does on this host (zlink's ctest, the analysis pytest suite, the notebooks,
