@@ -8,6 +8,8 @@
 #   package that was not declared (libsodium.pc only with libsodium declared);
 # - zlink's configure with its tests (and an interop prefix, which is what pulls in
 #   find_package(Python3)): passes with zlink's inputs, fails without python3.
+# - checkPaths: the PATH of the analysis-tests and reports-unchanged checks (their
+#   tests run cc and nm), read from nix/checks.nix without building them.
 # The `leaky-*` probes put the host's /usr/bin on their own PATH: they must FAIL,
 # which shows the probes can see a leak at all (check.sh asserts the reason).
 {
@@ -143,8 +145,29 @@ let
           exit 0
         '';
       });
+  # nix/checks.nix as the flake calls it, with the arguments that cannot reach a
+  # build's PATH replaced: placeholder strings where the build script names them (the
+  # stub's mkDerivation evaluates the script), an error where nothing reads them.
+  unused = n: throw "strictness.nix: checks.nix's ${n} is not needed to read a PATH";
+  checks = pkgs.callPackage ../checks.nix {
+    zlink = unused "zlink";
+    baseline = unused "baseline";
+    testbed = {
+      env = "/placeholder-env";
+      rootWithReports = "/placeholder-root";
+    };
+    prebuilt = "/placeholder-prebuilt";
+    nixFiles = ../..;
+  };
 in
 {
+  # "NAME STUBPATH" lines of the checks whose tests run cc and nm (nix eval --raw).
+  checkPaths = builtins.concatStringsSep "" (
+    map (c: "${c} ${checks.${c}.stubPath}\n") [
+      "analysis-tests"
+      "reports-unchanged"
+    ]
+  );
   runcommand = pkgs.runCommand "strict-runcommand" { } (probe (noCC ""));
   runcommandcc = ccProbe "strict-runcommandcc" (withCC "" false);
   runcommandcc-sodium = ccProbe "strict-runcommandcc-sodium" (withCC "" true);
