@@ -50,3 +50,33 @@ def test_a_missing_or_extra_figure_counts_by_name(tmp_path):
         "new: exp/run1/figures/latency.png"]
     assert regenerate.compare(current, fresh, RELS, figures_by_name=True) == [
         "stale: exp/run1/figures/latency.png"]
+
+
+def test_the_command_passes_a_redrawn_figure_by_name_and_says_so(tmp_path, capsys):
+    """`regenerate --check --figures-by-name` on a rendered fixture run: a PNG with other
+    bytes fails the plain --check and passes by name (the run says how many files it did
+    not compare by content); an edited report.md fails both."""
+    import argparse
+
+    from fixtures.factory import make_run
+    from testbed.results import regenerate_cmd, report_cmd
+
+    run = make_run(tmp_path / "runs", patterns=("PAIR",), transports=("tcp",))
+    reports = tmp_path / "reports"
+    report_cmd.compact(run, reports / "batch-sweep" / "fixture")
+    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=False, no_notebooks=True,
+                              figures_by_name=False)
+    assert regenerate_cmd.main(args) == 0
+    png = sorted((reports / "batch-sweep" / "fixture").rglob("*.png"))[0]
+    png.write_bytes(png.read_bytes() + b"drawn by another matplotlib")
+    args.check = True
+    assert regenerate_cmd.main(args) == 1
+    assert f"changed: {png.relative_to(reports)}" in capsys.readouterr().out
+    args.figures_by_name = True
+    assert regenerate_cmd.main(args) == 0
+    assert "compared by name only, NOT by content" in capsys.readouterr().err
+    (reports / "batch-sweep" / "fixture" / "report.md").write_text("edited\n")
+    assert regenerate_cmd.main(args) == 1
+    assert "changed: batch-sweep/fixture/report.md" in capsys.readouterr().out
+    args.check = False
+    assert regenerate_cmd.main(args) == 2  # --figures-by-name only with --check
