@@ -210,7 +210,7 @@ int socket_base_t::send(msg_t &msg, int flags) {
         return 0;
     if (errno != EAGAIN)
         return -1;
-    if ((flags & ZMQ_DONTWAIT) || options.sndtimeo == 0) {
+    if ((flags & ZMQ_DONTWAIT) || options.blocking.sndtimeo == 0) {
         // The burst is over: the caller will wait, poll or read before trying
         // again, so the next send looks at the commands whatever the interval
         // (a drained pipe's credit is never hidden from a retry).
@@ -220,7 +220,7 @@ int socket_base_t::send(msg_t &msg, int flags) {
     }
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
-    return retry_until(options.sndtimeo, [this](int wait) { return process_commands(wait); },
+    return retry_until(options.blocking.sndtimeo, [this](int wait) { return process_commands(wait); },
                        [this, &msg] { return xsend(msg); });
 }
 
@@ -242,9 +242,9 @@ int socket_base_t::recv(msg_t &msg, int flags) {
     };
     if (take() == 0)
         return 0;
-    if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
+    if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.blocking.rcvtimeo == 0)
         return -1;
-    return retry_until(options.rcvtimeo, [this](int wait) { return process_commands(wait); }, take);
+    return retry_until(options.blocking.rcvtimeo, [this](int wait) { return process_commands(wait); }, take);
 }
 
 // ---- endpoints: through the transport table (core/transport.hpp) ----
@@ -341,7 +341,7 @@ int socket_base_t::stop_endpoint(const std::string &text) {
 
 void socket_base_t::attach_pipe(pipe_t *pipe, bool locally_initiated) {
     pipe->set_sink(this);
-    pipe->set_want_routing_id(options.recv_routing_id);
+    pipe->set_want_routing_id(options.role.recv_routing_id);
     pipe->locally_initiated = locally_initiated;
     pipes_.insert(pipe);
     if (closing_) {

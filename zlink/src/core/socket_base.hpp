@@ -12,14 +12,14 @@
 //        pipe->peer_routing_id holds the Identity the peer announced (ZMTP
 //        READY, or the inproc connecter's ZMQ_ROUTING_ID), possibly empty;
 //        no routing-id message is ever put into the pipe.  When
-//        options.recv_routing_id is set (ROUTER/STREAM set it in their
+//        options.role.recv_routing_id is set (ROUTER/STREAM set it in their
 //        constructor) connect-side pipes are attached only after the
 //        handshake, so peer_routing_id is always final at attach time, and
 //        every new connection (also a reconnect) arrives as a new pipe.
 //        Other types keep one pipe per connect endpoint across reconnects
 //        (messages queue before the first connection) and get xhiccuped()
 //        after each reconnect (SUB/XSUB resend subscriptions there).
-//        STREAM (options.raw_socket) pipes carry raw bytes; with raw_notify
+//        STREAM (options.role.raw_socket) pipes carry raw bytes; with raw_notify
 //        an empty message arrives first (connect) and last (disconnect);
 //        an empty message written to the pipe closes the connection.
 //   xsend(msg)   route one frame (msg.has_more() tells if more follow).

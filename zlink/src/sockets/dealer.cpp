@@ -7,7 +7,7 @@ namespace zlink {
 dealer_t::dealer_t(ctx_t *ctx, int type) : socket_base_t(ctx, type) {}
 
 void dealer_t::xattach_pipe(pipe_t *pipe, bool) {
-    if (options.probe_router && !pipe->probed) send_probe(pipe);
+    if (options.role.probe_router && !pipe->probed) send_probe(pipe);
     fq_.attach(pipe);
     lb_.attach(pipe);
 }
@@ -32,7 +32,7 @@ void dealer_t::xpipe_terminated(pipe_t *pipe) {
 }
 
 int dealer_t::xsetsockopt(int option, const void *val, size_t len) {
-    if (option == ZMQ_PROBE_ROUTER) return parse_flag_option(val, len, options.probe_router);
+    if (option == ZMQ_PROBE_ROUTER) return parse_flag_option(val, len, options.role.probe_router);
     return fail(EINVAL);
 }
 

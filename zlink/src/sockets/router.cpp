@@ -7,18 +7,18 @@
 namespace zlink {
 
 router_t::router_t(ctx_t *ctx, int type) : socket_base_t(ctx, type) {
-    options.recv_routing_id = true;
+    options.role.recv_routing_id = true;
     prefetched_.init();
 }
 
 router_t::~router_t() { prefetched_.close(); }
 
 void router_t::xattach_pipe(pipe_t *pipe, bool) {
-    if (options.raw_socket) {  // ZMQ_ROUTER_RAW: no ZMTP, so no announced id
+    if (options.role.raw_socket) {  // ZMQ_ROUTER_RAW: no ZMTP, so no announced id
         file(pipe, {});
         return;
     }
-    if (options.probe_router && !pipe->probed) send_probe(pipe);
+    if (options.role.probe_router && !pipe->probed) send_probe(pipe);
     if (!pipe->routing_id.empty()) {
         // ZMQ_CONNECT_ROUTING_ID chosen on this side: addressable at once, as
         // in libzmq, even before the connection exists; the id the peer
@@ -172,7 +172,7 @@ int router_t::xsetsockopt(int option, const void *val, size_t len) {
     switch (option) {
     case ZMQ_ROUTER_MANDATORY: return parse_flag_option(val, len, mandatory_);
     case ZMQ_ROUTER_HANDOVER: return parse_flag_option(val, len, handover_);
-    case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, options.probe_router);
+    case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, options.role.probe_router);
     case ZMQ_ROUTER_RAW: {
         // Deprecated, still accepted by libzmq 4.3.5 (CZMQ's self-test sets it):
         // connections made after it carry raw bytes, as a STREAM socket without
@@ -180,9 +180,9 @@ int router_t::xsetsockopt(int option, const void *val, size_t len) {
         bool raw = false;
         if (parse_flag_option(val, len, raw) != 0) return -1;
         if (raw) {
-            options.raw_socket = true;
-            options.raw_notify = false;
-            options.recv_routing_id = false;
+            options.role.raw_socket = true;
+            options.role.raw_notify = false;
+            options.role.recv_routing_id = false;
         }
         return 0;
     }

@@ -7,8 +7,8 @@
 namespace zlink {
 
 stream_t::stream_t(ctx_t *ctx) : socket_base_t(ctx, ZMQ_STREAM) {
-    options.raw_socket = true;
-    options.raw_notify = true;
+    options.role.raw_socket = true;
+    options.role.raw_notify = true;
     prefetched_.init();
 }
 
@@ -98,7 +98,7 @@ bool stream_t::xhas_out() { return true; }  // the destination decides; see xsen
 
 int stream_t::xsetsockopt(int option, const void *val, size_t len) {
     if (option != ZMQ_STREAM_NOTIFY) return fail(EINVAL);
-    return parse_bool_option(val, len, options.raw_notify);
+    return parse_bool_option(val, len, options.role.raw_notify);
 }
 
 }  // namespace zlink

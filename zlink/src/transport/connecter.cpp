@@ -20,8 +20,8 @@ connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std
       address_(std::move(address)),
       opts_(opts),
       host_(&host),
-      ivl_(opts.reconnect_ivl),
-      via_socks_(family.kind() == transport_kind::tcp && !opts.socks_proxy.empty()),
+      ivl_(opts.reconnect.ivl),
+      via_socks_(family.kind() == transport_kind::tcp && !opts.socks.proxy.empty()),
       retry_timer_(ioc),
       connect_timer_(ioc) {}
 
@@ -102,10 +102,10 @@ void connecter_t::on_writable(const asio::error_code &ec) {
 // ZMQ_CONNECT_TIMEOUT: a connect still pending after that many ms is closed
 // and counts as a failed attempt (ETIMEDOUT), retried after RECONNECT_IVL.
 void connecter_t::start_connect_timer() {
-    if (opts_.connect_timeout <= 0)
+    if (opts_.reconnect.connect_timeout <= 0)
         return;
     connect_timed_out_ = false;
-    connect_timer_.expires_after(std::chrono::milliseconds(opts_.connect_timeout));
+    connect_timer_.expires_after(std::chrono::milliseconds(opts_.reconnect.connect_timeout));
     connect_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (ec || self->cancelled_ || !self->sock_)
             return;
@@ -145,8 +145,8 @@ void connecter_t::hand_over() {
 // back-off); the socket and its other endpoints are not affected.
 void connecter_t::negotiate_socks() {
     socks_target target;
-    target.username = opts_.socks_username;
-    target.password = opts_.socks_password;
+    target.username = opts_.socks.username;
+    target.password = opts_.socks.password;
     if (!socks_target_of(address_, target))
         return on_socks_done(asio::error::invalid_argument);
     socks_handshake(*sock_, target,
@@ -168,15 +168,15 @@ void connecter_t::attempt_later() {
     if (cancelled_)
         return;
     const int wait = std::max(ivl_, 1);
-    if (opts_.reconnect_ivl_max > opts_.reconnect_ivl)
-        ivl_ = std::min(ivl_ * 2, opts_.reconnect_ivl_max);
+    if (opts_.reconnect.ivl_max > opts_.reconnect.ivl)
+        ivl_ = std::min(ivl_ * 2, opts_.reconnect.ivl_max);
     retry_timer_.expires_after(std::chrono::milliseconds(wait));
     retry_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (ec || self->cancelled_)
             return;
         self->attempt();
     });
-    if (opts_.reconnect_ivl > 0)  // libzmq reports no retry for an interval of 0
+    if (opts_.reconnect.ivl > 0)  // libzmq reports no retry for an interval of 0
         host_->connect_retrying(wait);
 }
 

@@ -31,7 +31,7 @@ std::span<const uint8_t> bytes_of(const msg_t &m) {
 engine_input::engine_input(engine_t &engine, const options_t &opts)
     : e_(engine),
       dec_(max_body(opts)),
-      in_size_(engine_t::batch_bytes(opts.in_batch), engine_t::batch_bytes(opts.in_batch_ceiling)) {
+      in_size_(engine_t::batch_bytes(opts.batch.in), engine_t::batch_bytes(opts.batch.in_ceiling)) {
     in_msg_.init();
 }
 

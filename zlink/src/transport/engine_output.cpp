@@ -22,8 +22,8 @@ std::span<const uint8_t> bytes_of(const msg_t &m) {
 
 engine_output::engine_output(engine_t &engine, const options_t &opts)
     : e_(engine),
-      enc_(engine_t::batch_bytes(opts.out_batch)),
-      out_size_(engine_t::batch_bytes(opts.out_batch), engine_t::batch_bytes(opts.out_batch_ceiling),
+      enc_(engine_t::batch_bytes(opts.batch.out)),
+      out_size_(engine_t::batch_bytes(opts.batch.out), engine_t::batch_bytes(opts.batch.out_ceiling),
                 batch_size::start::at_ceiling) {}
 
 engine_output::~engine_output() { release_in_flight(); }
@@ -96,7 +96,7 @@ bool engine_output::fill_batch() {
         ++frames;
         if (enc_.pending_bytes() + sealed_.size() >= limit) {
             full = true;
-            if (first_write_depends_on_more(e_.opts_.first_write, enc_.pending_bytes() + sealed_.size()))
+            if (first_write_depends_on_more(e_.opts_.batch.first_write, enc_.pending_bytes() + sealed_.size()))
                 more_waiting_ = host_has_frame();
             break;
         }
@@ -128,7 +128,7 @@ bool engine_output::fill_raw_batch() {
         m.init();
     }
     if (!close_after_flush_ && bytes >= out_size_.now() &&
-        first_write_depends_on_more(e_.opts_.first_write, bytes))
+        first_write_depends_on_more(e_.opts_.batch.first_write, bytes))
         more_waiting_ = host_has_frame();
     gather_.clear();
     for (auto &f : in_flight_)
@@ -140,7 +140,7 @@ void engine_output::add_heartbeats() {
     if (pongs_.empty() && !ping_due_)
         return;  // every batch asks; almost none has a PING or PONG to carry
     // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
-    const int ttl_ds = std::min(e_.opts_.heartbeat_ttl / 100, 65535);
+    const int ttl_ds = std::min(e_.opts_.liveness.heartbeat_ttl / 100, 65535);
     if (e_.tf_)
         return add_sealed_heartbeats(static_cast<uint16_t>(ttl_ds));
     while (!pongs_.empty() &&
@@ -225,12 +225,12 @@ bool engine_output::add_sealed(msg_t &m) {
 // the connection failed.
 bool engine_output::write_batch() {
     // 0 = no cap: the whole gather list goes to one sendmsg when the kernel takes it.
-    const size_t cap = e_.opts_.max_transfer > 0 ? static_cast<size_t>(e_.opts_.max_transfer) : 0;
+    const size_t cap = e_.opts_.batch.max_transfer > 0 ? static_cast<size_t>(e_.opts_.batch.max_transfer) : 0;
     while (!gather_.empty()) {
         std::error_code ec;
         // A batch's first write: the rule's cap, or the knob's when that is smaller.
-        const size_t first = first_write_pending_ && e_.opts_.first_write > 0
-                                 ? first_write_cap(e_.opts_.first_write, gather_.pending_bytes(), more_waiting_)
+        const size_t first = first_write_pending_ && e_.opts_.batch.first_write > 0
+                                 ? first_write_cap(e_.opts_.batch.first_write, gather_.pending_bytes(), more_waiting_)
                                  : 0;
         gather_.write_to(e_.sock_.native_handle(), first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
         if (ec == std::errc::resource_unavailable_try_again) {

@@ -63,7 +63,7 @@ void session_t::start_engine(socket_type sock) {
     peer_address_ = peer_address(peer_fd_);
     zap_metadata_.clear();
     std::unique_ptr<wire::handshake> hs;
-    if (!opts_.raw_socket)
+    if (!opts_.role.raw_socket)
         hs = make_handshake(opts_, !connect_side_);
     engine_ready_ = false;
     engine_ = std::make_shared<engine_t>(std::move(sock), opts_, std::move(hs), *this);
@@ -185,7 +185,7 @@ void session_t::reconnect() {
         return maybe_finish();
     if (socket_closing_)
         return;  // stop() follows and finishes
-    if (opts_.reconnect_ivl < 0)
+    if (opts_.reconnect.ivl < 0)
         return give_up();  // reconnection disabled
     connecter_->attempt_later();
 }
@@ -217,7 +217,7 @@ void session_t::engine_ready(const peer_info &peer) {
     peer_id_ = peer.routing_id;
     peer_type_ = peer.socket_type;
     build_metadata(peer);
-    if (!opts_.raw_socket)
+    if (!opts_.role.raw_socket)
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
     if (!pipe_) {
         if (!socket_closing_)
@@ -226,7 +226,7 @@ void session_t::engine_ready(const peer_info &peer) {
         ;  // the last connection's pipe is still ending: pipe_terminated attaches ours
     else if (reconnected)  // SUB resends its subscriptions there
         send_to_owner(command{command_kind::hiccup, pipe_->peer()});
-    if (opts_.raw_socket && opts_.raw_notify && pipe_) {
+    if (opts_.role.raw_socket && opts_.role.raw_notify && pipe_) {
         msg_t hello;  // ZMQ_STREAM_NOTIFY's connect notice, with Peer-Address
         hello.init();
         metadata_.attach(hello);
@@ -267,7 +267,7 @@ void session_t::attach_new_pipe() {
     id.set_flags(msg_t::routing_id);
     pipe_->write(id);
     pipe_->flush();
-    if (opts_.probe_router)
+    if (opts_.role.probe_router)
         queue_probe(*pp.a);
     send_to_owner(command{command_kind::attach_pipe, pp.a, nullptr, nullptr, connect_side_ ? 1u : 0u});
 }
@@ -294,7 +294,7 @@ void session_t::engine_stopped(const engine_end &why) {
     if (!why.requested)
         return after_disconnect(why, was_ready);
     // Linger flushed everything, or STREAM's empty message closed the connection.
-    if (opts_.raw_socket && pipe_ && pipe_->is_active())
+    if (opts_.role.raw_socket && pipe_ && pipe_->is_active())
         pipe_->terminate();
     maybe_finish();
 }
@@ -313,7 +313,7 @@ void session_t::after_disconnect(const engine_end &why, bool was_ready) {
     owner()->event(ZMQ_EVENT_DISCONNECTED, 0, endpoint);
     if (pipe_ && pipe_->is_active()) {
         pipe_->rollback();  // a half-received multipart message must not reach the socket
-        if (opts_.raw_socket && opts_.raw_notify && was_ready) {
+        if (opts_.role.raw_socket && opts_.role.raw_notify && was_ready) {
             msg_t bye;
             bye.init();
             pipe_->write(bye);
@@ -462,7 +462,7 @@ void session_t::pipe_terminated(pipe_t *pipe) {
     drop_out_pending();
     // STREAM ends a connection by ending its pipe (an empty message). As in
     // libzmq, a raw endpoint is then over: no new pipe, no reconnect.
-    if (opts_.raw_socket)
+    if (opts_.role.raw_socket)
         stopping_ = true;
     if (stopping_)
         return close_when_flushed();

@@ -54,7 +54,7 @@ TEST_F(EngineRaw, AMalformedCommandFailsTheConnectionAsAProtocolError) {
 
 TEST_F(EngineRaw, ABodyLargerThanTheChunkIsReadIntoTheMessageWhole) {
     options_t o = options_for(ZMQ_PAIR);
-    o.in_batch = o.in_batch_ceiling = 256;  // a chunk of 1 KiB
+    o.batch.in = o.batch.in_ceiling = 256;  // a chunk of 1 KiB
     start_null(o);
     write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
     ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));

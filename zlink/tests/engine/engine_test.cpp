@@ -67,7 +67,7 @@ TEST_F(EngineRaw, OtherMechanismIsAMechanismMismatch) {
 
 TEST_F(EngineRaw, HandshakeTimeoutDropsAPeerThatSaysNothing) {
     options_t o = options_for(ZMQ_PAIR);
-    o.handshake_ivl = 50;
+    o.liveness.handshake_ivl = 50;
     start_null(o);
     ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
     EXPECT_FALSE(host.ended->handshake_done);
@@ -106,8 +106,8 @@ TEST_F(EnginePair, ManySmallFramesAreBatchedIntoFewReadsAndFlushes) {
 TEST_F(EnginePair, AStreamOfSmallFramesGrowsTheBatchesAStaticSizeDoesNot) {
     auto flushes_for = [&](int ceiling) {
         options_t o = options_for(ZMQ_PAIR);
-        o.in_batch = o.out_batch = 8192;
-        o.in_batch_ceiling = o.out_batch_ceiling = ceiling;
+        o.batch.in = o.batch.out = 8192;
+        o.batch.in_ceiling = o.batch.out_ceiling = ceiling;
         int fds[2];
         socket_pair(fds);
         recording_host x, y;
@@ -139,8 +139,8 @@ TEST_F(EnginePair, AStreamOfSmallFramesGrowsTheBatchesAStaticSizeDoesNot) {
 
 TEST_F(EnginePair, TinyBatchesAndSizesAroundTheCopyThresholdArriveIntact) {
     options_t o = options_for(ZMQ_PAIR);
-    o.in_batch = 256;
-    o.out_batch = 256;
+    o.batch.in = 256;
+    o.batch.out = 256;
     start(o, o);
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     std::vector<frame> sent;
@@ -197,7 +197,7 @@ TEST_F(EnginePair, LargeMessagesUnderASmallSocketBufferArriveIntact) {
         ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     }
     options_t oa = options_for(ZMQ_PAIR);
-    oa.max_transfer = 3001;
+    oa.batch.max_transfer = 3001;
     start(oa, options_for(ZMQ_PAIR));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     std::vector<frame> sent;
@@ -217,7 +217,7 @@ TEST_F(EnginePair, LargeMessagesUnderASmallSocketBufferArriveIntact) {
 // frame still arrives once, in order, intact, with its MORE flag.
 TEST_F(EnginePair, FirstWriteCapKeepsLargeMessagesAndStreamsIntact) {
     options_t oa = options_for(ZMQ_PAIR);
-    oa.first_write = static_cast<int>(zlink::first_write_bytes);
+    oa.batch.first_write = static_cast<int>(zlink::first_write_bytes);
     start(oa, options_for(ZMQ_PAIR));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     std::vector<frame> sent;
@@ -315,8 +315,8 @@ TEST_F(EngineRaw, PeerHangUpDuringTheGreetingIsAHandshakeFailureWithoutDetail) {
 
 TEST_F(EnginePair, PingsKeepAQuietConnectionAlive) {
     options_t oa = options_for(ZMQ_PAIR);
-    oa.heartbeat_ivl = 20;
-    oa.heartbeat_timeout = 100;
+    oa.liveness.heartbeat_ivl = 20;
+    oa.liveness.heartbeat_timeout = 100;
     start(oa, options_for(ZMQ_PAIR));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     run_until(ioc, [] { return false; }, std::chrono::milliseconds(400));
@@ -326,8 +326,8 @@ TEST_F(EnginePair, PingsKeepAQuietConnectionAlive) {
 
 TEST_F(EngineRaw, SilentPeerIsDroppedAfterTheHeartbeatTimeout) {
     options_t o = options_for(ZMQ_PAIR);
-    o.heartbeat_ivl = 20;
-    o.heartbeat_timeout = 100;
+    o.liveness.heartbeat_ivl = 20;
+    o.liveness.heartbeat_timeout = 100;
     start_null(o);
     write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
     ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
@@ -415,7 +415,7 @@ TEST_F(EnginePair, ZapAnsweredInsideTheRequestGoesOnAtOnce) {
 
 TEST_F(EngineRaw, RawModeCarriesBytesAndAnEmptyMessageCloses) {
     options_t o = options_for(ZMQ_STREAM);
-    o.raw_socket = true;
+    o.role.raw_socket = true;
     start(o, nullptr);
     ASSERT_TRUE(host.ready.has_value()) << "raw connections are ready at once";
     write_all(peer(), "abc");
