@@ -21,7 +21,7 @@ connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std
       opts_(opts),
       host_(&host),
       ivl_(opts.reconnect.ivl),
-      via_socks_(family.kind() == transport_kind::tcp && !opts.socks.proxy.empty()),
+      via_socks_(family.dials_through_socks() && !opts.socks.proxy.empty()),
       retry_timer_(ioc),
       connect_timer_(ioc) {}
 

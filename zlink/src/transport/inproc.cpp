@@ -4,6 +4,7 @@
 #include "core/forwarder.hpp"
 #include "core/pipe.hpp"
 #include "core/socket_base.hpp"
+#include "zlink.h"
 
 namespace zlink {
 
@@ -129,5 +130,14 @@ int inproc_transport::disconnect(socket_base_t &s, const endpoint_t &,
                                  const std::string &text) const {
     return s.stop_endpoint(text);
 }
+
+namespace {
+const knob_desc inproc_knobs[] = {
+    {ZMQ_ASIO_IN_BATCH_SIZE_INPROC, "ZMQ_ASIO_IN_BATCH_SIZE_INPROC", knob_desc::range_t::batch},
+    {ZMQ_ASIO_OUT_BATCH_SIZE_INPROC, "ZMQ_ASIO_OUT_BATCH_SIZE_INPROC", knob_desc::range_t::batch},
+};
+}  // namespace
+
+std::span<const knob_desc> inproc_transport::knobs() const { return inproc_knobs; }
 
 }  // namespace zlink

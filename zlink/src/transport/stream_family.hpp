@@ -13,6 +13,7 @@
 #include <asio/basic_socket_acceptor.hpp>
 #include <asio/socket_base.hpp>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "core/knobs.hpp"
@@ -58,8 +59,13 @@ public:
     };
 
     virtual ~stream_family() = default;
-    // Which ZMQ_ASIO_* batch knobs apply.
-    virtual transport_kind kind() const = 0;
+    // This family's own ZMQ_ASIO_* knobs (zlink.h), and what they make of a
+    // connection's I/O sizes: each family decides, so nothing outside it names
+    // tcp or ipc (issue 30).
+    virtual std::span<const knob_desc> knobs() const = 0;
+    virtual void resolve_batch(const knobs_t &k, options_t::batch_options &b) const = 0;
+    // Whether connects honour ZMQ_SOCKS_PROXY (tcp only, as libzmq).
+    virtual bool dials_through_socks() const { return false; }
 
     // 0, or -1 with errno (EINVAL bad address, ENODEV unknown host, ...).
     virtual int bind_endpoint(const std::string &address, const options_t &opts,
@@ -86,6 +92,16 @@ public:
     // part, if it has one (tcp "source;destination"). 0, or -1 with errno.
     virtual int bind_source(int, const std::string &, const options_t &) const { return 0; }
 };
+
+// The batch sizes of a family with its own in/out batch knobs (option
+// numbers): per-transport size when set, else the global one.
+inline void resolve_batch_sizes(const knobs_t &k, int in_option, int out_option,
+                                options_t::batch_options &b) {
+    b.in = k.in_for(in_option);
+    b.out = k.out_for(out_option);
+    b.in_ceiling = k.in_ceiling_for(in_option);
+    b.out_ceiling = k.out_ceiling_for(out_option);
+}
 
 const stream_family &tcp_family();
 const stream_family &ipc_family();

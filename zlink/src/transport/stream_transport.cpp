@@ -8,7 +8,6 @@
 #include "core/socket_base.hpp"
 #include "transport/listener.hpp"
 #include "transport/session.hpp"
-#include "transport/write_cap.hpp"
 #include "zmq.h"
 
 namespace zlink {
@@ -24,15 +23,7 @@ io_thread *pick_thread(socket_base_t &s) {
 
 options_t stream_transport::endpoint_options(const socket_base_t &s) const {
     options_t snap = s.opts();
-    knobs_t k = s.ctx()->knobs();
-    snap.batch.in = k.in_for(family_.kind());
-    snap.batch.out = k.out_for(family_.kind());
-    snap.batch.in_ceiling = k.in_ceiling_for(family_.kind());
-    snap.batch.out_ceiling = k.out_ceiling_for(family_.kind());
-    snap.batch.max_transfer = family_.kind() == transport_kind::tcp ? k.tcp_max_transfer : 0;
-    // tcp only (transport/write_cap.hpp says why); under ZMQ_ASIO_TCP_MAX_TRANSFER
-    // the first write takes the smaller of the two.
-    snap.batch.first_write = family_.kind() == transport_kind::tcp ? static_cast<int>(first_write_bytes) : 0;
+    family_.resolve_batch(s.ctx()->knobs(), snap.batch);
     return snap;
 }
 
