@@ -32,7 +32,9 @@ const knob_desc *find_knob(int option) {
     return nullptr;
 }
 
-bool is_global(const knob_desc &d) { return d.option == ZMQ_ASIO_IN_BATCH_SIZE || d.option == ZMQ_ASIO_OUT_BATCH_SIZE; }
+bool is_global(const knob_desc &d) {
+    return d.option == ZMQ_ASIO_IN_BATCH_SIZE || d.option == ZMQ_ASIO_OUT_BATCH_SIZE;
+}
 
 int unset_value(const knob_desc &d) { return d.range == range_t::transfer ? 0 : -1; }
 
@@ -50,8 +52,7 @@ void report_once(const knob_desc &d, const char *text, int used) {
     if (!reported.insert(d.option).second)
         return;
     const bool transfer = d.range == range_t::transfer;
-    std::fprintf(stderr,
-                 "zlink: ignoring %s='%s' (allowed: %s integer bytes %d..%d); using %d\n",
+    std::fprintf(stderr, "zlink: ignoring %s='%s' (allowed: %s integer bytes %d..%d); using %d\n",
                  d.name, text, transfer ? "0 or an" : "an", knobs_t::min_batch,
                  transfer ? knobs_t::max_transfer_limit : knobs_t::max_batch, used);
 }

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "zmq.h"
 #include "zlink.h"
+#include "zmq.h"
 
 namespace zlink {
 
@@ -395,10 +395,10 @@ int tcp_address_mask::parse(std::string_view text, bool ipv6, tcp_address_mask &
 bool tcp_address_mask::matches(const sockaddr *peer) const {
     if (!peer || peer->sa_family != family)
         return false;
-    const uint8_t *theirs =
-        family == AF_INET6
-            ? reinterpret_cast<const sockaddr_in6 *>(peer)->sin6_addr.s6_addr
-            : reinterpret_cast<const uint8_t *>(&reinterpret_cast<const sockaddr_in *>(peer)->sin_addr);
+    const uint8_t *theirs = family == AF_INET6
+                                ? reinterpret_cast<const sockaddr_in6 *>(peer)->sin6_addr.s6_addr
+                                : reinterpret_cast<const uint8_t *>(
+                                      &reinterpret_cast<const sockaddr_in *>(peer)->sin_addr);
     const int whole = prefix_bits / 8, rest = prefix_bits % 8;
     if (std::memcmp(theirs, address.data(), static_cast<size_t>(whole)) != 0)
         return false;

@@ -63,8 +63,8 @@ struct options_t {
     struct kernel_options {
         int sndbuf = -1;
         int rcvbuf = -1;
-        int tos = 0;        // IP_TOS of tcp connections
-        int tcp_maxrt = 0;  // TCP_USER_TIMEOUT, ms
+        int tos = 0;               // IP_TOS of tcp connections
+        int tcp_maxrt = 0;         // TCP_USER_TIMEOUT, ms
         std::string bound_device;  // SO_BINDTODEVICE
     };
     // TCP keepalive: four values that only mean something together
@@ -117,10 +117,12 @@ struct options_t {
     };
     // Set by socket types, not by users: how sessions frame and route.
     struct role_options {
-        bool recv_routing_id = false;  // ROUTER/STREAM: one pipe per connection, attached after handshake
-        bool raw_socket = false;       // STREAM: no ZMTP, bytes only
-        bool raw_notify = true;        // STREAM_NOTIFY: empty frame on (dis)connect
-        bool probe_router = false;     // PROBE_ROUTER (DEALER/REQ/ROUTER): empty message to each new peer
+        bool recv_routing_id =
+            false;  // ROUTER/STREAM: one pipe per connection, attached after handshake
+        bool raw_socket = false;  // STREAM: no ZMTP, bytes only
+        bool raw_notify = true;   // STREAM_NOTIFY: empty frame on (dis)connect
+        bool probe_router =
+            false;  // PROBE_ROUTER (DEALER/REQ/ROUTER): empty message to each new peer
     };
     // The engine's I/O sizes (bytes), resolved per endpoint from the context
     // knobs and the transport (transport/stream_transport); defaults from
@@ -180,11 +182,11 @@ struct ctx_options_t {
     int io_threads = 1;
     int max_sockets = 1023;
     int max_msgsz = INT_MAX;
-    bool ipv6 = false;      // default ZMQ_IPV6 of new sockets
-    bool blocky = true;     // false: new sockets default to ZMQ_LINGER 0
+    bool ipv6 = false;   // default ZMQ_IPV6 of new sockets
+    bool blocky = true;  // false: new sockets default to ZMQ_LINGER 0
     bool zero_copy_recv = true;
-    int thread_priority = -1;      // -1: leave the IO threads' default
-    int thread_sched_policy = -1;  // -1: leave the default
+    int thread_priority = -1;            // -1: leave the IO threads' default
+    int thread_sched_policy = -1;        // -1: leave the default
     std::set<int> thread_affinity_cpus;  // empty: no pinning
     std::string thread_name_prefix;
 

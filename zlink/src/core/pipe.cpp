@@ -32,8 +32,8 @@ int pipe_t::compute_lwm(int hwm) {
     return std::min(max_wm_delta, (hwm + 1) / 2);
 }
 
-pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab,
-                                   int hwm_ba, bool conflate_ab, bool conflate_ba) {
+pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab, int hwm_ba,
+                                   bool conflate_ab, bool conflate_ba) {
     auto *ab = new msg_queue(conflate_ab);
     auto *ba = new msg_queue(conflate_ba);
     // One slot: nothing to limit.
@@ -77,7 +77,8 @@ void pipe_t::send_to_self(command_kind kind) { exec_->post(command{kind, this});
 void pipe_t::set_hwms_after_bind(int hwm_out, int hwm_in) {
     apply_hwms(hwm_out, hwm_in);
     // What we read the peer writes, and the reverse.
-    const uint64_t peer_out = static_cast<uint32_t>(hwm_in), peer_in = static_cast<uint32_t>(hwm_out);
+    const uint64_t peer_out = static_cast<uint32_t>(hwm_in),
+                   peer_in = static_cast<uint32_t>(hwm_out);
     send_to_peer(command_kind::pipe_hwms, peer_out << 32 | peer_in);
 }
 
@@ -99,8 +100,9 @@ int with_peer_share(int own, int peer) {
 void pipe_t::update_hwms(int sndhwm, int rcvhwm) {
     if (term_.state != st_active)
         return;  // closing: the peer may be gone, and limits no longer matter
-    set_hwms_after_bind(with_peer_share(sndhwm, peer_share_.rcvhwm.load(std::memory_order_relaxed)),
-                        with_peer_share(rcvhwm, peer_share_.sndhwm.load(std::memory_order_relaxed)));
+    set_hwms_after_bind(
+        with_peer_share(sndhwm, peer_share_.rcvhwm.load(std::memory_order_relaxed)),
+        with_peer_share(rcvhwm, peer_share_.sndhwm.load(std::memory_order_relaxed)));
 }
 
 void pipe_t::apply_hwms(int hwm_out, int hwm_in) {

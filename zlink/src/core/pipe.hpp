@@ -116,12 +116,12 @@ public:
     void update_hwms(int sndhwm, int rcvhwm);
 
     // Data the socket layer attaches to an end.
-    std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer
-    std::string peer_routing_id;  // Identity the peer announced (READY / inproc)
-    int peer_socket_type = -1;    // from the handshake; -1 unknown
+    std::string routing_id;          // ROUTER/STREAM: id this socket uses for the peer
+    std::string peer_routing_id;     // Identity the peer announced (READY / inproc)
+    int peer_socket_type = -1;       // from the handshake; -1 unknown
     bool locally_initiated = false;  // this side connected (vs accepted)
-    bool probed = false;          // PROBE_ROUTER: the session already sent the empty message
-    void *user = nullptr;         // free slot for the owning socket type
+    bool probed = false;             // PROBE_ROUTER: the session already sent the empty message
+    void *user = nullptr;            // free slot for the owning socket type
 
 private:
     pipe_t() = default;

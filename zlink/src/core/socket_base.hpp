@@ -112,7 +112,7 @@ public:
     void owned_gone(io_object *obj);
     std::atomic<int> owned_count{0};
     void hiccuped(pipe_t *pipe);  // a persistent pipe's peer reconnected
-    void stop();  // ctx_term: blocking calls now fail with ETERM
+    void stop();                  // ctx_term: blocking calls now fail with ETERM
     // Monitor events (from any thread: queued to the socket's thread).
     void event(int event, int value, const std::string &endpoint);
     bool reap_step();  // reaper: process commands; true when fully closed
@@ -165,7 +165,7 @@ private:
     std::multimap<std::string, pipe_t *> endpoint_pipes_;
     bool rcvmore_ = false;
     bool closing_ = false;
-    bool terminated_ = false;  // ctx_term seen
+    bool terminated_ = false;       // ctx_term seen
     uint64_t last_send_check_ = 0;  // ticks_now() of send's last command run
     // monitor
     void stop_monitor_locked();

@@ -15,14 +15,9 @@ namespace zlink {
 
 connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std::string address,
                          const options_t &opts, connecter_host &host)
-    : ioc_(ioc),
-      family_(family),
-      address_(std::move(address)),
-      opts_(opts),
-      host_(&host),
+    : ioc_(ioc), family_(family), address_(std::move(address)), opts_(opts), host_(&host),
       ivl_(opts.reconnect.ivl),
-      via_socks_(family.dials_through_socks() && !opts.socks.proxy.empty()),
-      retry_timer_(ioc),
+      via_socks_(family.dials_through_socks() && !opts.socks.proxy.empty()), retry_timer_(ioc),
       connect_timer_(ioc) {}
 
 // An attempt that throws (Asio creating its resolver's descriptors at the fd
@@ -83,8 +78,9 @@ void connecter_t::start_connect(const stream_family::endpoint_type &ep) {
         return on_connected(asio::error_code(error, asio::error::get_system_category()));
     host_->connect_delayed(error);
     start_connect_timer();
-    sock_->async_wait(asio::socket_base::wait_write,
-                      [self = shared_from_this()](const asio::error_code &ec2) { self->on_writable(ec2); });
+    sock_->async_wait(
+        asio::socket_base::wait_write,
+        [self = shared_from_this()](const asio::error_code &ec2) { self->on_writable(ec2); });
 }
 
 // The pending connect finished: SO_ERROR says how.
@@ -149,8 +145,9 @@ void connecter_t::negotiate_socks() {
     target.password = opts_.socks.password;
     if (!socks_target_of(address_, target))
         return on_socks_done(asio::error::invalid_argument);
-    socks_handshake(*sock_, target,
-                    [self = shared_from_this()](const asio::error_code &ec) { self->on_socks_done(ec); });
+    socks_handshake(*sock_, target, [self = shared_from_this()](const asio::error_code &ec) {
+        self->on_socks_done(ec);
+    });
 }
 
 void connecter_t::on_socks_done(const asio::error_code &ec) {

@@ -31,14 +31,8 @@ int monitor_event(wire::failure_event e) {
 
 engine_t::engine_t(socket_type sock, const options_t &opts, std::unique_ptr<wire::handshake> hs,
                    engine_host &host)
-    : sock_(std::move(sock)),
-      opts_(opts),
-      host_(&host),
-      hs_(std::move(hs)),
-      raw_(!hs_),
-      input_(*this, opts),
-      output_(*this, opts),
-      handshake_timer_(sock_.get_executor()),
+    : sock_(std::move(sock)), opts_(opts), host_(&host), hs_(std::move(hs)), raw_(!hs_),
+      input_(*this, opts), output_(*this, opts), handshake_timer_(sock_.get_executor()),
       heartbeat_timer_(sock_.get_executor()) {}
 
 engine_t::~engine_t() = default;
@@ -90,7 +84,10 @@ void engine_t::fail_read(const asio::error_code &ec) {
         return stop(failing_);
     const bool eof = ec == asio::error::eof;
     const bool system = ec.category() == asio::system_category();
-    fail(eof ? "peer closed the connection" : "read failed", 0, eof ? EPIPE : system ? ec.value() : 0);
+    fail(eof ? "peer closed the connection" : "read failed", 0,
+         eof      ? EPIPE
+         : system ? ec.value()
+                  : 0);
 }
 
 void engine_t::close_after_flush() {
@@ -295,8 +292,8 @@ void engine_t::arm_heartbeat() {
 void engine_t::on_heartbeat() {
     const auto idle =
         std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - last_recv_).count();
-    const int timeout =
-        opts_.liveness.heartbeat_timeout >= 0 ? opts_.liveness.heartbeat_timeout : opts_.liveness.heartbeat_ivl;
+    const int timeout = opts_.liveness.heartbeat_timeout >= 0 ? opts_.liveness.heartbeat_timeout
+                                                              : opts_.liveness.heartbeat_ivl;
     if ((opts_.liveness.heartbeat_ivl > 0 && timeout > 0 && idle > timeout) ||
         (peer_ttl_ms_ > 0 && idle > peer_ttl_ms_))
         return fail("heartbeat timeout", ZMQ_EVENT_DISCONNECTED);

@@ -17,10 +17,7 @@ namespace zlink {
 
 listener_t::listener_t(io_thread *thread, socket_base_t *owner, const options_t &opts,
                        const stream_family &family, std::string address)
-    : io_object(thread, owner),
-      opts_(opts),
-      family_(family),
-      address_(std::move(address)),
+    : io_object(thread, owner), opts_(opts), family_(family), address_(std::move(address)),
       acceptor_(thread->ioc()) {}
 
 int listener_t::open(std::string &resolved) {
@@ -61,7 +58,8 @@ int listener_t::adopt_fd(std::string &resolved) {
         return -1;  // EBADF, ENOTSOCK
     const int protocol = ss.ss_family == AF_UNIX ? 0 : IPPROTO_TCP;
     asio::error_code ec;
-    acceptor_.assign(asio::generic::stream_protocol(ss.ss_family, protocol), opts_.listening.use_fd, ec);
+    acceptor_.assign(asio::generic::stream_protocol(ss.ss_family, protocol), opts_.listening.use_fd,
+                     ec);
     if (!ec)
         acceptor_.listen(opts_.listening.backlog > 0 ? opts_.listening.backlog : 100, ec);
     if (ec) {

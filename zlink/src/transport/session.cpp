@@ -13,20 +13,15 @@ namespace zlink {
 
 session_t::session_t(io_thread *thread, socket_base_t *owner, const options_t &opts,
                      bool connect_side, pipe_t *pipe)
-    : io_object(thread, owner),
-      opts_(opts),
-      connect_side_(connect_side),
-      pipe_(pipe),
-      per_connection_pipe_(pipe == nullptr),
-      linger_timer_(thread->ioc()) {
+    : io_object(thread, owner), opts_(opts), connect_side_(connect_side), pipe_(pipe),
+      per_connection_pipe_(pipe == nullptr), linger_timer_(thread->ioc()) {
     out_pending_.init();
     if (pipe_)
         pipe_->set_sink(this);  // before the socket can use its end
 }
 
 std::shared_ptr<session_t> session_t::connecting(io_thread *thread, socket_base_t *owner,
-                                                 const options_t &opts,
-                                                 const stream_family &family,
+                                                 const options_t &opts, const stream_family &family,
                                                  const std::string &address, pipe_t *pipe) {
     std::shared_ptr<session_t> s(new session_t(thread, owner, opts, true, pipe));
     s->connecter_ = std::make_shared<connecter_t>(thread->ioc(), family, address, opts, *s);
@@ -244,8 +239,9 @@ void session_t::build_metadata(const peer_info &peer) {
     wire::metadata_reader r(zap_metadata_);
     wire::property_view p;
     while (r.next(p))
-        zap_props.emplace(std::string(p.name),
-                          std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
+        zap_props.emplace(
+            std::string(p.name),
+            std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
     if (!peer.user_id.empty())
         zap_props.emplace("User-Id", std::string(peer.user_id));
     metadata_.reset(make_connection_metadata(peer.metadata, peer_address_, peer_fd_, zap_props));
@@ -269,7 +265,8 @@ void session_t::attach_new_pipe() {
     pipe_->flush();
     if (opts_.role.probe_router)
         queue_probe(*pp.a);
-    send_to_owner(command{command_kind::attach_pipe, pp.a, nullptr, nullptr, connect_side_ ? 1u : 0u});
+    send_to_owner(
+        command{command_kind::attach_pipe, pp.a, nullptr, nullptr, connect_side_ ? 1u : 0u});
 }
 
 // ZMQ_PROBE_ROUTER: the empty message goes out first on this connection at
@@ -299,17 +296,15 @@ void session_t::engine_stopped(const engine_end &why) {
     maybe_finish();
 }
 
-void session_t::handshake_refused(int event, int value) {
-    owner()->event(event, value, endpoint);
-}
+void session_t::handshake_refused(int event, int value) { owner()->event(event, value, endpoint); }
 
 void session_t::after_disconnect(const engine_end &why, bool was_ready) {
     // As libzmq 4.3.5 reports it: a connection that dies before the handshake
     // completes gets a HANDSHAKE_FAILED_* event (NO_DETAIL for a plain
     // hang-up), and every accepted/connected connection ends with DISCONNECTED.
     if (!was_ready && !why.failure_reported)
-        owner()->event(why.event != 0 ? why.event : ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL,
-                       why.value, endpoint);
+        owner()->event(why.event != 0 ? why.event : ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, why.value,
+                       endpoint);
     owner()->event(ZMQ_EVENT_DISCONNECTED, 0, endpoint);
     if (pipe_ && pipe_->is_active()) {
         pipe_->rollback();  // a half-received multipart message must not reach the socket

@@ -7,14 +7,14 @@
 //   connect side  address check at zmq_connect, asynchronous resolution.
 //   connections   kernel options for each new connection (socket_tuning).
 #pragma once
-#include <sys/stat.h>
+#include <asio/basic_socket_acceptor.hpp>
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/io_context.hpp>
-#include <asio/basic_socket_acceptor.hpp>
 #include <asio/socket_base.hpp>
 #include <functional>
 #include <span>
 #include <string>
+#include <sys/stat.h>
 
 #include "core/knobs.hpp"
 #include "core/options.hpp"
@@ -40,9 +40,9 @@ public:
         // the change time, to the nanosecond, is compared too.
         dev_t socket_dev = 0;
         ino_t socket_ino = 0;
-        struct timespec socket_ctime {};
+        struct timespec socket_ctime{};
         void remember_socket_file() {
-            struct stat st {};
+            struct stat st{};
             if (!socket_path.empty() && ::stat(socket_path.c_str(), &st) == 0) {
                 socket_dev = st.st_dev;
                 socket_ino = st.st_ino;
@@ -50,7 +50,7 @@ public:
             }
         }
         bool socket_file_is_ours() const {
-            struct stat st {};
+            struct stat st{};
             return socket_ino != 0 && ::stat(socket_path.c_str(), &st) == 0 &&
                    st.st_dev == socket_dev && st.st_ino == socket_ino &&
                    st.st_ctim.tv_sec == socket_ctime.tv_sec &&
@@ -68,8 +68,8 @@ public:
     virtual bool dials_through_socks() const { return false; }
 
     // 0, or -1 with errno (EINVAL bad address, ENODEV unknown host, ...).
-    virtual int bind_endpoint(const std::string &address, const options_t &opts,
-                              endpoint_type &out, bound_files &files) const = 0;
+    virtual int bind_endpoint(const std::string &address, const options_t &opts, endpoint_type &out,
+                              bound_files &files) const = 0;
     // Between open() and bind(): e.g. SO_REUSEADDR, dual-stack IPv6.
     virtual void prepare_acceptor(acceptor_type &acceptor, const endpoint_type &ep,
                                   const options_t &opts) const = 0;
@@ -81,8 +81,8 @@ public:
     // zmq_connect's synchronous check: 0, or -1 with errno EINVAL.
     virtual int check_connect_address(const std::string &address) const = 0;
     // Finds the endpoint to connect to; calls `done` on the io_context's thread.
-    virtual void resolve(asio::io_context &ioc, const std::string &address,
-                         const options_t &opts, resolve_handler done) const = 0;
+    virtual void resolve(asio::io_context &ioc, const std::string &address, const options_t &opts,
+                         resolve_handler done) const = 0;
 
     // Kernel options for a new connection (before its engine starts).
     virtual void tune(int fd, const options_t &opts) const = 0;

@@ -93,8 +93,8 @@ public:
         if (semi != std::string::npos && split_host_port(address.substr(0, semi), host, port) != 0)
             return -1;
         if (!plausible_connect_text(address) ||
-            split_host_port(destination_part(address), host, port) != 0 ||
-            port.empty() || !std::isdigit(static_cast<unsigned char>(port[0]))) {
+            split_host_port(destination_part(address), host, port) != 0 || port.empty() ||
+            !std::isdigit(static_cast<unsigned char>(port[0]))) {
             errno = EINVAL;
             return -1;
         }

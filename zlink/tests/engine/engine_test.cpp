@@ -51,7 +51,10 @@ TEST_F(EngineRaw, IncompatiblePeerGetsOurErrorCommandBeforeTheClose) {
     ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
     bool eof = false;
     std::string got = read_available(peer(), &eof);
-    EXPECT_NE(got.find("\x05" "ERROR"), std::string::npos) << "no ERROR command before the close";
+    EXPECT_NE(got.find("\x05"
+                       "ERROR"),
+              std::string::npos)
+        << "no ERROR command before the close";
     EXPECT_TRUE(eof);
     EXPECT_EQ(host.ended->event, ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
 }
@@ -203,7 +206,8 @@ TEST_F(EnginePair, LargeMessagesUnderASmallSocketBufferArriveIntact) {
     std::vector<frame> sent;
     for (int i = 0; i < 6; ++i) {
         sent.push_back({pattern(i % 2 ? 7 : 300, i), true});
-        sent.push_back({pattern((size_t(256) << 10) + static_cast<size_t>(i), 100 + i), i % 3 == 0});
+        sent.push_back(
+            {pattern((size_t(256) << 10) + static_cast<size_t>(i), 100 + i), i % 3 == 0});
     }
     sent.push_back({"end", false});
     ASSERT_NO_FATAL_FAILURE(send_and_expect_intact(sent));
@@ -222,7 +226,7 @@ TEST_F(EnginePair, FirstWriteCapKeepsLargeMessagesAndStreamsIntact) {
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     std::vector<frame> sent;
     sent.push_back({pattern(size_t(256) << 10, 1), false});  // cut: larger than the minimum batch
-    for (int i = 0; i < 24; ++i)  // cut when another waits behind it
+    for (int i = 0; i < 24; ++i)                             // cut when another waits behind it
         sent.push_back({pattern((size_t(64) << 10) + static_cast<size_t>(i), 10 + i), i % 4 == 1});
     sent.push_back({pattern(40000, 99), false});  // the last: nothing waits, goes whole
     sent.push_back({"end", false});
@@ -367,12 +371,20 @@ TEST_F(EnginePair, FrameTransformCarriesSubscribeAndCancelCommands) {
     auto *ta = &ha->transform_impl;
     start(options_for(ZMQ_SUB), options_for(ZMQ_PUB), std::move(ha), std::move(hb));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
-    a.send(std::string("\x01" "news"));
-    a.send(std::string("\x00" "news", 5));
+    a.send(std::string("\x01"
+                       "news"));
+    a.send(std::string("\x00"
+                       "news",
+                       5));
     ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 2 || b.ended; }));
     EXPECT_FALSE(b.ended) << b.ended->reason;
-    EXPECT_EQ(b.received, (std::vector<frame>{{std::string("\x01" "news"), false},
-                                              {std::string("\x00" "news", 5), false}}));
+    EXPECT_EQ(b.received, (std::vector<frame>{{std::string("\x01"
+                                                           "news"),
+                                               false},
+                                              {std::string("\x00"
+                                                           "news",
+                                                           5),
+                                               false}}));
     EXPECT_EQ(ta->sealed, 2);
 }
 
