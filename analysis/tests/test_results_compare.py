@@ -48,6 +48,25 @@ def test_margin_is_the_equivalence_bound():
     assert _one(df, margin=0.001)["verdict"] == "FAST"
 
 
+def test_a_config_margin_applies_to_configuration_pairs_only():
+    """The same 5% effect: SAME for a configuration pair under a declared 10%
+    config_margin, FAST for the library pair judged at the run's 3% margin."""
+    ref, cand = _noisy(1e6, cv=0.01, seed=3), _noisy(1.05e6, cv=0.01, seed=4)
+    frames = []
+    for config, batch, values in (("default", "unset", ref), ("16 KiB", "16384", cand)):
+        t = tidy_pair(values, [v * 1.05 for v in values], config=config)
+        t["param_batch"] = batch
+        frames.append(t)
+    df = pd.concat(frames, ignore_index=True)
+    out = compare.compare(df, margin=0.03, config_margin=0.10, paired_configurations=True)
+    cfg = out[(out["kind"] == "config") & (out["metric"] == "throughput_msgs")]
+    lib = out[(out["kind"] == "library") & (out["metric"] == "throughput_msgs")]
+    assert set(cfg["verdict"]) == {"SAME"} and set(lib["verdict"]) == {"FAST"}
+    plain = compare.compare(df, margin=0.03, paired_configurations=True)
+    plain_cfg = plain[(plain["kind"] == "config") & (plain["metric"] == "throughput_msgs")]
+    assert set(plain_cfg["verdict"]) == {"FAST"}
+
+
 def test_bimodal_is_ambiguous():
     ref = _noisy(1e6, seed=5)
     cand = np.array([0.7, 1.3, 0.72, 1.28, 1.02]) * 1e6

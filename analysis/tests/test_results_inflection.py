@@ -98,3 +98,9 @@ def test_no_flip_and_no_decisive_cells():
     assert inflection.series_inflection(rows)["status"] == "always helps"
     rows["verdict"] = "AMBIGUOUS"
     assert inflection.series_inflection(rows)["status"] == "no decisive cells"
+    # SAME at every size is an answer: no crossover, decided (one AMBIGUOUS size is not)
+    rows["verdict"] = "SAME"
+    out = inflection.series_inflection(rows)
+    assert out["status"] == "same at every size" and "no crossover (decided)" in out["sentence"]
+    rows.loc[1, "verdict"] = "AMBIGUOUS"
+    assert inflection.series_inflection(rows)["status"] == "no decisive cells"

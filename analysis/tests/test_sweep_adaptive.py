@@ -130,6 +130,24 @@ def test_configurations_stop_once_decided(tmp_path, monkeypatch):
     assert kinds == {"library", "config"}
 
 
+def test_a_declared_config_margin_judges_configuration_pairs_only(tmp_path, monkeypatch):
+    """[run].config_margin is SAME's margin for configuration pairs; library pairs keep
+    [run].margin (issue 32: the main job's question has its own effect size)."""
+    fake = FakeDecide(decided_at=4)
+    keys = "min_repetitions = 3\nmax_repetitions = 12\nmargin = 0.05\nconfig_margin = 0.1"
+    exp = experiment(tmp_path, keys)
+    assert run(tmp_path, monkeypatch, fake, exp) == 0
+    # the fake libraries differ and their configurations do not: equal sides are a
+    # configuration pair, unequal ones a library pair
+    same = [c for c in fake.calls if c["reference"] == c["candidate"]]
+    libs = [c for c in fake.calls if c["reference"] != c["candidate"]]
+    assert same and libs
+    assert {c["margin"] for c in libs} == {0.05}
+    assert {c["margin"] for c in same} == {0.1}
+    design = json.loads((only_run_dir(tmp_path / "out") / "manifest.json").read_text())["design"]
+    assert (design["margin"], design["config_margin"]) == (0.05, 0.1)
+
+
 def test_undecided_configurations_stop_at_their_cap(tmp_path, monkeypatch):
     exp = experiment(tmp_path, "min_repetitions = 3\nmax_repetitions = 6")
     assert run(tmp_path, monkeypatch, FakeDecide(decided_at=None), exp) == 0

@@ -194,6 +194,8 @@ TWO_HOST = ('io_threads = [1]', 'io_threads = [1]\nprocess_model = ["two-host"]\
      "throughput, p50_latency, p99_latency"),
     ('repetitions = 2', 'repetitions = 2\nconfidence = 1.5', "run.confidence", "< 1"),
     ('repetitions = 2', 'repetitions = 2\nmargin = 0', "run.margin", "a number > 0"),
+    ('repetitions = 2', 'repetitions = 2\nconfig_margin = 0.6', "run.config_margin", "< 0.5"),
+    ('repetitions = 2', 'repetitions = 2\nconfig_margin = "wide"', "run.config_margin", "a number > 0"),
     ('[workload]', '[workload]\ntime_budget_s = 60', "workload.time_budget_s", "[run] time_budget_s"),
     # hosts and links
     ('io_threads = [1]', 'io_threads = [1]\nprocess_model = ["two-host"]', "hosts", 'driver = "netns"'),

@@ -34,7 +34,8 @@ def fake_suites(monkeypatch):
                                SuiteResult("pyzmq-suite zlink", 3, 0)],
                "event-loops": [SuiteResult("event-loops epoll libzmq-4.3.5 (oracle)", 2, 0),
                                SuiteResult("event-loops epoll zlink", 2, 0)],
-               "zlink-kernel": SuiteResult("zlink-kernel", 4, 0)}
+               "zlink-kernel": SuiteResult("zlink-kernel", 4, 0),
+               "clang-format": SuiteResult("clang-format", 1, 0)}
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr: results["pytest"])
@@ -42,6 +43,7 @@ def fake_suites(monkeypatch):
     monkeypatch.setattr(test_cmd.pyzmq_suite, "run", lambda expr, progress: results["pyzmq-suite"])
     monkeypatch.setattr(test_cmd.event_loops, "run", lambda progress: results["event-loops"])
     monkeypatch.setattr(test_cmd.zlink_kernel, "run", lambda expr, progress: results["zlink-kernel"])
+    monkeypatch.setattr(test_cmd, "run_clang_format", lambda: results["clang-format"])
     return results
 
 
@@ -49,20 +51,27 @@ def test_closing_line_sums_all_suites(fake_suites, capsys):
     assert test_cmd.main(_args()) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     # 1 build + 10 ctest + 20 libzmq suite + 6 pyzmq suite + 1 api-diff + 4 event-loops
-    # + 4 zlink-kernel + 5 pytest
-    assert lines[-1] == "51 passed, 0 failed"
+    # + 4 zlink-kernel + 5 pytest + 1 clang-format
+    assert lines[-1] == "52 passed, 0 failed"
 
 
 def test_any_failure_fails_the_command(fake_suites, capsys):
     fake_suites["pytest"] = SuiteResult("pytest", 0, 1, ["pytest collected no test"])
     assert test_cmd.main(_args()) == 1
-    assert capsys.readouterr().out.strip().splitlines()[-1] == "46 passed, 1 failed"
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "47 passed, 1 failed"
 
 
 def test_only_narrows(fake_suites, capsys):
     assert test_cmd.main(_args(only=["pytest"])) == 0
     out = capsys.readouterr().out
     assert "zlink ctest" not in out and out.strip().splitlines()[-1] == "6 passed, 0 failed"
+
+
+def test_clang_format_alone_builds_nothing_and_fails_the_command(fake_suites, monkeypatch, capsys):
+    monkeypatch.setattr(test_cmd, "build_everything", lambda *a, **k: pytest.fail("built for a format check"))
+    fake_suites["clang-format"] = SuiteResult("clang-format", 0, 1, ["not formatted (1 of 2 files): a.cpp"])
+    assert test_cmd.main(_args(only=["clang-format"])) == 1
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "0 passed, 1 failed"
 
 
 def test_api_diff_failure_fails_the_command(fake_suites, capsys):
@@ -86,7 +95,7 @@ def test_fuzz_target_discovery(tmp_path):
 
 def test_suite_selection():
     assert test_cmd._selected(_args()) == {"zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops",
-                                           "zlink-kernel", "pytest"}
+                                           "zlink-kernel", "pytest", "clang-format"}
     assert test_cmd._selected(_args(only=["event-loops"])) == {"event-loops"}
     selected = test_cmd._selected(_args(only=["zlink"], sanitize=True, fuzz_seconds=30))
     assert selected == {"zlink", "sanitize", "fuzz"}

@@ -60,7 +60,8 @@ int events_of(void *s) {
 }
 
 long ms_since(clock_type::time_point t) {
-    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t).count());
+    return static_cast<long>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t).count());
 }
 
 // A level-triggered epoll set over the ZMQ_FDs of some sockets.
@@ -228,7 +229,8 @@ outcome multipart(void *ctx, const std::string &transport) {
                 int n = zmq_recv(s.pull, buf, sizeof buf - 1, ZMQ_DONTWAIT);
                 zmq_getsockopt(s.pull, ZMQ_RCVMORE, &more, &len);
                 if (n < 0 || std::strcmp(buf, want[i]) != 0 || more != (i < 2))
-                    o.failure = "part " + std::to_string(i) + " wrong: '" + buf + "' more=" + std::to_string(more);
+                    o.failure = "part " + std::to_string(i) + " wrong: '" + buf +
+                                "' more=" + std::to_string(more);
             }
             if (o.failure.empty())
                 count_idle_wakeups(p, s.pull, 100, o);
@@ -330,7 +332,8 @@ outcome event_loop(void *ctx, const std::string &transport) {
             ++sent;
             progress = true;
         }
-        while ((events_of(s.pull) & ZMQ_POLLIN) && zmq_recv(s.pull, buf, sizeof buf, ZMQ_DONTWAIT) >= 0) {
+        while ((events_of(s.pull) & ZMQ_POLLIN) &&
+               zmq_recv(s.pull, buf, sizeof buf, ZMQ_DONTWAIT) >= 0) {
             ++received;
             progress = true;
         }
@@ -352,8 +355,8 @@ outcome event_loop(void *ctx, const std::string &transport) {
             ++o.spurious;
     }
     if (received != total)
-        o.failure = "stalled: sent " + std::to_string(sent) + ", received " + std::to_string(received) +
-                    " of " + std::to_string(total) + " in 20 s";
+        o.failure = "stalled: sent " + std::to_string(sent) + ", received " +
+                    std::to_string(received) + " of " + std::to_string(total) + " in 20 s";
     close_pair(s);
     return o;
 }
@@ -395,9 +398,10 @@ int main() {
         for (const auto &transport : c.transports) {
             auto start = clock_type::now();
             outcome o = c.run(ctx, transport);
-            std::printf("%s\t%s\t%s\twakeups=%d spurious=%d seconds=%.1f\n", c.name, transport.c_str(),
-                        o.failure.empty() ? "ok" : ("FAIL: " + o.failure).c_str(), o.wakeups, o.spurious,
-                        static_cast<double>(ms_since(start)) / 1000);
+            std::printf("%s\t%s\t%s\twakeups=%d spurious=%d seconds=%.1f\n", c.name,
+                        transport.c_str(),
+                        o.failure.empty() ? "ok" : ("FAIL: " + o.failure).c_str(), o.wakeups,
+                        o.spurious, static_cast<double>(ms_since(start)) / 1000);
             std::fflush(stdout);
         }
     zmq_ctx_term(ctx);

@@ -40,27 +40,32 @@ private:
 
 // The reading thread: blocking reads, the warm-up boundary kept exact as in the
 // other ways of receiving; every read is handed over at once.
-void read_into(RawSocket& s, std::uint64_t warm, std::uint64_t total, std::size_t chunk, Pending& out,
-               Clock::time_point& start) {
+void read_into(RawSocket &s, std::uint64_t warm, std::uint64_t total, std::size_t chunk,
+               Pending &out, Clock::time_point &start) {
     std::vector<char> buf(chunk);
     start = Clock::now();
     for (std::uint64_t got = 0; got < total;) {
         const std::uint64_t limit = got < warm ? warm - got : total - got;
-        const std::size_t r = s.read_some(buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(chunk, limit)));
-        if (r == 0) exit_timeout("the sender closed the connection during a throughput row");
+        const std::size_t r = s.read_some(
+            buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(chunk, limit)));
+        if (r == 0)
+            exit_timeout("the sender closed the connection during a throughput row");
         got += r;
-        if (got == warm) start = Clock::now();
+        if (got == warm)
+            start = Clock::now();
         out.add(r);
     }
 }
 
 }  // namespace
 
-HandoffResult receive_with_handoff(RawSocket& s, std::uint64_t warm, std::uint64_t count, std::size_t chunk) {
+HandoffResult receive_with_handoff(RawSocket &s, std::uint64_t warm, std::uint64_t count,
+                                   std::size_t chunk) {
     Pending pending;
     HandoffResult result;
     std::thread reader([&] { read_into(s, warm, warm + count, chunk, pending, result.start); });
-    for (std::uint64_t taken = 0; taken < warm + count;) taken += pending.take();
+    for (std::uint64_t taken = 0; taken < warm + count;)
+        taken += pending.take();
     result.end = Clock::now();
     reader.join();
     result.counted_bytes = count;

@@ -24,6 +24,7 @@ struct HandoffResult {
 // Reads warm + count bytes from `s` (chunks of at most `chunk`), the counted ones
 // timed from the reader's last warm-up byte to the application thread taking the
 // last chunk. A peer that closes early: exit 3.
-HandoffResult receive_with_handoff(RawSocket& s, std::uint64_t warm, std::uint64_t count, std::size_t chunk);
+HandoffResult receive_with_handoff(RawSocket &s, std::uint64_t warm, std::uint64_t count,
+                                   std::size_t chunk);
 
 }  // namespace bench

@@ -23,16 +23,16 @@ struct ProbeOptions {
     // Ways of waiting tried per write size (stream_io.hpp).
     std::vector<IoWait> io_waits{IoWait::blocking, IoWait::poll, IoWait::coalesce, IoWait::handoff};
     int timeout_ms = 10000;
-    int sndbuf = -1, rcvbuf = -1;        // SO_SNDBUF/SO_RCVBUF as ZMQ_SNDBUF/RCVBUF would set them
+    int sndbuf = -1, rcvbuf = -1;  // SO_SNDBUF/SO_RCVBUF as ZMQ_SNDBUF/RCVBUF would set them
     Mode mode = Mode::both;
     Role role = Role::both;
     ProcessModel process_model = ProcessModel::one_process;
-    std::string bind, connect;           // role processes: the one stream endpoint
+    std::string bind, connect;  // role processes: the one stream endpoint
     Pin pin_sender, pin_receiver;
     CpuList allowed;
 };
 
 // Parses argv; bad input: one line naming it plus the usage on stderr, exit 2.
-ProbeOptions parse_probe_options(int argc, char** argv);
+ProbeOptions parse_probe_options(int argc, char **argv);
 
 }  // namespace bench

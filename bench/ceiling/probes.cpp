@@ -27,29 +27,32 @@ struct Header {
     std::uint64_t io = 0;     // throughput: IoWait both sides use
 };
 
-SocketBuffers buffers_of(const ProbeOptions& o) { return SocketBuffers{o.sndbuf, o.rcvbuf}; }
+SocketBuffers buffers_of(const ProbeOptions &o) { return SocketBuffers{o.sndbuf, o.rcvbuf}; }
 
 // Reads exactly n bytes; a peer that went away ends the probe with exit 3.
-void read_full(RawSocket& s, void* data, std::size_t n, const char* during) {
-    char* p = static_cast<char*>(data);
+void read_full(RawSocket &s, void *data, std::size_t n, const char *during) {
+    char *p = static_cast<char *>(data);
     while (n > 0) {
         const std::size_t r = s.read_some(p, n);
-        if (r == 0) exit_timeout(std::string("the peer closed the connection during ") + during);
+        if (r == 0)
+            exit_timeout(std::string("the peer closed the connection during ") + during);
         p += r;
         n -= r;
     }
 }
 
-BandwidthResult receive_handed_over(RawSocket& sock, const Header& h) {
-    const HandoffResult r = receive_with_handoff(sock, h.warm, h.count, static_cast<std::size_t>(h.write));
+BandwidthResult receive_handed_over(RawSocket &sock, const Header &h) {
+    const HandoffResult r =
+        receive_with_handoff(sock, h.warm, h.count, static_cast<std::size_t>(h.write));
     const char ack = 'k';
     sock.write_all(&ack, 1);
-    return BandwidthResult{r.counted_bytes, seconds_between(r.start, r.end), static_cast<std::size_t>(h.write),
-                           IoWait::handoff};
+    return BandwidthResult{r.counted_bytes, seconds_between(r.start, r.end),
+                           static_cast<std::size_t>(h.write), IoWait::handoff};
 }
 
-BandwidthResult receive_stream(RawSocket& sock, const Header& h, int timeout_ms) {
-    if (static_cast<IoWait>(h.io) == IoWait::handoff) return receive_handed_over(sock, h);
+BandwidthResult receive_stream(RawSocket &sock, const Header &h, int timeout_ms) {
+    if (static_cast<IoWait>(h.io) == IoWait::handoff)
+        return receive_handed_over(sock, h);
     StreamIo s(sock, static_cast<IoWait>(h.io), timeout_ms);
     std::vector<char> buf(static_cast<std::size_t>(h.write));
     const std::uint64_t total = h.warm + h.count;
@@ -59,8 +62,10 @@ BandwidthResult receive_stream(RawSocket& sock, const Header& h, int timeout_ms)
     while (got < total) {
         // Reads stop at the warm-up boundary, so the window counts exactly h.count bytes.
         const std::uint64_t limit = started ? total - got : h.warm - got;
-        const std::size_t r = s.read_some(buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), limit)));
-        if (r == 0) exit_timeout("the sender closed the connection during a throughput row");
+        const std::size_t r = s.read_some(
+            buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), limit)));
+        if (r == 0)
+            exit_timeout("the sender closed the connection during a throughput row");
         got += r;
         if (!started && got >= h.warm) {
             // Bytes up to here were sent before the clock started: not counted.
@@ -72,11 +77,11 @@ BandwidthResult receive_stream(RawSocket& sock, const Header& h, int timeout_ms)
     const auto end = Clock::now();
     const char ack = 'k';
     s.write_all(&ack, 1);
-    return BandwidthResult{got - got_at_start, seconds_between(start, end), static_cast<std::size_t>(h.write),
-                           static_cast<IoWait>(h.io)};
+    return BandwidthResult{got - got_at_start, seconds_between(start, end),
+                           static_cast<std::size_t>(h.write), static_cast<IoWait>(h.io)};
 }
 
-void echo_stream(RawSocket& s, const Header& h) {
+void echo_stream(RawSocket &s, const Header &h) {
     std::vector<char> buf(std::max<std::size_t>(h.size, 1));
     for (std::uint64_t i = 0; i < h.warm + h.count; ++i) {
         read_full(s, buf.data(), buf.size(), "a latency row");
@@ -84,13 +89,14 @@ void echo_stream(RawSocket& s, const Header& h) {
     }
 }
 
-RawSocket open_row(const Endpoint& ep, const ProbeOptions& o, const Header& h) {
+RawSocket open_row(const Endpoint &ep, const ProbeOptions &o, const Header &h) {
     RawSocket s = connect_to_endpoint(ep, o.timeout_ms, "the probe's receiver", buffers_of(o));
     s.write_all(&h, sizeof h);
     return s;
 }
 
-void send_stream(const Endpoint& ep, const ProbeOptions& o, std::size_t size, std::size_t write_size, IoWait io) {
+void send_stream(const Endpoint &ep, const ProbeOptions &o, std::size_t size,
+                 std::size_t write_size, IoWait io) {
     Header h{};
     h.write = write_size;
     h.io = static_cast<std::uint64_t>(io);
@@ -107,10 +113,11 @@ void send_stream(const Endpoint& ep, const ProbeOptions& o, std::size_t size, st
         sent += n;
     }
     char ack = 0;
-    if (s.read_some(&ack, 1) == 0) exit_timeout("the peer closed the connection at the end of a throughput row");
+    if (s.read_some(&ack, 1) == 0)
+        exit_timeout("the peer closed the connection at the end of a throughput row");
 }
 
-LatencySummary ping_pong(const Endpoint& ep, const ProbeOptions& o, std::size_t size) {
+LatencySummary ping_pong(const Endpoint &ep, const ProbeOptions &o, std::size_t size) {
     Header h{};
     h.kind = RowKind::latency;
     h.size = size;
@@ -126,7 +133,8 @@ LatencySummary ping_pong(const Endpoint& ep, const ProbeOptions& o, std::size_t 
         s.write_all(out.data(), size);
         read_full(s, in.data(), size, "a latency row");
         const auto t1 = Clock::now();
-        if (i >= h.warm) rtt_half.push_back(microseconds_between(t0, t1) / 2.0);
+        if (i >= h.warm)
+            rtt_half.push_back(microseconds_between(t0, t1) / 2.0);
     }
     return summarize(rtt_half);
 }
@@ -138,40 +146,50 @@ std::size_t write_size_for(std::size_t size, std::size_t target) {
     return std::max<std::size_t>(unit, (target / unit) * unit);
 }
 
-std::vector<std::size_t> write_sizes_for(std::size_t size, const std::vector<std::size_t>& targets) {
+std::vector<std::size_t> write_sizes_for(std::size_t size,
+                                         const std::vector<std::size_t> &targets) {
     std::vector<std::size_t> out;
-    for (std::size_t t : targets) out.push_back(write_size_for(size, t));
+    for (std::size_t t : targets)
+        out.push_back(write_size_for(size, t));
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 
-std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& transport, const ProbeOptions& o) {
+std::vector<ThroughputRow> serve_rows(RawListener &listener, const std::string &transport,
+                                      const ProbeOptions &o) {
     std::vector<ThroughputRow> rows;
     for (;;) {
         RawSocket s = listener.accept(o.timeout_ms, "probe sender");
         s.set_timeouts(o.timeout_ms);
-        if (transport == "tcp") s.set_nodelay();
+        if (transport == "tcp")
+            s.set_nodelay();
         Header h{};
         read_full(s, &h, sizeof h, "a row header");
-        if (h.magic != Header{}.magic) exit_error("a connection that is not the probe's sender arrived");
-        if (h.kind == RowKind::done) return rows;
+        if (h.magic != Header{}.magic)
+            exit_error("a connection that is not the probe's sender arrived");
+        if (h.kind == RowKind::done)
+            return rows;
         if (h.kind == RowKind::latency) {
             echo_stream(s, h);
             continue;
         }
-        if (h.write == 0 || h.write > (1ULL << 30) || h.io >= kIoWaits) exit_error("a throughput row with a bad header arrived");
-        rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size), receive_stream(s, h, o.timeout_ms)});
+        if (h.write == 0 || h.write > (1ULL << 30) || h.io >= kIoWaits)
+            exit_error("a throughput row with a bad header arrived");
+        rows.push_back(ThroughputRow{transport, static_cast<std::size_t>(h.size),
+                                     receive_stream(s, h, o.timeout_ms)});
     }
 }
 
-std::vector<LatencyRow> drive_rows(const Endpoint& ep, const ProbeOptions& o) {
+std::vector<LatencyRow> drive_rows(const Endpoint &ep, const ProbeOptions &o) {
     std::vector<LatencyRow> rows;
     for (std::size_t size : o.sizes) {
         if (o.mode != Mode::lat)
             for (std::size_t w : write_sizes_for(size, o.write_sizes))
-                for (IoWait io : o.io_waits) send_stream(ep, o, size, w, io);
-        if (o.mode != Mode::thr) rows.push_back(LatencyRow{ep.scheme, size, ping_pong(ep, o, size)});
+                for (IoWait io : o.io_waits)
+                    send_stream(ep, o, size, w, io);
+        if (o.mode != Mode::thr)
+            rows.push_back(LatencyRow{ep.scheme, size, ping_pong(ep, o, size)});
         std::fprintf(stderr, "ceiling_probe: %s %zu B done\n", ep.scheme.c_str(), size);
     }
     Header done{};
@@ -183,7 +201,8 @@ BandwidthResult memcpy_bandwidth(std::size_t msg_size, std::uint64_t bytes) {
     const std::size_t n = std::max<std::size_t>(msg_size, 1);
     std::vector<char> src(n, 'm'), dst(n);
     const std::uint64_t reps = std::max<std::uint64_t>(1, bytes / n);
-    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(reps, 100); ++i) std::memcpy(dst.data(), src.data(), n);
+    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(reps, 100); ++i)
+        std::memcpy(dst.data(), src.data(), n);
     const auto t0 = Clock::now();
     for (std::uint64_t i = 0; i < reps; ++i) {
         std::memcpy(dst.data(), src.data(), n);

@@ -52,14 +52,15 @@ struct LatencyRow {
 // Bytes per write for messages of `size`: whole messages, at least `target` bytes.
 std::size_t write_size_for(std::size_t size, std::size_t target);
 // The distinct write sizes a row of `size` tries.
-std::vector<std::size_t> write_sizes_for(std::size_t size, const std::vector<std::size_t>& targets);
+std::vector<std::size_t> write_sizes_for(std::size_t size, const std::vector<std::size_t> &targets);
 
 // Receiving side: accepts one connection per row on `listener` and serves it, until
 // the sender's "done". Returns every throughput stream it timed (one per write size).
-std::vector<ThroughputRow> serve_rows(RawListener& listener, const std::string& transport, const ProbeOptions& o);
+std::vector<ThroughputRow> serve_rows(RawListener &listener, const std::string &transport,
+                                      const ProbeOptions &o);
 
 // Sending side: every size's throughput and/or latency row against `ep`, then "done".
-std::vector<LatencyRow> drive_rows(const Endpoint& ep, const ProbeOptions& o);
+std::vector<LatencyRow> drive_rows(const Endpoint &ep, const ProbeOptions &o);
 
 // memcpy of msg_size bytes between two buffers, repeated; cache-resident for small sizes.
 BandwidthResult memcpy_bandwidth(std::size_t msg_size, std::uint64_t bytes);

@@ -28,20 +28,20 @@ enum class IoWait : unsigned { blocking = 0, poll = 1, coalesce = 2, handoff = 3
 inline constexpr unsigned kIoWaits = 4;
 inline constexpr int kCoalesceMicros = 200;
 
-const char* to_string(IoWait w);
-bool io_wait_from_string(const std::string& text, IoWait& out);
+const char *to_string(IoWait w);
+bool io_wait_from_string(const std::string &text, IoWait &out);
 
 class StreamIo {
 public:
     // Switches `s` to non-blocking for poll; timeout_ms bounds every wait.
-    StreamIo(RawSocket& s, IoWait wait, int timeout_ms);
+    StreamIo(RawSocket &s, IoWait wait, int timeout_ms);
     // At least one byte, at most n; 0 = the peer closed.
-    std::size_t read_some(void* data, std::size_t n);
-    void write_all(const void* data, std::size_t n);
+    std::size_t read_some(void *data, std::size_t n);
+    void write_all(const void *data, std::size_t n);
 
 private:
     void wait_for(short events);
-    RawSocket& s_;
+    RawSocket &s_;
     IoWait wait_;
     int timeout_ms_;
 };

@@ -7,7 +7,7 @@
 namespace bench {
 
 using Clock = std::chrono::steady_clock;
-inline constexpr const char* kClockName = "std::chrono::steady_clock";
+inline constexpr const char *kClockName = "std::chrono::steady_clock";
 
 inline double seconds_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();

@@ -25,31 +25,31 @@ namespace bench {
 class SocketLink final : public Link {
 public:
     // Receiver side: listens on `ep` and accepts one sender within timeout_ms (exit 3).
-    static std::unique_ptr<SocketLink> accept(const Endpoint& ep, int timeout_ms, Watchdog& wd);
+    static std::unique_ptr<SocketLink> accept(const Endpoint &ep, int timeout_ms, Watchdog &wd);
     // Sender side: connects to `ep`, retrying for up to timeout_ms (exit 3).
-    static std::unique_ptr<SocketLink> connect(const Endpoint& ep, int timeout_ms, Watchdog& wd);
+    static std::unique_ptr<SocketLink> connect(const Endpoint &ep, int timeout_ms, Watchdog &wd);
     ~SocketLink() override;
 
-    void post(Signal s, const std::string& payload) override;
+    void post(Signal s, const std::string &payload) override;
     // Tells the peer why this side will not run (it exits 2 with that reason).
-    void refuse(const std::string& reason) override;
+    void refuse(const std::string &reason) override;
     // End of run: the peer may close from now on; stops the reader thread.
     void close();
 
 protected:
-    Mailbox& inbox() override { return inbox_; }
+    Mailbox &inbox() override { return inbox_; }
 
 private:
-    SocketLink(RawSocket sock, Watchdog& wd, const char* peer);
+    SocketLink(RawSocket sock, Watchdog &wd, const char *peer);
     void start_reader();
     void reader_loop();
-    void handle_line(const std::string& line);
-    void write_line(const std::string& line);
-    [[noreturn]] void peer_gone(const std::string& how);
+    void handle_line(const std::string &line);
+    void write_line(const std::string &line);
+    [[noreturn]] void peer_gone(const std::string &how);
 
     RawSocket sock_;
-    Watchdog& wd_;
-    const char* peer_;  // "sender" or "receiver", for messages
+    Watchdog &wd_;
+    const char *peer_;  // "sender" or "receiver", for messages
     Mailbox inbox_;
     std::mutex write_mutex_;
     std::atomic<bool> finished_{false}, stop_{false};

@@ -22,7 +22,7 @@ namespace bench {
 class Link;
 
 struct View {
-    const std::uint8_t* data;
+    const std::uint8_t *data;
     std::size_t size;
 };
 
@@ -30,7 +30,7 @@ class End {
 public:
     virtual ~End() = default;
     // Sends one message (blocking; a timeout ends the process with status 3).
-    virtual void send(const std::uint8_t* data, std::size_t n) = 0;
+    virtual void send(const std::uint8_t *data, std::size_t n) = 0;
     // Receives the next message; the view stays valid until the next recv/send_back.
     virtual View recv() = 0;
     // The next message if one arrives within wait_ms, else nothing (used where the
@@ -45,13 +45,13 @@ public:
     // Makes sure data flows both ways before anything is timed (slow joiners,
     // ROUTER peers not yet known, TCP connects). Each side calls it on its own End;
     // they agree through `link`. Gives up with exit 3 after timeout_ms.
-    virtual void establish(Link& link, bool sending_side, int timeout_ms) = 0;
+    virtual void establish(Link &link, bool sending_side, int timeout_ms) = 0;
 };
 
 // What one side of a pattern built: its End and the sockets to close at teardown.
 struct Side {
     std::unique_ptr<End> end;
-    std::vector<void*> sockets;
+    std::vector<void *> sockets;
     // Receiving side: every endpoint it bound (the first at --bind), as bound; the
     // sending side connects to them in this order.
     std::vector<std::string> bound;

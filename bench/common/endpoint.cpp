@@ -6,7 +6,7 @@ namespace bench {
 
 namespace {
 
-bool parse_port(std::string_view s, int& port) {
+bool parse_port(std::string_view s, int &port) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), port);
     return !s.empty() && ec == std::errc() && p == s.data() + s.size() && port > 0 && port <= 65535;
 }
@@ -14,26 +14,30 @@ bool parse_port(std::string_view s, int& port) {
 }  // namespace
 
 std::string Endpoint::text() const {
-    if (scheme == "tcp") return "tcp://" + host + ":" + port;
+    if (scheme == "tcp")
+        return "tcp://" + host + ":" + port;
     return scheme + "://" + path;
 }
 
-bool parse_endpoint(std::string_view text, Endpoint& out, std::string& error) {
+bool parse_endpoint(std::string_view text, Endpoint &out, std::string &error) {
     const auto sep = text.find("://");
     out = Endpoint{};
     if (sep == std::string_view::npos) {
-        error = "'" + std::string(text) + "' is not an endpoint (tcp://HOST:PORT, ipc://PATH or inproc://NAME)";
+        error = "'" + std::string(text) +
+                "' is not an endpoint (tcp://HOST:PORT, ipc://PATH or inproc://NAME)";
         return false;
     }
     out.scheme = std::string(text.substr(0, sep));
     const std::string_view rest = text.substr(sep + 3);
     if (out.scheme == "ipc" || out.scheme == "inproc") {
         out.path = std::string(rest);
-        if (out.path.empty()) error = "'" + std::string(text) + "' names no path";
+        if (out.path.empty())
+            error = "'" + std::string(text) + "' names no path";
         return error.empty();
     }
     if (out.scheme != "tcp") {
-        error = "'" + std::string(text) + "': transport '" + out.scheme + "' is not tcp, ipc or inproc";
+        error =
+            "'" + std::string(text) + "': transport '" + out.scheme + "' is not tcp, ipc or inproc";
         return false;
     }
     const auto colon = rest.rfind(':');
@@ -48,7 +52,7 @@ bool parse_endpoint(std::string_view text, Endpoint& out, std::string& error) {
     return true;
 }
 
-bool derive_control(const Endpoint& data, Endpoint& out, std::string& error) {
+bool derive_control(const Endpoint &data, Endpoint &out, std::string &error) {
     out = data;
     if (data.scheme == "ipc") {
         out.path = data.path + ".ctl";
@@ -64,10 +68,11 @@ bool derive_control(const Endpoint& data, Endpoint& out, std::string& error) {
     return true;
 }
 
-std::string rehome(const std::string& bound, const Endpoint& connect) {
+std::string rehome(const std::string &bound, const Endpoint &connect) {
     Endpoint b;
     std::string error;
-    if (!parse_endpoint(bound, b, error) || b.scheme != "tcp") return bound;
+    if (!parse_endpoint(bound, b, error) || b.scheme != "tcp")
+        return bound;
     b.host = connect.host;
     return b.text();
 }

@@ -10,7 +10,8 @@ namespace bench {
 
 std::size_t LatencyHistogram::index_of(std::uint64_t value) {
     value = std::min<std::uint64_t>(value, (std::uint64_t{1} << kMaxBits) - 1);
-    if (value < kLinear) return static_cast<std::size_t>(value);
+    if (value < kLinear)
+        return static_cast<std::size_t>(value);
     // shift >= 1; value >> shift lies in [kHalf, kLinear): the bucket within its octave.
     const int shift = std::bit_width(value) - kSubBits;
     return kLinear + static_cast<std::size_t>(shift - 1) * kHalf +
@@ -18,7 +19,8 @@ std::size_t LatencyHistogram::index_of(std::uint64_t value) {
 }
 
 std::uint64_t LatencyHistogram::lowest(std::size_t index) {
-    if (index < kLinear) return index;
+    if (index < kLinear)
+        return index;
     const std::size_t j = index - kLinear;
     const std::uint64_t sub = j % kHalf + kHalf;
     return sub << (j / kHalf + 1);
@@ -37,19 +39,22 @@ void LatencyHistogram::record(std::uint64_t value) {
     ++total_;
 }
 
-void LatencyHistogram::merge(const LatencyHistogram& other) {
-    for (std::size_t i = 0; i < kBuckets; ++i) counts_[i] += other.counts_[i];
+void LatencyHistogram::merge(const LatencyHistogram &other) {
+    for (std::size_t i = 0; i < kBuckets; ++i)
+        counts_[i] += other.counts_[i];
     total_ += other.total_;
 }
 
 double LatencyHistogram::percentile(double q) const {
-    if (total_ == 0) return 0.0;
+    if (total_ == 0)
+        return 0.0;
     auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(total_)));
     rank = std::clamp<std::uint64_t>(rank, 1, total_);
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < kBuckets; ++i) {
         seen += counts_[i];
-        if (seen >= rank) return representative(i);
+        if (seen >= rank)
+            return representative(i);
     }
     return representative(kBuckets - 1);
 }
@@ -62,19 +67,21 @@ std::vector<std::int64_t> LatencyHistogram::encode() const {
             ++empty;
             continue;
         }
-        if (empty > 0) out.push_back(-empty);
+        if (empty > 0)
+            out.push_back(-empty);
         empty = 0;
         out.push_back(static_cast<std::int64_t>(counts_[i]));
     }
     return out;
 }
 
-bool LatencyHistogram::decode(const std::vector<std::int64_t>& encoded) {
+bool LatencyHistogram::decode(const std::vector<std::int64_t> &encoded) {
     LatencyHistogram h;
     std::size_t at = 0;
     for (const std::int64_t n : encoded) {
         const std::size_t step = n < 0 ? static_cast<std::size_t>(-n) : 1;
-        if (n == 0 || at + step > kBuckets) return false;
+        if (n == 0 || at + step > kBuckets)
+            return false;
         if (n > 0) {
             h.counts_[at] = static_cast<std::uint64_t>(n);
             h.total_ += static_cast<std::uint64_t>(n);
@@ -85,8 +92,8 @@ bool LatencyHistogram::decode(const std::vector<std::int64_t>& encoded) {
     return true;
 }
 
-void write_histogram(JsonWriter& w, std::string_view key, const LatencyHistogram& h, std::string_view unit,
-                     std::string_view measure) {
+void write_histogram(JsonWriter &w, std::string_view key, const LatencyHistogram &h,
+                     std::string_view unit, std::string_view measure) {
     w.begin_object(key)
         .value("unit", unit)
         .value("measure", measure)
@@ -94,7 +101,8 @@ void write_histogram(JsonWriter& w, std::string_view key, const LatencyHistogram
         .value("max_bits", LatencyHistogram::kMaxBits)
         .value("total", h.total());
     w.begin_array("counts");
-    for (const std::int64_t n : h.encode()) w.value("", n);
+    for (const std::int64_t n : h.encode())
+        w.value("", n);
     w.end_array().end_object();
 }
 

@@ -38,7 +38,7 @@ public:
     static double representative(std::size_t index);
 
     void record(std::uint64_t value);
-    void merge(const LatencyHistogram& other);
+    void merge(const LatencyHistogram &other);
     std::uint64_t total() const { return total_; }
     std::uint64_t count_at(std::size_t index) const { return counts_[index]; }
 
@@ -50,7 +50,7 @@ public:
     // non-empty one, where a negative number -k stands for k empty buckets.
     std::vector<std::int64_t> encode() const;
     // The inverse; false (and *this unchanged) on a malformed or too long list.
-    bool decode(const std::vector<std::int64_t>& encoded);
+    bool decode(const std::vector<std::int64_t> &encoded);
 
 private:
     std::array<std::uint64_t, kBuckets> counts_{};
@@ -58,7 +58,7 @@ private:
 };
 
 // Writes `key`: {unit, measure, sub_bucket_bits, max_bits, total, counts (encoded)}.
-void write_histogram(JsonWriter& w, std::string_view key, const LatencyHistogram& h, std::string_view unit,
-                     std::string_view measure);
+void write_histogram(JsonWriter &w, std::string_view key, const LatencyHistogram &h,
+                     std::string_view unit, std::string_view measure);
 
 }  // namespace bench

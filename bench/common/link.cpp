@@ -7,7 +7,7 @@ namespace bench {
 
 namespace {
 
-constexpr const char* kNames[] = {"hello", "hello_ok", "b_got_sync", "a_got_sync",
+constexpr const char *kNames[] = {"hello", "hello_ok", "b_got_sync", "a_got_sync",
                                   "go",    "sent",     "thr_done",   "finished"};
 static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Signal::count_));
 
@@ -18,10 +18,10 @@ class ThreadLink final : public Link {
 public:
     ThreadLink(std::shared_ptr<Mailbox> mine, std::shared_ptr<Mailbox> peer)
         : mine_(std::move(mine)), peer_(std::move(peer)) {}
-    void post(Signal s, const std::string& payload) override { peer_->put(s, payload); }
+    void post(Signal s, const std::string &payload) override { peer_->put(s, payload); }
 
 protected:
-    Mailbox& inbox() override { return *mine_; }
+    Mailbox &inbox() override { return *mine_; }
 
 private:
     std::shared_ptr<Mailbox> mine_, peer_;
@@ -29,9 +29,9 @@ private:
 
 }  // namespace
 
-const char* to_string(Signal s) { return kNames[index(s)]; }
+const char *to_string(Signal s) { return kNames[index(s)]; }
 
-bool signal_from_string(const std::string& name, Signal& out) {
+bool signal_from_string(const std::string &name, Signal &out) {
     for (int i = 0; i < index(Signal::count_); ++i)
         if (name == kNames[i]) {
             out = static_cast<Signal>(i);
@@ -58,7 +58,8 @@ std::string Mailbox::take(Signal s) {
 
 std::optional<std::string> Mailbox::try_take(Signal s, int wait_ms) {
     std::unique_lock lock(m_);
-    if (!cv_.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return slots_[index(s)].has_value(); }))
+    if (!cv_.wait_for(lock, std::chrono::milliseconds(wait_ms),
+                      [&] { return slots_[index(s)].has_value(); }))
         return std::nullopt;
     std::optional<std::string> v = std::move(slots_[index(s)]);
     slots_[index(s)].reset();

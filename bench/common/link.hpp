@@ -30,8 +30,8 @@ enum class Signal : int {
     count_
 };
 
-const char* to_string(Signal s);
-bool signal_from_string(const std::string& name, Signal& out);
+const char *to_string(Signal s);
+bool signal_from_string(const std::string &name, Signal &out);
 
 // Signals that arrived and have not been taken yet. Thread-safe.
 class Mailbox {
@@ -51,14 +51,14 @@ private:
 class Link {
 public:
     virtual ~Link() = default;
-    virtual void post(Signal s, const std::string& payload = "") = 0;
+    virtual void post(Signal s, const std::string &payload = "") = 0;
     // Tells the peer this side will not run, and why (before this side exits 2).
-    virtual void refuse(const std::string& /*reason*/) {}
+    virtual void refuse(const std::string & /*reason*/) {}
     std::string wait(Signal s) { return inbox().take(s); }
     std::optional<std::string> poll(Signal s, int wait_ms) { return inbox().try_take(s, wait_ms); }
 
 protected:
-    virtual Mailbox& inbox() = 0;
+    virtual Mailbox &inbox() = 0;
 };
 
 // The two ends of an in-process link (one per side thread).

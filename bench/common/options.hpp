@@ -20,20 +20,20 @@ enum class ProcessModel { one_process, two_process, two_host };
 // (the bound sockets are CURVE servers, the connecting ones clients).
 enum class Security { null, curve };
 
-const char* to_string(Transport t);
-const char* to_string(Mode m);
-const char* to_string(Role r);
-const char* to_string(ProcessModel p);
-const char* to_string(Security s);
+const char *to_string(Transport t);
+const char *to_string(Mode m);
+const char *to_string(Role r);
+const char *to_string(ProcessModel p);
+const char *to_string(Security s);
 
 // What the pattern accepts; the parser enforces it so every binary rejects the
 // same things the same way.
 struct PatternTraits {
-    const char* name;         // "PAIR", "STREAM", ...
-    bool tcp_only = false;    // STREAM talks to a plain TCP peer
-    std::size_t min_size = 0; // STREAM cannot send an empty frame (it means "close")
-    bool drops_at_hwm = false; // PUB drops (by design) instead of blocking at the HWM
-    bool lockstep = false;     // REQ/REP: every message is answered before the next is sent
+    const char *name;           // "PAIR", "STREAM", ...
+    bool tcp_only = false;      // STREAM talks to a plain TCP peer
+    std::size_t min_size = 0;   // STREAM cannot send an empty frame (it means "close")
+    bool drops_at_hwm = false;  // PUB drops (by design) instead of blocking at the HWM
+    bool lockstep = false;      // REQ/REP: every message is answered before the next is sent
 };
 
 // A side's CPU list as asked on the command line (text) and as parsed.
@@ -72,7 +72,7 @@ struct Options {
 
 // Parses argv; on bad input prints one error line plus the usage to stderr and
 // exits with status 2 (--help: usage on stdout, status 0).
-Options parse_options(int argc, char** argv, const PatternTraits& traits);
+Options parse_options(int argc, char **argv, const PatternTraits &traits);
 
 // Defaults sized so that one run takes about 1-3 s on a 2-core loopback host.
 std::uint64_t default_count(std::size_t size);

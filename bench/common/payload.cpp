@@ -6,13 +6,15 @@ namespace bench {
 
 namespace {
 
-void put_seq(std::uint8_t* p, std::uint64_t seq) {
-    for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(seq >> (8 * i));
+void put_seq(std::uint8_t *p, std::uint64_t seq) {
+    for (int i = 0; i < 8; ++i)
+        p[i] = static_cast<std::uint8_t>(seq >> (8 * i));
 }
 
-std::uint64_t get_seq(const std::uint8_t* p) {
+std::uint64_t get_seq(const std::uint8_t *p) {
     std::uint64_t seq = 0;
-    for (int i = 0; i < 8; ++i) seq |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+        seq |= static_cast<std::uint64_t>(p[i]) << (8 * i);
     return seq;
 }
 
@@ -32,50 +34,60 @@ bool is_sampled(std::uint64_t seq) { return seq % kSamplePeriod == 0; }
 
 PayloadMaker::PayloadMaker(std::size_t size) : size_(size), buf_(size == 0 ? 1 : size, 0) {}
 
-const std::uint8_t* PayloadMaker::make(std::uint64_t seq) {
-    std::uint8_t* p = buf_.data();
-    if (size_ == 0) return p;
+const std::uint8_t *PayloadMaker::make(std::uint64_t seq) {
+    std::uint8_t *p = buf_.data();
+    if (size_ == 0)
+        return p;
     if (size_ < 8) {
-        for (std::size_t i = 0; i < size_; ++i) p[i] = pattern_byte(seq, i);
+        for (std::size_t i = 0; i < size_; ++i)
+            p[i] = pattern_byte(seq, i);
         return p;
     }
     put_seq(p, seq);
     if (is_sampled(seq))
-        for (std::size_t i = 8; i + 1 < size_; ++i) p[i] = pattern_byte(seq, i);
-    if (size_ >= 9) p[size_ - 1] = tail_tag(seq);
+        for (std::size_t i = 8; i + 1 < size_; ++i)
+            p[i] = pattern_byte(seq, i);
+    if (size_ >= 9)
+        p[size_ - 1] = tail_tag(seq);
     return p;
 }
 
-const std::uint8_t* PayloadMaker::make_corrupt(std::uint64_t seq) {
+const std::uint8_t *PayloadMaker::make_corrupt(std::uint64_t seq) {
     make(seq);
-    if (size_ > 0) buf_[size_ / 2] ^= 0x40;
+    if (size_ > 0)
+        buf_[size_ / 2] ^= 0x40;
     return buf_.data();
 }
 
-const char* Verifier::method() const {
-    if (size_ == 0) return "count";
-    if (size_ < 8) return "count+pattern";
+const char *Verifier::method() const {
+    if (size_ == 0)
+        return "count";
+    if (size_ < 8)
+        return "count+pattern";
     return "sequence+sampled-body";
 }
 
-bool Verifier::check_from(const std::uint8_t* data, std::size_t len, std::uint64_t min_seq, std::uint64_t& seq) {
-    if (len != size_ || size_ < 8) return check(data, len, min_seq);
+bool Verifier::check_from(const std::uint8_t *data, std::size_t len, std::uint64_t min_seq,
+                          std::uint64_t &seq) {
+    if (len != size_ || size_ < 8)
+        return check(data, len, min_seq);
     seq = get_seq(data);
     if (seq < min_seq) {
-        error_ = "sequence number " + std::to_string(seq) + " arrived after " + std::to_string(min_seq - 1) +
-                 " (duplicate or reordered)";
+        error_ = "sequence number " + std::to_string(seq) + " arrived after " +
+                 std::to_string(min_seq - 1) + " (duplicate or reordered)";
         return false;
     }
     return check(data, len, seq);
 }
 
-bool Verifier::check(const std::uint8_t* data, std::size_t len, std::uint64_t expected_seq) {
+bool Verifier::check(const std::uint8_t *data, std::size_t len, std::uint64_t expected_seq) {
     if (len != size_) {
         error_ = "message " + std::to_string(expected_seq) + " has " + std::to_string(len) +
                  " bytes, expected " + std::to_string(size_);
         return false;
     }
-    if (size_ == 0) return true;
+    if (size_ == 0)
+        return true;
     if (size_ < 8) {
         for (std::size_t i = 0; i < size_; ++i)
             if (data[i] != pattern_byte(expected_seq, i)) {
@@ -88,7 +100,8 @@ bool Verifier::check(const std::uint8_t* data, std::size_t len, std::uint64_t ex
     const std::uint64_t seq = get_seq(data);
     if (seq != expected_seq) {
         error_ = "expected sequence number " + std::to_string(expected_seq) + ", got " +
-                 std::to_string(seq) + (seq > expected_seq ? " (message lost)" : " (duplicate or reordered)");
+                 std::to_string(seq) +
+                 (seq > expected_seq ? " (message lost)" : " (duplicate or reordered)");
         return false;
     }
     if (size_ >= 9 && data[size_ - 1] != tail_tag(seq)) {
@@ -98,7 +111,8 @@ bool Verifier::check(const std::uint8_t* data, std::size_t len, std::uint64_t ex
     if (is_sampled(seq))
         for (std::size_t i = 8; i + 1 < size_; ++i)
             if (data[i] != pattern_byte(seq, i)) {
-                error_ = "message " + std::to_string(seq) + ": body byte " + std::to_string(i) + " corrupt";
+                error_ = "message " + std::to_string(seq) + ": body byte " + std::to_string(i) +
+                         " corrupt";
                 return false;
             }
     return true;

@@ -36,9 +36,9 @@ class PayloadMaker {
 public:
     explicit PayloadMaker(std::size_t size);
     // Returns the buffer holding message `seq` (valid until the next call).
-    const std::uint8_t* make(std::uint64_t seq);
+    const std::uint8_t *make(std::uint64_t seq);
     // Same, then flips one byte so that the receiver must notice.
-    const std::uint8_t* make_corrupt(std::uint64_t seq);
+    const std::uint8_t *make_corrupt(std::uint64_t seq);
     std::size_t size() const { return size_; }
 
 private:
@@ -50,12 +50,13 @@ private:
 class Verifier {
 public:
     explicit Verifier(std::size_t size) : size_(size) {}
-    bool check(const std::uint8_t* data, std::size_t len, std::uint64_t expected_seq);
+    bool check(const std::uint8_t *data, std::size_t len, std::uint64_t expected_seq);
     // For a peer that may drop (PUB at a finite HWM): any sequence number >= min_seq
     // (sizes >= 8 only), stored in `seq`; contents checked as by check().
-    bool check_from(const std::uint8_t* data, std::size_t len, std::uint64_t min_seq, std::uint64_t& seq);
-    const std::string& error() const { return error_; }
-    const char* method() const;
+    bool check_from(const std::uint8_t *data, std::size_t len, std::uint64_t min_seq,
+                    std::uint64_t &seq);
+    const std::string &error() const { return error_; }
+    const char *method() const;
 
 private:
     std::size_t size_;

@@ -19,16 +19,16 @@ namespace bench {
 class CpuList {
 public:
     // Parses `text`; on bad syntax returns false and says why in `error`.
-    static bool parse(std::string_view text, CpuList& out, std::string& error);
-    static CpuList of_mask(const cpu_set_t& mask);
+    static bool parse(std::string_view text, CpuList &out, std::string &error);
+    static CpuList of_mask(const cpu_set_t &mask);
 
     bool empty() const { return cpus_.empty(); }
-    const std::vector<int>& cpus() const { return cpus_; }
+    const std::vector<int> &cpus() const { return cpus_; }
     // Canonical list form ("0-2,5"), as /proc's Cpus_allowed_list prints it.
     std::string str() const;
     cpu_set_t mask() const;
     // The CPUs of this list that `allowed` lacks (empty: all allowed).
-    CpuList missing_from(const CpuList& allowed) const;
+    CpuList missing_from(const CpuList &allowed) const;
 
 private:
     std::vector<int> cpus_;  // sorted, unique
@@ -39,10 +39,10 @@ CpuList allowed_cpus();
 
 // Pins the calling thread; threads it creates afterwards inherit the mask. Failure
 // ends the run (exit 1): a placement that was asked for is never silently dropped.
-void pin_current_thread(const CpuList& cpus, const char* why);
+void pin_current_thread(const CpuList &cpus, const char *why);
 
 // Names the calling thread (shows in /proc/self/task/<tid>/comm; max 15 chars).
-void name_current_thread(const char* name);
+void name_current_thread(const char *name);
 
 int current_tid();
 
@@ -62,14 +62,14 @@ struct ThreadInfo {
 // the first zmq_socket() and inherit the creating thread's affinity.
 class ThreadCensus {
 public:
-    void register_self(const std::string& role);
+    void register_self(const std::string &role);
     // Tids that appeared between `before` and now, not registered, become `role`.
-    void attribute_new(const std::vector<int>& before, const std::string& role);
+    void attribute_new(const std::vector<int> &before, const std::string &role);
     // Reads /proc for every live thread; unattributed ones get `unknown_role`
     // ("library" in one process; in a role process every library thread is its side's).
-    std::vector<ThreadInfo> read(const std::string& unknown_role) const;
+    std::vector<ThreadInfo> read(const std::string &unknown_role) const;
 };
 
-ThreadCensus& thread_census();
+ThreadCensus &thread_census();
 
 }  // namespace bench

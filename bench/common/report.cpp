@@ -20,7 +20,7 @@
 #error "BENCH_LIB_NAME must be defined by the build (bench/CMakeLists.txt)"
 #endif
 
-extern char** environ;
+extern char **environ;
 
 namespace bench {
 
@@ -31,16 +31,19 @@ VerifyState g_verify;
 LibrarySettings g_lib;
 std::mutex g_lib_mutex;
 
-int read_int_option(void* s, int option) {
+int read_int_option(void *s, int option) {
     int value = 0;
     std::size_t len = sizeof value;
-    if (zmq_getsockopt(s, option, &value, &len) != 0) return -2;  // "could not read" (never a real value)
+    if (zmq_getsockopt(s, option, &value, &len) != 0)
+        return -2;  // "could not read" (never a real value)
     return value;
 }
 
-void write_optional(JsonWriter& w, const char* key, const std::optional<int>& v) {
-    if (v) w.value(key, *v);
-    else w.null(key);
+void write_optional(JsonWriter &w, const char *key, const std::optional<int> &v) {
+    if (v)
+        w.value(key, *v);
+    else
+        w.null(key);
 }
 
 std::string library_version() {
@@ -52,9 +55,10 @@ std::string library_version() {
 // The shared object that actually provides zmq_version: proves which library ran.
 std::string loaded_from() {
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&zmq_version), &info) && info.dli_fname) {
+    if (dladdr(reinterpret_cast<void *>(&zmq_version), &info) && info.dli_fname) {
         char real[4096];
-        if (realpath(info.dli_fname, real)) return real;
+        if (realpath(info.dli_fname, real))
+            return real;
         return info.dli_fname;
     }
     return "";
@@ -63,9 +67,10 @@ std::string loaded_from() {
 // Environment variables that may change a library's or the harness's behaviour.
 std::vector<std::pair<std::string, std::string>> relevant_env() {
     std::vector<std::pair<std::string, std::string>> out;
-    for (char** e = environ; e && *e; ++e) {
+    for (char **e = environ; e && *e; ++e) {
         std::string kv = *e;
-        if (kv.rfind("ZMQ_ASIO_", 0) != 0 && kv.rfind("BENCH_", 0) != 0) continue;
+        if (kv.rfind("ZMQ_ASIO_", 0) != 0 && kv.rfind("BENCH_", 0) != 0)
+            continue;
         const auto eq = kv.find('=');
         out.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
     }
@@ -73,8 +78,9 @@ std::vector<std::pair<std::string, std::string>> relevant_env() {
     return out;
 }
 
-void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size) {
-    const double rate = t.receiver_seconds > 0 ? static_cast<double>(t.count) / t.receiver_seconds : 0.0;
+void write_throughput(JsonWriter &w, const ThroughputResult &t, std::size_t size) {
+    const double rate =
+        t.receiver_seconds > 0 ? static_cast<double>(t.count) / t.receiver_seconds : 0.0;
     const double bytes = rate * static_cast<double>(size);
     const double sent = static_cast<double>(t.sent.value_or(t.count));
     w.begin_object("throughput")
@@ -85,11 +91,12 @@ void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size
         .value("msgs_per_sec", rate)
         .value("bytes_per_sec", bytes)
         .value("mb_per_sec", bytes / 1e6)
-        .value("sender_msgs_per_sec",
-               t.sender_seconds > 0 ? sent / t.sender_seconds : 0.0)
+        .value("sender_msgs_per_sec", t.sender_seconds > 0 ? sent / t.sender_seconds : 0.0)
         .value("mb_unit", "1e6 bytes");
     if (t.sent) {  // msgs_per_sec is then the delivered rate
-        w.value("delivery", "lossy").value("sent", *t.sent).value("lost", *t.sent - t.count)
+        w.value("delivery", "lossy")
+            .value("sent", *t.sent)
+            .value("lost", *t.sent - t.count)
             .value("loss", sent > 0 ? (sent - static_cast<double>(t.count)) / sent : 0.0);
     } else {
         w.value("delivery", "lossless");
@@ -103,27 +110,31 @@ void write_throughput(JsonWriter& w, const ThroughputResult& t, std::size_t size
     w.end_object();
 }
 
-void write_sender_throughput(JsonWriter& w, const SenderThroughput& t) {
+void write_sender_throughput(JsonWriter &w, const SenderThroughput &t) {
     w.begin_object("sender_throughput")
         .value("count", t.count)
         .value("warmup", t.warmup)
         .value("sender_seconds", t.sender_seconds)
-        .value("sender_msgs_per_sec", t.sender_seconds > 0 ? static_cast<double>(t.count) / t.sender_seconds : 0.0)
+        .value("sender_msgs_per_sec",
+               t.sender_seconds > 0 ? static_cast<double>(t.count) / t.sender_seconds : 0.0)
         .end_object();
 }
 
-void write_placement(JsonWriter& w, const Options& o) {
+void write_placement(JsonWriter &w, const Options &o) {
     w.begin_object("placement");
-    for (const auto& [key, pin] : {std::pair{"sender", &o.pin_sender}, std::pair{"receiver", &o.pin_receiver}}) {
-        if (pin->given()) w.value(key, pin->asked);
-        else w.null(key);
+    for (const auto &[key, pin] :
+         {std::pair{"sender", &o.pin_sender}, std::pair{"receiver", &o.pin_receiver}}) {
+        if (pin->given())
+            w.value(key, pin->asked);
+        else
+            w.null(key);
     }
     w.value("allowed", o.allowed.str()).end_object();
 }
 
-void write_threads(JsonWriter& w, const std::vector<ThreadInfo>& threads) {
+void write_threads(JsonWriter &w, const std::vector<ThreadInfo> &threads) {
     w.begin_array("threads");
-    for (const ThreadInfo& t : threads)
+    for (const ThreadInfo &t : threads)
         w.begin_object()
             .value("tid", t.tid)
             .value("name", t.name)
@@ -133,14 +144,15 @@ void write_threads(JsonWriter& w, const std::vector<ThreadInfo>& threads) {
     w.end_array();
 }
 
-void write_endpoints(JsonWriter& w, const Options& o) {
+void write_endpoints(JsonWriter &w, const Options &o) {
     w.value("bind", o.bind).value("connect", o.connect).value("control", o.control);
     w.begin_array("bound");
-    for (const auto& ep : g_info.bound) w.value("", ep);
+    for (const auto &ep : g_info.bound)
+        w.value("", ep);
     w.end_array();
 }
 
-const char* compiler_id() {
+const char *compiler_id() {
 #if defined(__clang__)
     return "clang " __VERSION__;
 #elif defined(__GNUC__)
@@ -152,27 +164,30 @@ const char* compiler_id() {
 
 }  // namespace
 
-void set_run_info(const RunInfo& info) { g_info = info; }
+void set_run_info(const RunInfo &info) { g_info = info; }
 
-void record_socket_settings(void* socket) {
+void record_socket_settings(void *socket) {
     std::lock_guard lock(g_lib_mutex);
-    if (g_lib.sndhwm) return;
+    if (g_lib.sndhwm)
+        return;
     g_lib.sndhwm = read_int_option(socket, ZMQ_SNDHWM);
     g_lib.rcvhwm = read_int_option(socket, ZMQ_RCVHWM);
     g_lib.sndbuf = read_int_option(socket, ZMQ_SNDBUF);
     g_lib.rcvbuf = read_int_option(socket, ZMQ_RCVBUF);
 }
 
-void record_context_settings(void* context) {
+void record_context_settings(void *context) {
     std::lock_guard lock(g_lib_mutex);
-    if (!g_lib.io_threads) g_lib.io_threads = zmq_ctx_get(context, ZMQ_IO_THREADS);
+    if (!g_lib.io_threads)
+        g_lib.io_threads = zmq_ctx_get(context, ZMQ_IO_THREADS);
 }
-RunInfo& run_info() { return g_info; }
-VerifyState& verify_state() { return g_verify; }
+RunInfo &run_info() { return g_info; }
+VerifyState &verify_state() { return g_verify; }
 
-std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
-                        const std::optional<SenderThroughput>& sender_only) {
-    const Options& o = g_info.opts;
+std::string render_json(const std::optional<ThroughputResult> &thr,
+                        const std::optional<LatencyResult> &lat,
+                        const std::optional<SenderThroughput> &sender_only) {
+    const Options &o = g_info.opts;
     JsonWriter w;
     w.begin_object();
     w.value("schema", "testbed.bench/1");
@@ -186,9 +201,12 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
         .end_object();
     w.value("pattern", g_info.pattern).value("transport", to_string(o.transport));
     w.value("msg_size", static_cast<std::uint64_t>(o.size));
-    if (thr) write_throughput(w, *thr, o.size);
-    else w.null("throughput");
-    if (sender_only) write_sender_throughput(w, *sender_only);
+    if (thr)
+        write_throughput(w, *thr, o.size);
+    else
+        w.null("throughput");
+    if (sender_only)
+        write_sender_throughput(w, *sender_only);
     if (lat) {
         w.begin_object("latency");
         write_latency_fields(w, lat->rtt_half_us);
@@ -205,7 +223,8 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
         .value("lat_received", g_verify.lat_received)
         .value("lat_expected", g_verify.lat_expected)
         .value("method", g_verify.method);
-    if (!g_verify.error.empty()) w.value("error", g_verify.error);
+    if (!g_verify.error.empty())
+        w.value("error", g_verify.error);
     w.end_object();
     LibrarySettings lib;
     {
@@ -214,7 +233,7 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
     }
     w.begin_object("settings")
         .value("hwm", lib.sndhwm.value_or(o.hwm))  // as the library reports it, else as asked
-        .value("hwm_requested", o.hwm)              // -1: not set (the library's default)
+        .value("hwm_requested", o.hwm)             // -1: not set (the library's default)
         .value("io_threads", o.io_threads);
     w.begin_object("library_reports");  // read back from the library (null: no socket yet)
     write_optional(w, "sndhwm", lib.sndhwm);
@@ -223,8 +242,7 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
     write_optional(w, "rcvbuf", lib.rcvbuf);
     write_optional(w, "io_threads", lib.io_threads);
     w.end_object();
-    w
-        .value("security", to_string(o.security))
+    w.value("security", to_string(o.security))
         .value("linger", o.linger)
         .value("sndbuf", o.sndbuf)
         .value("rcvbuf", o.rcvbuf)
@@ -242,19 +260,23 @@ std::string render_json(const std::optional<ThroughputResult>& thr, const std::o
     write_placement(w, o);
     write_threads(w, g_info.threads);
     w.begin_object("env");
-    for (const auto& [k, v] : relevant_env()) w.value(k, v);
+    for (const auto &[k, v] : relevant_env())
+        w.value(k, v);
     w.end_object();
     w.end_object();
     return w.str();
 }
 
-std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
-                           const std::optional<SenderThroughput>& sender_only) {
-    const Options& o = g_info.opts;
+std::string render_summary(const std::optional<ThroughputResult> &thr,
+                           const std::optional<LatencyResult> &lat,
+                           const std::optional<SenderThroughput> &sender_only) {
+    const Options &o = g_info.opts;
     char buf[512];
-    std::string s = program_name() + " [" + BENCH_LIB_NAME + " " + library_version() + "] " + g_info.pattern +
-                    " " + to_string(o.transport) + " " + std::to_string(o.size) + " B";
-    if (o.role != Role::both) s += std::string(" (") + to_string(o.role) + ")";
+    std::string s = program_name() + " [" + BENCH_LIB_NAME + " " + library_version() + "] " +
+                    g_info.pattern + " " + to_string(o.transport) + " " + std::to_string(o.size) +
+                    " B";
+    if (o.role != Role::both)
+        s += std::string(" (") + to_string(o.role) + ")";
     s += ":";
     if (sender_only) {
         std::snprintf(buf, sizeof buf, " sender %.3f M msg/s;",
@@ -263,26 +285,29 @@ std::string render_summary(const std::optional<ThroughputResult>& thr, const std
     }
     if (thr) {
         const double rate = static_cast<double>(thr->count) / thr->receiver_seconds;
-        std::snprintf(buf, sizeof buf, " thr %.3f M msg/s, %.1f MB/s (MB = 1e6 B), sender %.3f M msg/s;",
-                      rate / 1e6, rate * static_cast<double>(o.size) / 1e6,
-                      static_cast<double>(thr->sent.value_or(thr->count)) / thr->sender_seconds / 1e6);
+        std::snprintf(
+            buf, sizeof buf, " thr %.3f M msg/s, %.1f MB/s (MB = 1e6 B), sender %.3f M msg/s;",
+            rate / 1e6, rate * static_cast<double>(o.size) / 1e6,
+            static_cast<double>(thr->sent.value_or(thr->count)) / thr->sender_seconds / 1e6);
         s += buf;
         if (thr->sent) {
             std::snprintf(buf, sizeof buf, " delivered %llu of %llu sent;",
-                          static_cast<unsigned long long>(thr->count), static_cast<unsigned long long>(*thr->sent));
+                          static_cast<unsigned long long>(thr->count),
+                          static_cast<unsigned long long>(*thr->sent));
             s += buf;
         }
     }
     if (lat) {
-        const auto& l = lat->rtt_half_us;
-        std::snprintf(buf, sizeof buf, " lat RTT/2 p50 %.2f us, p99 %.2f us, max %.2f us;", l.p50, l.p99, l.max);
+        const auto &l = lat->rtt_half_us;
+        std::snprintf(buf, sizeof buf, " lat RTT/2 p50 %.2f us, p99 %.2f us, max %.2f us;", l.p50,
+                      l.p99, l.max);
         s += buf;
     }
     s += g_verify.ok ? " verify ok" : " VERIFY FAILED";
     return s;
 }
 
-void exit_verify(const std::string& error) {
+void exit_verify(const std::string &error) {
     static std::mutex m;
     m.lock();  // never unlocked: the process ends here
     g_verify.ok = false;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "histogram.hpp"
 #include "options.hpp"
 #include "placement.hpp"
-#include "histogram.hpp"
 #include "stats.hpp"
 
 namespace bench {
@@ -36,7 +36,7 @@ struct SenderThroughput {
 
 struct LatencyResult {
     std::uint64_t warmup = 0;
-    LatencySummary rtt_half_us;   // exact, over every sample
+    LatencySummary rtt_half_us;    // exact, over every sample
     LatencyHistogram rtt_half_ns;  // the same samples, mergeable (histogram.hpp)
 };
 
@@ -56,11 +56,11 @@ struct LibrarySettings {
     std::optional<int> sndhwm, rcvhwm, sndbuf, rcvbuf, io_threads;
 };
 // Records the socket's settings if none were recorded yet (thread-safe).
-void record_socket_settings(void* socket);
-void record_context_settings(void* context);
+void record_socket_settings(void *socket);
+void record_context_settings(void *context);
 
 struct RunInfo {
-    const char* pattern = "";
+    const char *pattern = "";
     std::string topology;
     Options opts;
     int contexts = 0;                 // ZeroMQ contexts in this process
@@ -70,17 +70,19 @@ struct RunInfo {
 
 // Set once options are known, so that a verification failure in any thread can
 // still report what ran; run_info() completes it as the run goes.
-void set_run_info(const RunInfo& info);
-RunInfo& run_info();
+void set_run_info(const RunInfo &info);
+RunInfo &run_info();
 // The live verification state (updated by the runner as messages arrive).
-VerifyState& verify_state();
+VerifyState &verify_state();
 
-std::string render_json(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
-                        const std::optional<SenderThroughput>& sender_only = std::nullopt);
-std::string render_summary(const std::optional<ThroughputResult>& thr, const std::optional<LatencyResult>& lat,
-                           const std::optional<SenderThroughput>& sender_only = std::nullopt);
+std::string render_json(const std::optional<ThroughputResult> &thr,
+                        const std::optional<LatencyResult> &lat,
+                        const std::optional<SenderThroughput> &sender_only = std::nullopt);
+std::string render_summary(const std::optional<ThroughputResult> &thr,
+                           const std::optional<LatencyResult> &lat,
+                           const std::optional<SenderThroughput> &sender_only = std::nullopt);
 
 // Prints the JSON (verify.ok = false, with the error) and exits with status 4.
-[[noreturn]] void exit_verify(const std::string& error);
+[[noreturn]] void exit_verify(const std::string &error);
 
 }  // namespace bench

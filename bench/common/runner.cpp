@@ -34,12 +34,14 @@ struct SideGate {
 };
 
 template <typename Body>
-std::thread side_thread(const char* name, const char* role, const Pin& pin, SideGate& gate, Body body) {
+std::thread side_thread(const char *name, const char *role, const Pin &pin, SideGate &gate,
+                        Body body) {
     return std::thread([=, &pin, &gate] {
         name_current_thread(name);
         thread_census().register_self(role);
         // Pinned before the side creates its context: the IO threads inherit this.
-        if (pin.given()) pin_current_thread(pin.cpus, role);
+        if (pin.given())
+            pin_current_thread(pin.cpus, role);
         body();
         gate.done.count_down();
         gate.release.wait();
@@ -47,41 +49,47 @@ std::thread side_thread(const char* name, const char* role, const Pin& pin, Side
 }
 
 // --no-peer: a lone receiver of the pattern's type must give up with status 3.
-[[noreturn]] void run_without_peer(const PatternSpec& spec, const Options& o) {
+[[noreturn]] void run_without_peer(const PatternSpec &spec, const Options &o) {
     ContextPool pool(o.io_threads, true);
-    void* s = make_socket(pool.for_side(), spec.receiver_socket_type, o);
-    if (spec.receiver_socket_type == ZMQ_SUB) set_bytes_option(s, ZMQ_SUBSCRIBE, "", "ZMQ_SUBSCRIBE");
+    void *s = make_socket(pool.for_side(), spec.receiver_socket_type, o);
+    if (spec.receiver_socket_type == ZMQ_SUB)
+        set_bytes_option(s, ZMQ_SUBSCRIBE, "", "ZMQ_SUBSCRIBE");
     bind_endpoint(s, o.bind.empty() ? fresh_endpoint(o.transport) : o.bind);
     ZmqEndSpec es;
     es.send_socket = es.recv_socket = s;
-    es.recv_routing_id = spec.receiver_socket_type == ZMQ_ROUTER || spec.receiver_socket_type == ZMQ_STREAM;
+    es.recv_routing_id =
+        spec.receiver_socket_type == ZMQ_ROUTER || spec.receiver_socket_type == ZMQ_STREAM;
     es.timeout_ms = o.timeout_ms;
     es.sync_len = sync_len_for(o.size);
     ZmqEnd end(es);
     for (;;) {
         const View m = end.recv();  // exits with status 3 after --timeout-ms
-        if (m.size > 0) exit_error("--no-peer: a message arrived although no peer exists");
+        if (m.size > 0)
+            exit_error("--no-peer: a message arrived although no peer exists");
     }
 }
 
 // The control connection of a role process (two-process / two-host runs).
-std::unique_ptr<Link> control_link(const Options& o, Watchdog& wd) {
+std::unique_ptr<Link> control_link(const Options &o, Watchdog &wd) {
     Endpoint ep;
     std::string error;
     parse_endpoint(o.control, ep, error);
-    if (o.role == Role::receiver) return SocketLink::accept(ep, o.timeout_ms, wd);
+    if (o.role == Role::receiver)
+        return SocketLink::accept(ep, o.timeout_ms, wd);
     return SocketLink::connect(ep, o.timeout_ms, wd);
 }
 
 // Runs this process's side(s) to the end of the last phase and takes the census.
-Outcomes run_sides(const PatternSpec& spec, const Options& o, Watchdog& wd, ContextPool& pool) {
+Outcomes run_sides(const PatternSpec &spec, const Options &o, Watchdog &wd, ContextPool &pool) {
     Outcomes out;
     ThreadLinks pair;
     std::unique_ptr<Link> control;
-    if (o.role == Role::both) pair = make_thread_links();
-    else control = control_link(o, wd);
-    Link& receiver_link = o.role == Role::both ? *pair.receiver : *control;
-    Link& sender_link = o.role == Role::both ? *pair.sender : *control;
+    if (o.role == Role::both)
+        pair = make_thread_links();
+    else
+        control = control_link(o, wd);
+    Link &receiver_link = o.role == Role::both ? *pair.receiver : *control;
+    Link &sender_link = o.role == Role::both ? *pair.sender : *control;
     SideGate gate(o.role == Role::both ? 2 : 1);
     std::vector<std::thread> threads;
     if (o.role != Role::sender)
@@ -93,30 +101,37 @@ Outcomes run_sides(const PatternSpec& spec, const Options& o, Watchdog& wd, Cont
             out.sender = run_sending_side(SideEnv{o, spec, sender_link, wd, pool});
         }));
     gate.done.wait();
-    run_info().threads = thread_census().read(o.role == Role::both ? "library" : std::string("library:") + to_string(o.role));
+    run_info().threads = thread_census().read(
+        o.role == Role::both ? "library" : std::string("library:") + to_string(o.role));
     gate.release.count_down();
-    for (auto& t : threads) t.join();
-    if (control) static_cast<SocketLink&>(*control).close();
+    for (auto &t : threads)
+        t.join();
+    if (control)
+        static_cast<SocketLink &>(*control).close();
     return out;
 }
 
 // Closes every socket, then terminates the contexts. A library that hangs here
 // must not leave a result behind that looks complete (the watchdog: exit 3).
-void shut_down(Outcomes& out, ContextPool& pool, const Options& o, Watchdog& wd) {
+void shut_down(Outcomes &out, ContextPool &pool, const Options &o, Watchdog &wd) {
     wd.set_phase("shutdown");
     if (o.fault == Fault::hang)  // no timeout of ours applies here: only the watchdog can end this
-        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-    for (Side* side : {out.receiver ? &out.receiver->side : nullptr, out.sender ? &out.sender->side : nullptr}) {
-        if (!side) continue;
+        for (;;)
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+    for (Side *side :
+         {out.receiver ? &out.receiver->side : nullptr, out.sender ? &out.sender->side : nullptr}) {
+        if (!side)
+            continue;
         side->end.reset();
-        for (void*& s : side->sockets) close_socket(s);
+        for (void *&s : side->sockets)
+            close_socket(s);
     }
     pool.terminate_all();
     wd.stop();
     cleanup_paths();
 }
 
-void print_result(const Outcomes& out, const Options& o) {
+void print_result(const Outcomes &out, const Options &o) {
     std::optional<ThroughputResult> thr = out.receiver ? out.receiver->thr : std::nullopt;
     std::optional<LatencyResult> lat = out.sender ? out.sender->lat : std::nullopt;
     std::optional<SenderThroughput> sender_only;
@@ -128,7 +143,7 @@ void print_result(const Outcomes& out, const Options& o) {
 
 }  // namespace
 
-int run_benchmark(int argc, char** argv, const PatternSpec& spec) {
+int run_benchmark(int argc, char **argv, const PatternSpec &spec) {
     const Options o = parse_options(argc, argv, spec.traits);
     {
         const std::string prog = argv[0];
@@ -138,8 +153,9 @@ int run_benchmark(int argc, char** argv, const PatternSpec& spec) {
     name_current_thread("bench-main");
     thread_census().register_self("main");
     // A role process is one side: pin it whole, so every thread it starts inherits.
-    const Pin& own = o.role == Role::sender ? o.pin_sender : o.pin_receiver;
-    if (o.role != Role::both && own.given()) pin_current_thread(own.cpus, to_string(o.role));
+    const Pin &own = o.role == Role::sender ? o.pin_sender : o.pin_receiver;
+    if (o.role != Role::both && own.given())
+        pin_current_thread(own.cpus, to_string(o.role));
     RunInfo info;
     info.pattern = spec.traits.name;
     info.opts = o;
@@ -149,11 +165,13 @@ int run_benchmark(int argc, char** argv, const PatternSpec& spec) {
 
     Watchdog wd;
     wd.start(o.timeout_ms + 2000);
-    if (o.no_peer) run_without_peer(spec, o);
+    if (o.no_peer)
+        run_without_peer(spec, o);
     ContextPool pool(o.io_threads, o.transport == Transport::inproc);
     Outcomes out = run_sides(spec, o, wd, pool);
     run_info().contexts = pool.count();
-    if (out.receiver) run_info().bound = out.receiver->side.bound;
+    if (out.receiver)
+        run_info().bound = out.receiver->side.bound;
     shut_down(out, pool, o, wd);
     print_result(out, o);
     return 0;

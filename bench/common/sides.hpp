@@ -37,7 +37,7 @@ namespace bench {
 class ContextPool {
 public:
     ContextPool(int io_threads, bool shared) : io_threads_(io_threads), shared_(shared) {}
-    void* for_side();
+    void *for_side();
     // Closes nothing: the caller closes the sockets first, then terminates these.
     void terminate_all();
     int count() const { return static_cast<int>(contexts_.size()); }
@@ -46,15 +46,15 @@ private:
     int io_threads_;
     bool shared_;
     std::mutex m_;
-    std::vector<void*> contexts_;
+    std::vector<void *> contexts_;
 };
 
 struct SideEnv {
-    const Options& o;
-    const PatternSpec& spec;
-    Link& link;
-    Watchdog& wd;
-    ContextPool& contexts;
+    const Options &o;
+    const PatternSpec &spec;
+    Link &link;
+    Watchdog &wd;
+    ContextPool &contexts;
 };
 
 struct ReceiverOutcome {
@@ -68,7 +68,7 @@ struct SenderOutcome {
     Side side;
 };
 
-ReceiverOutcome run_receiving_side(const SideEnv& env);
-SenderOutcome run_sending_side(const SideEnv& env);
+ReceiverOutcome run_receiving_side(const SideEnv &env);
+SenderOutcome run_sending_side(const SideEnv &env);
 
 }  // namespace bench

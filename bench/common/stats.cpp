@@ -9,16 +9,18 @@
 
 namespace bench {
 
-double percentile_sorted(const std::vector<double>& sorted, double q) {
-    if (sorted.empty()) return 0.0;
+double percentile_sorted(const std::vector<double> &sorted, double q) {
+    if (sorted.empty())
+        return 0.0;
     auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
     rank = std::clamp<std::size_t>(rank, 1, sorted.size());
     return sorted[rank - 1];
 }
 
-LatencySummary summarize(std::vector<double>& samples) {
+LatencySummary summarize(std::vector<double> &samples) {
     LatencySummary s;
-    if (samples.empty()) return s;
+    if (samples.empty())
+        return s;
     std::sort(samples.begin(), samples.end());
     s.count = samples.size();
     s.min = samples.front();
@@ -31,7 +33,7 @@ LatencySummary summarize(std::vector<double>& samples) {
     return s;
 }
 
-void write_latency_fields(JsonWriter& w, const LatencySummary& s) {
+void write_latency_fields(JsonWriter &w, const LatencySummary &s) {
     w.value("count", static_cast<std::uint64_t>(s.count))
         .value("min", s.min)
         .value("p50", s.p50)

@@ -13,12 +13,12 @@ struct LatencySummary {
 };
 
 // Sorts `samples` in place.
-LatencySummary summarize(std::vector<double>& samples);
+LatencySummary summarize(std::vector<double> &samples);
 
 // Nearest-rank percentile of sorted samples, q in (0, 1].
-double percentile_sorted(const std::vector<double>& sorted, double q);
+double percentile_sorted(const std::vector<double> &sorted, double q);
 
 // Writes count/min/p50/p90/p99/p999/max/mean as fields of the open object.
-void write_latency_fields(JsonWriter& w, const LatencySummary& s);
+void write_latency_fields(JsonWriter &w, const LatencySummary &s);
 
 }  // namespace bench

@@ -8,15 +8,17 @@ using namespace bench;
 
 constexpr OneWayTypes kTypes{ZMQ_PUSH, ZMQ_PULL};
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
     return run_benchmark(
         argc, argv,
-        PatternSpec{{"PUSH_PULL"}, ZMQ_PULL,
-                    "PUSH(connect) -> PULL(bind); latency returns via a second PUSH(bind) -> PULL(connect)",
-                    [](void* ctx, const Options& o, const std::string& bind) {
-                        return two_pair_receiver(ctx, o, bind, kTypes);
-                    },
-                    [](void* ctx, const Options& o, const std::vector<std::string>& eps) {
-                        return two_pair_sender(ctx, o, eps, kTypes);
-                    }});
+        PatternSpec{
+            {"PUSH_PULL"},
+            ZMQ_PULL,
+            "PUSH(connect) -> PULL(bind); latency returns via a second PUSH(bind) -> PULL(connect)",
+            [](void *ctx, const Options &o, const std::string &bind) {
+                return two_pair_receiver(ctx, o, bind, kTypes);
+            },
+            [](void *ctx, const Options &o, const std::vector<std::string> &eps) {
+                return two_pair_sender(ctx, o, eps, kTypes);
+            }});
 }

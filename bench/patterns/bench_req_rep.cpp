@@ -10,17 +10,18 @@
 
 using namespace bench;
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
     ZmqEndSpec lockstep;
     lockstep.lockstep = true;
     PatternTraits traits{"REQ_REP"};
     traits.lockstep = true;
-    return run_benchmark(argc, argv,
-                         PatternSpec{traits, ZMQ_REP, "REQ(connect) -> REP(bind), lockstep",
-                                     [=](void* ctx, const Options& o, const std::string& bind) {
-                                         return bound_side(ctx, o, bind, ZMQ_REP, lockstep);
-                                     },
-                                     [=](void* ctx, const Options& o, const std::vector<std::string>& eps) {
-                                         return connected_side(ctx, o, eps, ZMQ_REQ, lockstep);
-                                     }});
+    return run_benchmark(
+        argc, argv,
+        PatternSpec{traits, ZMQ_REP, "REQ(connect) -> REP(bind), lockstep",
+                    [=](void *ctx, const Options &o, const std::string &bind) {
+                        return bound_side(ctx, o, bind, ZMQ_REP, lockstep);
+                    },
+                    [=](void *ctx, const Options &o, const std::vector<std::string> &eps) {
+                        return connected_side(ctx, o, eps, ZMQ_REQ, lockstep);
+                    }});
 }

@@ -5,12 +5,16 @@
 
 using namespace bench;
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
     return run_benchmark(
         argc, argv,
-        PatternSpec{{"ROUTER_ROUTER"}, ZMQ_ROUTER, "ROUTER client(connect) -> ROUTER server(bind), blocking recv",
-                    [](void* ctx, const Options& o, const std::string& bind) { return router_server(ctx, o, bind, false); },
-                    [](void* ctx, const Options& o, const std::vector<std::string>& eps) {
+        PatternSpec{{"ROUTER_ROUTER"},
+                    ZMQ_ROUTER,
+                    "ROUTER client(connect) -> ROUTER server(bind), blocking recv",
+                    [](void *ctx, const Options &o, const std::string &bind) {
+                        return router_server(ctx, o, bind, false);
+                    },
+                    [](void *ctx, const Options &o, const std::vector<std::string> &eps) {
                         return router_client(ctx, o, eps, false);
                     }});
 }

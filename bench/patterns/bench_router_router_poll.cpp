@@ -6,13 +6,16 @@
 
 using namespace bench;
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
     return run_benchmark(
         argc, argv,
-        PatternSpec{{"ROUTER_ROUTER_POLL"}, ZMQ_ROUTER,
+        PatternSpec{{"ROUTER_ROUTER_POLL"},
+                    ZMQ_ROUTER,
                     "ROUTER client(connect) -> ROUTER server(bind), zmq_poll + DONTWAIT drain",
-                    [](void* ctx, const Options& o, const std::string& bind) { return router_server(ctx, o, bind, true); },
-                    [](void* ctx, const Options& o, const std::vector<std::string>& eps) {
+                    [](void *ctx, const Options &o, const std::string &bind) {
+                        return router_server(ctx, o, bind, true);
+                    },
+                    [](void *ctx, const Options &o, const std::vector<std::string> &eps) {
                         return router_client(ctx, o, eps, true);
                     }});
 }

@@ -14,15 +14,16 @@ struct OneWayTypes {
     int send_type, recv_type;
 };
 
-inline void subscribe_all(void* s, int type) {
-    if (type == ZMQ_SUB) set_bytes_option(s, ZMQ_SUBSCRIBE, "", "ZMQ_SUBSCRIBE");
+inline void subscribe_all(void *s, int type) {
+    if (type == ZMQ_SUB)
+        set_bytes_option(s, ZMQ_SUBSCRIBE, "", "ZMQ_SUBSCRIBE");
 }
 
-inline Side two_pair_receiver(void* ctx, const Options& o, const std::string& bind, OneWayTypes t) {
-    void* in = make_socket(ctx, t.recv_type, o);
+inline Side two_pair_receiver(void *ctx, const Options &o, const std::string &bind, OneWayTypes t) {
+    void *in = make_socket(ctx, t.recv_type, o);
     subscribe_all(in, t.recv_type);
     const std::string in_ep = bind_endpoint(in, bind);
-    void* back = make_socket(ctx, t.send_type, o);
+    void *back = make_socket(ctx, t.send_type, o);
     const std::string back_ep = bind_endpoint(back, second_endpoint(in_ep, o.transport));
     ZmqEndSpec b;
     b.send_socket = back;
@@ -30,10 +31,11 @@ inline Side two_pair_receiver(void* ctx, const Options& o, const std::string& bi
     return make_zmq_side(b, {in, back}, {in_ep, back_ep}, o);
 }
 
-inline Side two_pair_sender(void* ctx, const Options& o, const std::vector<std::string>& endpoints, OneWayTypes t) {
-    void* out = make_socket(ctx, t.send_type, o);
+inline Side two_pair_sender(void *ctx, const Options &o, const std::vector<std::string> &endpoints,
+                            OneWayTypes t) {
+    void *out = make_socket(ctx, t.send_type, o);
     connect_to(out, endpoints.at(0));
-    void* back = make_socket(ctx, t.recv_type, o);
+    void *back = make_socket(ctx, t.recv_type, o);
     subscribe_all(back, t.recv_type);
     connect_to(back, endpoints.at(1));
     ZmqEndSpec a;

@@ -91,11 +91,61 @@ nix-store --add-fixed --recursive sha256 "$work/seed/source"
 pass "libzmq tree added to the store under the NAR hash it really has"
 
 system="$(nix eval --impure --raw --expr builtins.currentSystem)"
+
+# --- 3. how strict the stub is: the probes in nix/offline/strictness.nix, each one
+#     `nix build`, some of which must fail, and fail for the reason named here (a probe
+#     failing for any other reason, e.g. a typo, must not count as a proof).
+step "strictness of the stub (nix/offline/strictness.nix)"
+probe_build() {
+  nix build -L --no-link -f nix/offline/strictness.nix --argstr system "$system" "$1" \
+    > "$work/strict-$1.log" 2>&1
+}
+for p in runcommand runcommandcc runcommandcc-sodium zlink-configure; do
+  probe_build "$p" || { tail -n 30 "$work/strict-$p.log" >&2; echo "strictness probe $p failed" >&2; exit 1; }
+  grep -h -e 'strict: PATH' -e 'zlink configured with tests' "$work/strict-$p.log" | sed "s/^/  $p: /" \
+    || echo "  $p: already in the store (built and passed before from the same inputs)"
+done
+must_fail() {
+  local p="$1" reason="$2"
+  if probe_build "$p"; then
+    echo "strictness probe $p built, but it must fail ($reason)" >&2; exit 1
+  fi
+  grep -q -F "$reason" "$work/strict-$p.log" || {
+    tail -n 30 "$work/strict-$p.log" >&2
+    echo "strictness probe $p failed, but not with: $reason" >&2; exit 1
+  }
+  echo "  $p: failed as it must: $(grep -m1 -F "$reason" "$work/strict-$p.log" | sed 's/^[^>]*> //')"
+}
+must_fail zlink-configure-no-python "Could NOT find Python3"
+must_fail leaky-runcommand "STRICTNESS FAILED: a host folder on PATH: /usr/bin"
+must_fail leaky-runcommandcc "STRICTNESS FAILED: a host folder on PATH: /usr/bin"
+pass "stub strictness: runCommand has no cc/nm/ld/python3 and only store folders on PATH;" \
+  "runCommandCC has exactly its inputs and stdenv's tools, pkg-config only declared .pc files;" \
+  "zlink's configure with tests passes, and fails at find_package(Python3) without python3"
 # Every check, package, app and dev shell of both systems is evaluated (so a wrong
 # attribute name, a missing input or a broken experiment.toml fails here).
 step "nix flake check --no-build (evaluates every output of both systems)"
 nix flake check --no-build --all-systems "${over[@]}" .
 pass "nix flake check --no-build --all-systems"
+
+# The analysis tests run `cc` (libzmq-suite) and `nm` (zlink flavours): their checks
+# must be runCommandCC builds. CI does not build them (below), so their attributes
+# are evaluated instead: under the stub, stdenv's compiler and binutils folders are on a
+# build's PATH (stubPath) exactly when it is a runCommandCC/mkDerivation build, which
+# the strictness step above proves gives cc and nm and nothing undeclared.
+step "analysis-tests and reports-unchanged have stdenv's compiler and binutils (evaluated)"
+# strictness.nix reads checks.nix without the flake: a `nix eval` of the flake costs
+# ~15 s here (hashing the copied tree), `nix derivation show` ~29 s (it copies the
+# reports into the store), this ~1 s.
+nix eval --raw -f nix/offline/strictness.nix --argstr system "$system" checkPaths > "$work/check-paths"
+[ "$(wc -l < "$work/check-paths")" = 2 ] || { cat "$work/check-paths" >&2; exit 1; }
+while read -r c stub_path; do
+  for tool in gcc-wrapper-host binutils-host; do
+    [[ "$stub_path" == *"-$tool/bin"* ]] \
+      || { echo "checks.$c has no $tool on its PATH (a runCommand, not runCommandCC?): $stub_path" >&2; exit 1; }
+  done
+done < "$work/check-paths"
+pass "checks analysis-tests and reports-unchanged are built with cc and binutils on PATH"
 
 # Which checks are built and run. CI (the default) builds the formatting check and
 # the wiring that no other CI step covers; the checks whose test RUNS `./testbed test`

@@ -25,8 +25,7 @@ namespace {
 
 struct keys {
     curve_key server_public{}, server_secret{}, client_public{}, client_secret{};
-    keys()
-    {
+    keys() {
         curve_box::keypair(server_public, server_secret);
         curve_box::keypair(client_public, client_secret);
     }
@@ -34,15 +33,13 @@ struct keys {
 
 const handshake_options dealer{.self = socket_type::dealer, .max_handshake_command = 4096};
 
-zap_reply accept()
-{
+zap_reply accept() {
     zap_reply r;
     r.status_code = "200";
     return r;
 }
 
-void feed_raw(handshake& hs, std::span<const std::uint8_t> stream, std::size_t chunk)
-{
+void feed_raw(handshake &hs, std::span<const std::uint8_t> stream, std::size_t chunk) {
     while (!stream.empty() && !hs.done() && !hs.failed()) {
         if (hs.zap_pending()) {
             hs.zap_answer(accept());
@@ -57,18 +54,18 @@ void feed_raw(handshake& hs, std::span<const std::uint8_t> stream, std::size_t c
     }
     check(!(hs.done() && hs.failed()));
     if (hs.done())
-        check(hs.transform() != nullptr && validate_metadata(hs.peer_metadata()) == wire_error::none);
+        check(hs.transform() != nullptr &&
+              validate_metadata(hs.peer_metadata()) == wire_error::none);
 }
 
 // Moves each side's output to the other, corrupting octets in transit.
 struct link {
-    handshake* side[2];
+    handshake *side[2];
     std::vector<std::uint8_t> inbox[2];
     std::size_t sent[2] = {0, 0};
     std::span<const std::uint8_t> corruptions;
 
-    void transfer(int from)
-    {
+    void transfer(int from) {
         const auto out = side[from]->outgoing();
         for (std::size_t i = 0; i < out.size(); ++i) {
             std::uint8_t b = out[i];
@@ -83,23 +80,22 @@ struct link {
         side[from]->consume_outgoing(out.size());
     }
 
-    bool step(int i, std::size_t chunk)
-    {
-        handshake& hs = *side[i];
+    bool step(int i, std::size_t chunk) {
+        handshake &hs = *side[i];
         if (hs.zap_pending()) {
             hs.zap_answer(accept());
             return true;
         }
         if (inbox[i].empty() || hs.done() || hs.failed())
             return false;
-        const std::size_t used = hs.feed(std::span(inbox[i]).first(std::min(chunk, inbox[i].size())));
+        const std::size_t used =
+            hs.feed(std::span(inbox[i]).first(std::min(chunk, inbox[i].size())));
         inbox[i].erase(inbox[i].begin(), inbox[i].begin() + static_cast<std::ptrdiff_t>(used));
         return used > 0;
     }
 };
 
-void check_keys_agree(handshake& a, handshake& b)
-{
+void check_keys_agree(handshake &a, handshake &b) {
     const std::uint8_t text[] = {'p', 'i', 'n', 'g'};
     for (auto [from, to] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
         std::vector<std::uint8_t> wire, body;
@@ -110,11 +106,11 @@ void check_keys_agree(handshake& a, handshake& b)
     }
 }
 
-void run_pair(std::span<const std::uint8_t> corruptions, std::size_t chunk)
-{
+void run_pair(std::span<const std::uint8_t> corruptions, std::size_t chunk) {
     const keys k;
     curve_client c(dealer, k.client_public, k.client_secret, k.server_public);
-    curve_server s({.self = socket_type::router, .max_handshake_command = 4096}, k.server_secret, {});
+    curve_server s({.self = socket_type::router, .max_handshake_command = 4096}, k.server_secret,
+                   {});
     link l{{&c, &s}, {}, {0, 0}, corruptions};
     for (int guard = 0; guard < 10000; ++guard) {
         l.transfer(0);
@@ -128,16 +124,14 @@ void run_pair(std::span<const std::uint8_t> corruptions, std::size_t chunk)
         check_keys_agree(c, s);
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***)
-{
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     fuzz_security::use_deterministic_random();
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     if (size < 2)
         return 0;
     fuzz_security::reset_random();

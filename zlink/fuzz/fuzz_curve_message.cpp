@@ -25,8 +25,7 @@ using bytes = std::vector<std::uint8_t>;
 struct reader {
     std::span<const std::uint8_t> in;
     bool empty() const { return in.empty(); }
-    std::uint8_t next()
-    {
+    std::uint8_t next() {
         if (in.empty())
             return 0;
         const std::uint8_t b = in[0];
@@ -35,24 +34,21 @@ struct reader {
     }
 };
 
-curve_key shared_key()
-{
+curve_key shared_key() {
     curve_key k{};
     for (std::size_t i = 0; i < k.size(); ++i)
         k[i] = static_cast<std::uint8_t>(0xA5 ^ i);
     return k;
 }
 
-bytes seal(curve_message_codec& c, std::size_t n, std::uint8_t flags)
-{
+bytes seal(curve_message_codec &c, std::size_t n, std::uint8_t flags) {
     bytes body(n, static_cast<std::uint8_t>(n)), wire;
     check(c.seal(flags, body, wire) == wire_error::none);
     const std::size_t h = (wire[0] & frame_flag::long_size) ? long_header_size : short_header_size;
     return bytes(wire.begin() + static_cast<std::ptrdiff_t>(h), wire.end());
 }
 
-bool opens(curve_message_codec& c, std::span<const std::uint8_t> m, bytes* out = nullptr)
-{
+bool opens(curve_message_codec &c, std::span<const std::uint8_t> m, bytes *out = nullptr) {
     std::uint8_t flags = 0;
     bytes body;
     const bool ok = c.open(m, flags, body) == wire_error::none;
@@ -63,16 +59,14 @@ bool opens(curve_message_codec& c, std::span<const std::uint8_t> m, bytes* out =
     return ok;
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***)
-{
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     fuzz_security::use_deterministic_random();
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     curve_message_codec client(shared_key(), false, 3, 1), server(shared_key(), true, 2, 2);
     reader r{{data, size}};
     bytes last_good, last_sealed;
@@ -82,7 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const std::size_t n = r.next();
             last_sealed = seal(client, n, frame_flag::more);
             bytes body;
-            check(opens(server, last_sealed, &body) && body == bytes(n, static_cast<std::uint8_t>(n)));
+            check(opens(server, last_sealed, &body) &&
+                  body == bytes(n, static_cast<std::uint8_t>(n)));
             last_good = last_sealed;
             break;
         }
@@ -112,9 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(!opens(server, raw));
             break;
         }
-        case 5:
-            check(opens(client, seal(server, r.next(), frame_flag::command)));
-            break;
+        case 5: check(opens(client, seal(server, r.next(), frame_flag::command))); break;
         }
     }
     return 0;

@@ -15,14 +15,12 @@ using namespace zlink::wire;
 
 namespace {
 
-void check(bool ok)
-{
+void check(bool ok) {
     if (!ok)
         std::abort();
 }
 
-void parse_commands(std::span<const std::uint8_t> body)
-{
+void parse_commands(std::span<const std::uint8_t> body) {
     command_view cmd;
     if (parse_command(body, cmd) != wire_error::none)
         return;
@@ -57,15 +55,13 @@ void parse_commands(std::span<const std::uint8_t> body)
         (void)parse_pong_data(cmd.data, ctx);
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     if (size < 2)
         return 0;
     // Octet 0 picks the read chunk size (1..256), octet 1 the size limit, so the
@@ -99,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(used <= in.size());
             in = in.subspan(used);
             if (s == frame_decoder::step::header) {
-                const auto& h = dec.header();
+                const auto &h = dec.header();
                 check(h.size <= limit);
                 check(!(h.command() && h.more()));
                 body.assign(h.size, 0);

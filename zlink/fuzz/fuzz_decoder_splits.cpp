@@ -28,7 +28,7 @@ struct outcome {
     std::vector<std::uint8_t> flags;
     std::vector<bytes> bodies;
     wire_error error = wire_error::none;
-    bool operator==(const outcome&) const = default;
+    bool operator==(const outcome &) const = default;
 };
 
 // Decoder plus the frame it is filling; records every completed frame.
@@ -37,14 +37,12 @@ struct sink {
     bytes body;
     outcome out;
 
-    void frame_done()
-    {
+    void frame_done() {
         out.flags.push_back(dec.header().flags);
         out.bodies.push_back(body);
     }
     // Decodes `in` until it is used up; false once the decoder failed.
-    bool feed(std::span<const std::uint8_t> in)
-    {
+    bool feed(std::span<const std::uint8_t> in) {
         for (;;) {
             std::size_t used = 0;
             const step s = dec.decode(in, used);
@@ -76,8 +74,7 @@ struct plan {
 };
 
 // engine_t::start_read/on_read/decode_frames in miniature, over `stream`.
-outcome engine_like(std::span<const std::uint8_t> stream, plan& p)
-{
+outcome engine_like(std::span<const std::uint8_t> stream, plan &p) {
     sink s;
     bytes inbuf(p.capacity);
     std::size_t begin = 0, end = 0;
@@ -110,18 +107,16 @@ outcome engine_like(std::span<const std::uint8_t> stream, plan& p)
     return s.out;
 }
 
-outcome in_one_piece(std::span<const std::uint8_t> stream)
-{
+outcome in_one_piece(std::span<const std::uint8_t> stream) {
     sink s;
     s.feed(stream);
     return s.out;
 }
 
-} // namespace
+}  // namespace
 
 // Input: [capacity-1][threshold][k][k read sizes-1][peer bytes after the greeting].
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     if (size < 3)
         return 0;
     plan p{std::size_t{data[0]} + 1, data[1], {}};

@@ -12,16 +12,14 @@ using namespace zlink::wire;
 
 namespace {
 
-void check(bool ok)
-{
+void check(bool ok) {
     if (!ok)
         std::abort();
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     if (size < 2)
         return 0;
     // Octet 0: our socket type (0..10) and whether to prepend a valid greeting (so

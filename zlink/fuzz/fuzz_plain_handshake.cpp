@@ -18,9 +18,8 @@ using fuzz_security::check;
 
 namespace {
 
-zap_reply answer(int which)
-{
-    static const char* codes[] = {"200", "300", "400", "500", "", "201"};
+zap_reply answer(int which) {
+    static const char *codes[] = {"200", "300", "400", "500", "", "201"};
     zap_reply r;
     if (which == 4)
         r.handler_missing = true;
@@ -30,8 +29,7 @@ zap_reply answer(int which)
     return r;
 }
 
-void check_outcome(handshake& hs, socket_type self)
-{
+void check_outcome(handshake &hs, socket_type self) {
     check(!(hs.done() && hs.failed()));
     if (!hs.done())
         return;
@@ -40,10 +38,9 @@ void check_outcome(handshake& hs, socket_type self)
     check(hs.transform() == nullptr);
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     if (size < 3)
         return 0;
     const bool client = (data[0] & 1) != 0;
@@ -65,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         hs = std::make_unique<plain_server>(opts);
     std::span<const std::uint8_t> stream(peer);
     while (!stream.empty() && !hs->done() && !hs->failed()) {
-        if (const zap_request* r = hs->zap_pending()) {
+        if (const zap_request *r = hs->zap_pending()) {
             check(!client && r->mechanism == "PLAIN" && r->credentials.size() == 2);
             hs->zap_answer(answer(zap));
             continue;

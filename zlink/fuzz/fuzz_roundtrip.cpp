@@ -13,8 +13,7 @@ using namespace zlink::wire;
 
 namespace {
 
-void check(bool ok)
-{
+void check(bool ok) {
     if (!ok)
         std::abort();
 }
@@ -24,10 +23,9 @@ struct frame {
     std::span<const std::uint8_t> body;
 };
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     if (size < 3)
         return 0;
     const std::size_t threshold = data[0];
@@ -43,13 +41,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     frame_encoder enc(512, threshold, 4);
     std::vector<std::uint8_t> wire;
-    for (const auto& f : frames) {
+    for (const auto &f : frames) {
         if (!enc.add(f.body, f.more)) {
             // Batch full: drain with partial writes, then the frame must fit.
             while (!enc.empty()) {
                 std::size_t left = write_step;
                 std::size_t taken = 0;
-                for (const auto& b : enc.buffers()) {
+                for (const auto &b : enc.buffers()) {
                     const std::size_t k = std::min(left, b.size);
                     wire.insert(wire.end(), b.data, b.data + k);
                     left -= k;
@@ -62,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(enc.add(f.body, f.more));
         }
     }
-    for (const auto& b : enc.buffers())
+    for (const auto &b : enc.buffers())
         wire.insert(wire.end(), b.data, b.data + b.size);
     enc.consume(enc.pending_bytes());
     check(enc.empty());

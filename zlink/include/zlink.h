@@ -12,11 +12,9 @@
 #define ZLINK_VERSION_MAJOR 0
 #define ZLINK_VERSION_MINOR 1
 #define ZLINK_VERSION_PATCH 0
-#define ZLINK_MAKE_VERSION(major, minor, patch)                                \
-    ((major) *10000 + (minor) *100 + (patch))
-#define ZLINK_VERSION                                                          \
-    ZLINK_MAKE_VERSION (ZLINK_VERSION_MAJOR, ZLINK_VERSION_MINOR,              \
-                        ZLINK_VERSION_PATCH)
+#define ZLINK_MAKE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define ZLINK_VERSION                                                                              \
+    ZLINK_MAKE_VERSION(ZLINK_VERSION_MAJOR, ZLINK_VERSION_MINOR, ZLINK_VERSION_PATCH)
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,9 +22,9 @@ extern "C" {
 /* The release of the zlink library actually loaded (may differ from the
    header a program was compiled with). */
 #if defined __GNUC__
-__attribute__ ((visibility ("default")))
+__attribute__((visibility("default")))
 #endif
-void zlink_version (int *major_, int *minor_, int *patch_);
+void zlink_version(int *major_, int *minor_, int *patch_);
 #ifdef __cplusplus
 }
 #endif

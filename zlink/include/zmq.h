@@ -15,10 +15,8 @@
 #define ZMQ_VERSION_MAJOR 4
 #define ZMQ_VERSION_MINOR 3
 #define ZMQ_VERSION_PATCH 5
-#define ZMQ_MAKE_VERSION(major, minor, patch)                                  \
-    ((major) *10000 + (minor) *100 + (patch))
-#define ZMQ_VERSION                                                            \
-    ZMQ_MAKE_VERSION (ZMQ_VERSION_MAJOR, ZMQ_VERSION_MINOR, ZMQ_VERSION_PATCH)
+#define ZMQ_MAKE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define ZMQ_VERSION ZMQ_MAKE_VERSION(ZMQ_VERSION_MAJOR, ZMQ_VERSION_MINOR, ZMQ_VERSION_PATCH)
 
 #include <errno.h>
 #include <stddef.h>
@@ -30,7 +28,7 @@ extern "C" {
 #endif
 
 #if defined __GNUC__
-#define ZMQ_EXPORT __attribute__ ((visibility ("default")))
+#define ZMQ_EXPORT __attribute__((visibility("default")))
 #else
 #define ZMQ_EXPORT
 #endif
@@ -99,9 +97,9 @@ typedef int zmq_fd_t;
 #define ETERM (ZMQ_HAUSNUMERO + 53)
 #define EMTHREAD (ZMQ_HAUSNUMERO + 54)
 
-ZMQ_EXPORT int zmq_errno (void);
-ZMQ_EXPORT const char *zmq_strerror (int errnum_);
-ZMQ_EXPORT void zmq_version (int *major_, int *minor_, int *patch_);
+ZMQ_EXPORT int zmq_errno(void);
+ZMQ_EXPORT const char *zmq_strerror(int errnum_);
+ZMQ_EXPORT void zmq_version(int *major_, int *minor_, int *patch_);
 
 /* Context. */
 #define ZMQ_IO_THREADS 1
@@ -119,44 +117,42 @@ ZMQ_EXPORT void zmq_version (int *major_, int *minor_, int *patch_);
 #define ZMQ_THREAD_PRIORITY_DFLT -1
 #define ZMQ_THREAD_SCHED_POLICY_DFLT -1
 
-ZMQ_EXPORT void *zmq_ctx_new (void);
-ZMQ_EXPORT int zmq_ctx_term (void *context_);
-ZMQ_EXPORT int zmq_ctx_shutdown (void *context_);
-ZMQ_EXPORT int zmq_ctx_set (void *context_, int option_, int optval_);
-ZMQ_EXPORT int zmq_ctx_get (void *context_, int option_);
+ZMQ_EXPORT void *zmq_ctx_new(void);
+ZMQ_EXPORT int zmq_ctx_term(void *context_);
+ZMQ_EXPORT int zmq_ctx_shutdown(void *context_);
+ZMQ_EXPORT int zmq_ctx_set(void *context_, int option_, int optval_);
+ZMQ_EXPORT int zmq_ctx_get(void *context_, int option_);
 /* Old-style context API. */
-ZMQ_EXPORT void *zmq_init (int io_threads_);
-ZMQ_EXPORT int zmq_term (void *context_);
-ZMQ_EXPORT int zmq_ctx_destroy (void *context_);
+ZMQ_EXPORT void *zmq_init(int io_threads_);
+ZMQ_EXPORT int zmq_term(void *context_);
+ZMQ_EXPORT int zmq_ctx_destroy(void *context_);
 
 /* Messages: an opaque 64-byte object, as in libzmq. */
-typedef struct zmq_msg_t
-{
+typedef struct zmq_msg_t {
 #if defined __GNUC__
-    unsigned char _[64] __attribute__ ((aligned (sizeof (void *))));
+    unsigned char _[64] __attribute__((aligned(sizeof(void *))));
 #else
-    void *_[64 / sizeof (void *)];
+    void *_[64 / sizeof(void *)];
 #endif
 } zmq_msg_t;
 
-typedef void (zmq_free_fn) (void *data_, void *hint_);
+typedef void(zmq_free_fn)(void *data_, void *hint_);
 
-ZMQ_EXPORT int zmq_msg_init (zmq_msg_t *msg_);
-ZMQ_EXPORT int zmq_msg_init_size (zmq_msg_t *msg_, size_t size_);
-ZMQ_EXPORT int zmq_msg_init_data (
-  zmq_msg_t *msg_, void *data_, size_t size_, zmq_free_fn *ffn_, void *hint_);
-ZMQ_EXPORT int zmq_msg_send (zmq_msg_t *msg_, void *s_, int flags_);
-ZMQ_EXPORT int zmq_msg_recv (zmq_msg_t *msg_, void *s_, int flags_);
-ZMQ_EXPORT int zmq_msg_close (zmq_msg_t *msg_);
-ZMQ_EXPORT int zmq_msg_move (zmq_msg_t *dest_, zmq_msg_t *src_);
-ZMQ_EXPORT int zmq_msg_copy (zmq_msg_t *dest_, zmq_msg_t *src_);
-ZMQ_EXPORT void *zmq_msg_data (zmq_msg_t *msg_);
-ZMQ_EXPORT size_t zmq_msg_size (const zmq_msg_t *msg_);
-ZMQ_EXPORT int zmq_msg_more (const zmq_msg_t *msg_);
-ZMQ_EXPORT int zmq_msg_get (const zmq_msg_t *msg_, int property_);
-ZMQ_EXPORT int zmq_msg_set (zmq_msg_t *msg_, int property_, int optval_);
-ZMQ_EXPORT const char *zmq_msg_gets (const zmq_msg_t *msg_,
-                                     const char *property_);
+ZMQ_EXPORT int zmq_msg_init(zmq_msg_t *msg_);
+ZMQ_EXPORT int zmq_msg_init_size(zmq_msg_t *msg_, size_t size_);
+ZMQ_EXPORT int zmq_msg_init_data(zmq_msg_t *msg_, void *data_, size_t size_, zmq_free_fn *ffn_,
+                                 void *hint_);
+ZMQ_EXPORT int zmq_msg_send(zmq_msg_t *msg_, void *s_, int flags_);
+ZMQ_EXPORT int zmq_msg_recv(zmq_msg_t *msg_, void *s_, int flags_);
+ZMQ_EXPORT int zmq_msg_close(zmq_msg_t *msg_);
+ZMQ_EXPORT int zmq_msg_move(zmq_msg_t *dest_, zmq_msg_t *src_);
+ZMQ_EXPORT int zmq_msg_copy(zmq_msg_t *dest_, zmq_msg_t *src_);
+ZMQ_EXPORT void *zmq_msg_data(zmq_msg_t *msg_);
+ZMQ_EXPORT size_t zmq_msg_size(const zmq_msg_t *msg_);
+ZMQ_EXPORT int zmq_msg_more(const zmq_msg_t *msg_);
+ZMQ_EXPORT int zmq_msg_get(const zmq_msg_t *msg_, int property_);
+ZMQ_EXPORT int zmq_msg_set(zmq_msg_t *msg_, int property_, int optval_);
+ZMQ_EXPORT const char *zmq_msg_gets(const zmq_msg_t *msg_, const char *property_);
 
 /* Socket types. */
 #define ZMQ_PAIR 0
@@ -327,23 +323,20 @@ ZMQ_EXPORT const char *zmq_msg_gets (const zmq_msg_t *msg_,
 #define ZMQ_PROTOCOL_ERROR_WS_UNSPECIFIED 0x30000000
 
 /* Sockets. */
-ZMQ_EXPORT void *zmq_socket (void *, int type_);
-ZMQ_EXPORT int zmq_close (void *s_);
-ZMQ_EXPORT int
-zmq_setsockopt (void *s_, int option_, const void *optval_, size_t optvallen_);
-ZMQ_EXPORT int
-zmq_getsockopt (void *s_, int option_, void *optval_, size_t *optvallen_);
-ZMQ_EXPORT int zmq_bind (void *s_, const char *addr_);
-ZMQ_EXPORT int zmq_connect (void *s_, const char *addr_);
-ZMQ_EXPORT int zmq_unbind (void *s_, const char *addr_);
-ZMQ_EXPORT int zmq_disconnect (void *s_, const char *addr_);
-ZMQ_EXPORT int zmq_send (void *s_, const void *buf_, size_t len_, int flags_);
-ZMQ_EXPORT int
-zmq_send_const (void *s_, const void *buf_, size_t len_, int flags_);
-ZMQ_EXPORT int zmq_recv (void *s_, void *buf_, size_t len_, int flags_);
-ZMQ_EXPORT int zmq_socket_monitor (void *s_, const char *addr_, int events_);
-ZMQ_EXPORT int zmq_sendmsg (void *s_, zmq_msg_t *msg_, int flags_);
-ZMQ_EXPORT int zmq_recvmsg (void *s_, zmq_msg_t *msg_, int flags_);
+ZMQ_EXPORT void *zmq_socket(void *, int type_);
+ZMQ_EXPORT int zmq_close(void *s_);
+ZMQ_EXPORT int zmq_setsockopt(void *s_, int option_, const void *optval_, size_t optvallen_);
+ZMQ_EXPORT int zmq_getsockopt(void *s_, int option_, void *optval_, size_t *optvallen_);
+ZMQ_EXPORT int zmq_bind(void *s_, const char *addr_);
+ZMQ_EXPORT int zmq_connect(void *s_, const char *addr_);
+ZMQ_EXPORT int zmq_unbind(void *s_, const char *addr_);
+ZMQ_EXPORT int zmq_disconnect(void *s_, const char *addr_);
+ZMQ_EXPORT int zmq_send(void *s_, const void *buf_, size_t len_, int flags_);
+ZMQ_EXPORT int zmq_send_const(void *s_, const void *buf_, size_t len_, int flags_);
+ZMQ_EXPORT int zmq_recv(void *s_, void *buf_, size_t len_, int flags_);
+ZMQ_EXPORT int zmq_socket_monitor(void *s_, const char *addr_, int events_);
+ZMQ_EXPORT int zmq_sendmsg(void *s_, zmq_msg_t *msg_, int flags_);
+ZMQ_EXPORT int zmq_recvmsg(void *s_, zmq_msg_t *msg_, int flags_);
 
 /* I/O multiplexing. */
 #define ZMQ_POLLIN 1
@@ -351,8 +344,7 @@ ZMQ_EXPORT int zmq_recvmsg (void *s_, zmq_msg_t *msg_, int flags_);
 #define ZMQ_POLLERR 4
 #define ZMQ_POLLPRI 8
 
-typedef struct zmq_pollitem_t
-{
+typedef struct zmq_pollitem_t {
     void *socket;
     zmq_fd_t fd;
     short events;
@@ -361,76 +353,67 @@ typedef struct zmq_pollitem_t
 
 #define ZMQ_POLLITEMS_DFLT 16
 
-ZMQ_EXPORT int zmq_poll (zmq_pollitem_t *items_, int nitems_, long timeout_);
+ZMQ_EXPORT int zmq_poll(zmq_pollitem_t *items_, int nitems_, long timeout_);
 
 /* Message proxying. */
-ZMQ_EXPORT int zmq_proxy (void *frontend_, void *backend_, void *capture_);
-ZMQ_EXPORT int zmq_proxy_steerable (void *frontend_,
-                                    void *backend_,
-                                    void *capture_,
-                                    void *control_);
+ZMQ_EXPORT int zmq_proxy(void *frontend_, void *backend_, void *capture_);
+ZMQ_EXPORT int zmq_proxy_steerable(void *frontend_, void *backend_, void *capture_, void *control_);
 
 /* Capabilities: "ipc", "pgm", "tipc", "norm", "curve", "gssapi", "draft". */
 #define ZMQ_HAS_CAPABILITIES 1
-ZMQ_EXPORT int zmq_has (const char *capability_);
+ZMQ_EXPORT int zmq_has(const char *capability_);
 
 /* Deprecated: zmq_device is zmq_proxy without a capture socket. */
 #define ZMQ_STREAMER 1
 #define ZMQ_FORWARDER 2
 #define ZMQ_QUEUE 3
-ZMQ_EXPORT int zmq_device (int type_, void *frontend_, void *backend_);
+ZMQ_EXPORT int zmq_device(int type_, void *frontend_, void *backend_);
 
 /* Deprecated: one message part per iovec (zmq_recviov mallocs each iov_base;
    release them with free()). */
 struct iovec;
-ZMQ_EXPORT int
-zmq_sendiov (void *s_, struct iovec *iov_, size_t count_, int flags_);
-ZMQ_EXPORT int
-zmq_recviov (void *s_, struct iovec *iov_, size_t *count_, int flags_);
+ZMQ_EXPORT int zmq_sendiov(void *s_, struct iovec *iov_, size_t count_, int flags_);
+ZMQ_EXPORT int zmq_recviov(void *s_, struct iovec *iov_, size_t *count_, int flags_);
 
 /* Z85 (RFC 32): 4 bytes <-> 5 characters; NULL + EINVAL on bad input. */
-ZMQ_EXPORT char *
-zmq_z85_encode (char *dest_, const uint8_t *data_, size_t size_);
-ZMQ_EXPORT uint8_t *zmq_z85_decode (uint8_t *dest_, const char *string_);
+ZMQ_EXPORT char *zmq_z85_encode(char *dest_, const uint8_t *data_, size_t size_);
+ZMQ_EXPORT uint8_t *zmq_z85_decode(uint8_t *dest_, const char *string_);
 
 /* CURVE keys as 40-character Z85 strings; -1 + ENOTSUP without CURVE. */
-ZMQ_EXPORT int zmq_curve_keypair (char *z85_public_key_, char *z85_secret_key_);
-ZMQ_EXPORT int zmq_curve_public (char *z85_public_key_,
-                                 const char *z85_secret_key_);
+ZMQ_EXPORT int zmq_curve_keypair(char *z85_public_key_, char *z85_secret_key_);
+ZMQ_EXPORT int zmq_curve_public(char *z85_public_key_, const char *z85_secret_key_);
 
 /* Atomic counters. */
-ZMQ_EXPORT void *zmq_atomic_counter_new (void);
-ZMQ_EXPORT void zmq_atomic_counter_set (void *counter_, int value_);
-ZMQ_EXPORT int zmq_atomic_counter_inc (void *counter_);
-ZMQ_EXPORT int zmq_atomic_counter_dec (void *counter_);
-ZMQ_EXPORT int zmq_atomic_counter_value (void *counter_);
-ZMQ_EXPORT void zmq_atomic_counter_destroy (void **counter_p_);
+ZMQ_EXPORT void *zmq_atomic_counter_new(void);
+ZMQ_EXPORT void zmq_atomic_counter_set(void *counter_, int value_);
+ZMQ_EXPORT int zmq_atomic_counter_inc(void *counter_);
+ZMQ_EXPORT int zmq_atomic_counter_dec(void *counter_);
+ZMQ_EXPORT int zmq_atomic_counter_value(void *counter_);
+ZMQ_EXPORT void zmq_atomic_counter_destroy(void **counter_p_);
 
 /* Timers for an application's own poll loop (not thread safe). */
 #define ZMQ_HAVE_TIMERS
 
-typedef void (zmq_timer_fn) (int timer_id, void *arg);
+typedef void(zmq_timer_fn)(int timer_id, void *arg);
 
-ZMQ_EXPORT void *zmq_timers_new (void);
-ZMQ_EXPORT int zmq_timers_destroy (void **timers_p);
-ZMQ_EXPORT int
-zmq_timers_add (void *timers, size_t interval, zmq_timer_fn handler, void *arg);
-ZMQ_EXPORT int zmq_timers_cancel (void *timers, int timer_id);
-ZMQ_EXPORT int
-zmq_timers_set_interval (void *timers, int timer_id, size_t interval);
-ZMQ_EXPORT int zmq_timers_reset (void *timers, int timer_id);
-ZMQ_EXPORT long zmq_timers_timeout (void *timers);
-ZMQ_EXPORT int zmq_timers_execute (void *timers);
+ZMQ_EXPORT void *zmq_timers_new(void);
+ZMQ_EXPORT int zmq_timers_destroy(void **timers_p);
+ZMQ_EXPORT int zmq_timers_add(void *timers, size_t interval, zmq_timer_fn handler, void *arg);
+ZMQ_EXPORT int zmq_timers_cancel(void *timers, int timer_id);
+ZMQ_EXPORT int zmq_timers_set_interval(void *timers, int timer_id, size_t interval);
+ZMQ_EXPORT int zmq_timers_reset(void *timers, int timer_id);
+ZMQ_EXPORT long zmq_timers_timeout(void *timers);
+ZMQ_EXPORT int zmq_timers_execute(void *timers);
 
 /* Utilities used by libzmq's perf tools and tests (the zmq_utils.h era). */
-ZMQ_EXPORT void *zmq_stopwatch_start (void);
-ZMQ_EXPORT unsigned long zmq_stopwatch_intermediate (void *watch_);
-ZMQ_EXPORT unsigned long zmq_stopwatch_stop (void *watch_);
-ZMQ_EXPORT void zmq_sleep (int seconds_);
+ZMQ_EXPORT void *zmq_stopwatch_start(void);
+ZMQ_EXPORT unsigned long zmq_stopwatch_intermediate(void *watch_);
+ZMQ_EXPORT unsigned long zmq_stopwatch_stop(void *watch_);
+ZMQ_EXPORT void zmq_sleep(int seconds_);
 
-typedef void (zmq_thread_fn) (void *);
-ZMQ_EXPORT void *zmq_threadstart (zmq_thread_fn *func_, void *arg_);
-ZMQ_EXPORT void zmq_threadclose (void *thread_);
+typedef void(zmq_thread_fn)(void *);
+ZMQ_EXPORT void *zmq_threadstart(zmq_thread_fn *func_, void *arg_);
+ZMQ_EXPORT void zmq_threadclose(void *thread_);
 
 #undef ZMQ_EXPORT
 

@@ -159,6 +159,13 @@ class RunManifest:
         return _number(self.design.get("margin"), top)
 
     @property
+    def config_margin(self) -> float | None:
+        """SAME's margin for configuration pairs where the design declared one
+        ([run].config_margin), else None (the margin above applies)."""
+        value = self.design.get("config_margin")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    @property
     def overall_confidence(self) -> float:
         """The run's own confidence (all looks of a comparison together)."""
         return _number(self.design.get("confidence"), DEFAULT_CONFIDENCE)

@@ -235,9 +235,11 @@ def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
 
 def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: float = DEFAULT_MARGIN,
             metrics=None, reference: str | None = None, confidence: float = DEFAULT_CONFIDENCE,
-            paired_configurations: bool = False, looks: LookPlan | None = None) -> pd.DataFrame:
+            paired_configurations: bool = False, looks: LookPlan | None = None,
+            config_margin: float | None = None) -> pd.DataFrame:
     """Every library pair and configuration pair in the tidy table `df`, each verdict
-    at `confidence` with SAME inside +/-margin. paired_configurations: the run ran the
+    at `confidence` with SAME inside +/-margin (+/-config_margin for configuration
+    pairs, where the run declared one). paired_configurations: the run ran the
     configurations of a workload point back to back (pair them by repetition); looks:
     its adaptive plan (only the verdicts of planned looks count)."""
     cells = cell_table(df)
@@ -253,13 +255,19 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
             ident = {c: cand[c] for c in CELL if c != "library"}
             reference_name = ref["library"] if kind != "config" else ref["config"]
             rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
-                         **compare_pair(cand, ref, margin, confidence,
+                         **compare_pair(cand, ref, margin_for(kind, margin, config_margin), confidence,
                                         pairable=kind != "config" or paired_configurations, looks=looks)})
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["q_value"] = q_values(out)
     order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,
              "library", "metric", "msg_size"]
     return out.sort_values(order, kind="mergesort").reset_index(drop=True)
+
+
+def margin_for(kind: str, margin: float, config_margin: float | None) -> float:
+    """SAME's margin for a pair of this kind: a run's declared configuration margin
+    applies to configuration pairs only (sweep/config_run.py, Design.margin_for)."""
+    return config_margin if kind == "config" and config_margin is not None else margin
 
 
 def q_values(cmp: pd.DataFrame) -> pd.Series:
@@ -280,7 +288,8 @@ def compare_run(df: pd.DataFrame, manifest: RunManifest | dict) -> pd.DataFrame:
     design's per-look confidence, as the sweep judged) from its manifest."""
     m = manifest if isinstance(manifest, RunManifest) else RunManifest.read(manifest)
     return compare(df, m.aa_aliases, m.margin, reference=m.reference_label, confidence=m.confidence,
-                   paired_configurations=m.paired_configurations, looks=m.looks)
+                   paired_configurations=m.paired_configurations, looks=m.looks,
+                   config_margin=m.config_margin)
 
 
 CALIBRATED_METRICS = ("throughput_msgs", "lat_p50_us")

@@ -171,7 +171,8 @@ def drill(view: RunView, row: dict) -> Drill:
     # paired and cut to the loop's last planned look exactly as compare_run judged the row
     paired_configs = view.manifest is not None and view.manifest.paired_configurations
     looks = view.manifest.looks if view.manifest is not None else None
-    recomputed = compare.compare_pair(cand, ref, view.context["margin"], view.context["confidence"],
+    margin = compare.margin_for(row["kind"], view.context["margin"], view.context.get("config_margin"))
+    recomputed = compare.compare_pair(cand, ref, margin, view.context["confidence"],
                                       pairable=row["kind"] != "config" or paired_configs, looks=looks)
     return Drill(row, recomputed, _repetitions(cand, ref))
 

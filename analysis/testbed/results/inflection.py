@@ -19,6 +19,7 @@ from testbed.records import schema
 
 SERIES = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config",
           "library", "reference", "metric"]
+SAME_EVERYWHERE = "same at every size"
 COLUMNS = SERIES + ["status", "n_sizes", "n_decisive", "flip_from", "edge", "flip_to", "crossover",
                     "direction", "n_flips", "sentence"]
 
@@ -42,6 +43,8 @@ def _sentence(series: dict, status: str, flips: list[tuple]) -> str:
     metric = schema.metric(series["metric"]).label.lower()
     if status == "no decisive cells":
         return f"{what} {where}: no size shows a decisive {metric} difference."
+    if status == SAME_EVERYWHERE:
+        return f"{what} {where}: SAME {metric} at every size, so no crossover (decided)."
     if status in ("always helps", "always hurts"):
         verb = "helps" if status == "always helps" else "hurts"
         return f"{what} {verb} at every decisive size {where} ({metric})."
@@ -70,7 +73,9 @@ def series_inflection(rows: pd.DataFrame) -> dict:
             edge = sizes[sizes.index(a) + 1]
             flips.append((a, edge, int(r["msg_size"]), x, 1 if prev["diff_pct"] > 0 else -1))
         prev = r
-    if decisive.empty:
+    if decisive.empty and set(rows["verdict"]) == {"SAME"}:
+        status = SAME_EVERYWHERE   # equivalence decided at every size: a decided "no crossover"
+    elif decisive.empty:
         status = "no decisive cells"
     elif not flips:
         status = "always helps" if decisive["diff_pct"].iloc[0] > 0 else "always hurts"

@@ -220,21 +220,36 @@ def _files(root: Path, rels: list[Path]) -> set[Path]:
     return out
 
 
-def differences(reports_dir: Path, seeds_dir: Path | None,
-                runs: bool = True, notebooks: bool = True) -> tuple[list[str], Path, list[Path]]:
-    """(changed/new/stale file list, scratch dir holding the fresh build, managed roots)."""
-    scratch = Path(tempfile.mkdtemp(prefix="testbed-regenerate-"))
-    managed = build(reports_dir, seeds_dir, scratch, runs, notebooks)
-    fresh, current = _files(scratch, managed), _files(Path(reports_dir), managed)
+# Files whose bytes the plotting toolchain decides (matplotlib, FreeType, nbconvert),
+# not the data: another Python set (nixpkgs' against analysis/uv.lock's) draws them
+# differently from the same data. figures_by_name compares these by name only.
+TOOLCHAIN_DRAWN = (".png", ".svg", ".html")
+
+
+def compare(fresh_root: Path, current_root: Path, rels: list[Path],
+            figures_by_name: bool = False) -> list[str]:
+    """new/stale/changed lines for the files under rels in fresh_root against current_root:
+    byte for byte, except TOOLCHAIN_DRAWN files when figures_by_name (then present or not)."""
+    fresh, current = _files(fresh_root, rels), _files(Path(current_root), rels)
     changes = []
     for rel in sorted(fresh | current):
         if rel not in current:
             changes.append(f"new: {rel}")
         elif rel not in fresh:
             changes.append(f"stale: {rel}")
-        elif not filecmp.cmp(scratch / rel, Path(reports_dir) / rel, shallow=False):
+        elif figures_by_name and rel.suffix in TOOLCHAIN_DRAWN:
+            continue
+        elif not filecmp.cmp(fresh_root / rel, Path(current_root) / rel, shallow=False):
             changes.append(f"changed: {rel}")
-    return changes, scratch, managed
+    return changes
+
+
+def differences(reports_dir: Path, seeds_dir: Path | None, runs: bool = True, notebooks: bool = True,
+                figures_by_name: bool = False) -> tuple[list[str], Path, list[Path]]:
+    """(changed/new/stale file list, scratch dir holding the fresh build, managed roots)."""
+    scratch = Path(tempfile.mkdtemp(prefix="testbed-regenerate-"))
+    managed = build(reports_dir, seeds_dir, scratch, runs, notebooks)
+    return compare(scratch, reports_dir, managed, figures_by_name), scratch, managed
 
 
 def sync(reports_dir: Path, scratch: Path, changes: list[str]) -> None:

@@ -18,12 +18,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seeds", type=Path, default=paths.SEEDS_DIR,
                         help="published seed reports (default: TESTBED_SEEDS_DIR or ../shared/seeds)")
-    parser.add_argument(
-        "--no-notebooks",
-        action="store_true",
-        help="leave out the notebooks' HTML renderings (notebook.html beside each experiment's "
-        "newest report), which execute every experiment's notebook",
-    )
+    parser.add_argument("--figures-by-name", action="store_true",
+                        help="with --check: compare figures and HTML (.png/.svg/.html, drawn by the plotting "
+                             "toolchain) by name only; markdown and data stay byte for byte (the Nix check, "
+                             "whose matplotlib is not analysis/uv.lock's)")
+    parser.add_argument("--no-notebooks", action="store_true",
+                        help="leave out the notebooks' HTML renderings (notebook.html beside each "
+                             "experiment's newest report), which execute every experiment's notebook")
 
 
 def main(args) -> int:
@@ -35,16 +36,24 @@ def main(args) -> int:
     if seeds is None:
         print(f"testbed regenerate: {args.seeds} absent: published reports rebuilt from their stored data",
               file=sys.stderr)
-    changes, scratch, _ = regenerate.differences(
-        args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False)
-    )
+    by_name = bool(getattr(args, "figures_by_name", False))
+    if by_name and not args.check:
+        print("testbed regenerate: --figures-by-name only goes with --check", file=sys.stderr)
+        return 2
+    changes, scratch, managed = regenerate.differences(
+        args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False), figures_by_name=by_name)
     try:
         if args.check:
             for c in changes:
                 print(c)
-            print(
-                f"{len(changes)} file(s) out of date" if changes else "reports are current", file=sys.stderr
-            )
+            if by_name:
+                drawn = [f for f in regenerate._files(scratch, managed)
+                         if f.suffix in regenerate.TOOLCHAIN_DRAWN]
+                print(f"{len(drawn)} toolchain-drawn file(s) ({', '.join(regenerate.TOOLCHAIN_DRAWN)}) "
+                      "compared by name only, NOT by content; markdown and data byte for byte",
+                      file=sys.stderr)
+            print(f"{len(changes)} file(s) out of date" if changes else "reports are current",
+                  file=sys.stderr)
             return 1 if changes else 0
         regenerate.sync(args.reports, scratch, changes)
         for c in changes:

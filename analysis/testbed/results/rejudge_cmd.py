@@ -21,7 +21,8 @@ def main(args) -> int:
     manifest = load.read_manifest(args.run_dir)
     design = manifest.get("design") or {}
     print(f"{args.run_dir}: per-look confidence {design.get('look_confidence')!r}, "
-          f"margin {design.get('margin')!r}")
+          f"margin {design.get('margin')!r}"
+          + (f", configuration margin {design['config_margin']!r}" if "config_margin" in design else ""))
     planned = int((cmp["verdict"] != "NOT PLANNED").sum())
     print(f"re-judged {len(cmp)} comparisons ({planned} planned); the sweep recorded {agreement.checked} "
           f"verdicts: {agreement.agree} agree, {len(agreement.disagreements)} disagree, "

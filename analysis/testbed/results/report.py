@@ -59,6 +59,7 @@ def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.D
     ctx = {
         "title": f"{manifest.experiment_name} · run {manifest.run_id}", "question": manifest.question_text,
         "brief": run_table.brief(manifest), "notes": [], "skipped": [], "margin": manifest.margin,
+        "config_margin": manifest.config_margin,
         "confidence": manifest.confidence, "looks": manifest.looks,
         "overall_confidence": manifest.overall_confidence,
         "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
@@ -188,6 +189,13 @@ def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str
                                   cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE))
 
 
+def _config_margin_text(ctx) -> str:
+    """The configuration pairs' own SAME margin, where the run declared one."""
+    cm = ctx.get("config_margin")
+    return f" (+/-{100 * cm:g}% for configuration pairs: the run's declared `config_margin`)" \
+        if cm is not None else ""
+
+
 def _how_to_read(ctx):
     margin, conf = 100 * ctx["margin"], ctx["confidence"]
     need, pairs = decide.min_samples(conf), decide.min_samples(conf, paired=True)
@@ -196,12 +204,12 @@ def _how_to_read(ctx):
              "(candidate / reference - 1), for latency (reference / candidate - 1), marked `(inv)`.",
              "",
              f"Verdicts (analysis/README.md, Verdicts): **SAME** when the {100 * conf:.4g}% interval of the "
-             f"ratio lies inside +/-{margin:g}%; otherwise **FAST**/**SLOW** when the whole interval is on "
-             "the better/worse side of no change; otherwise **AMBIGUOUS**: the data cannot tell. The ratio "
-             "is the Hodges-Lehmann estimate on log values and the interval the exact Mann-Whitney "
-             "interval; **MDE** is the change this cell would detect with 80% power at its n and spread. "
-             f"Fewer than {need} repetitions a side cannot reach {100 * conf:.4g}%: such cells are "
-             f"AMBIGUOUS (`n<{need}`).",
+             f"ratio lies inside +/-{margin:g}%{_config_margin_text(ctx)}; otherwise **FAST**/**SLOW** when "
+             "the whole interval is on the better/worse side of no change; otherwise **AMBIGUOUS**: the data "
+             "cannot tell. The ratio is the Hodges-Lehmann estimate on log values and the interval the exact "
+             "Mann-Whitney interval; **MDE** is the change this cell would detect with 80% power at its n "
+             f"and spread. Fewer than {need} repetitions a side cannot reach {100 * conf:.4g}%: such cells "
+             f"are AMBIGUOUS (`n<{need}`).",
              "",
              f"**Paired** where a run's two cells share at least {pairs} repetition indices: repetition i of "
              "the candidate ran back to back with repetition i of the reference, so the verdict comes from "

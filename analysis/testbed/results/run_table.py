@@ -29,8 +29,10 @@ def brief(m: RunManifest) -> list[tuple[str, str]]:
     reps = m.repetitions or "?"
     out.append(("profile / repetitions / shuffle seed", f"{m.profile} / {reps} / {m.shuffle_seed}"))
     out.append(("pinning", _text(m.pinning) if m.pinning else "none"))
-    out.append(("verdicts", f"confidence {100 * m.confidence:.4g}% each, SAME inside "
-                            f"+/-{100 * m.margin:g}%"))
+    same = f"SAME inside +/-{100 * m.margin:g}%"
+    if m.config_margin is not None:
+        same += f" (configuration pairs: +/-{100 * m.config_margin:g}%)"
+    out.append(("verdicts", f"confidence {100 * m.confidence:.4g}% each, {same}"))
     return out + _design_rows(m) + header_rows(m.library_settings)
 
 

@@ -213,7 +213,7 @@ class Judge:
         seed = int(hashlib.sha256(f"{cand.group}/{metric}/{kind}/{ref.cell_id}".encode()).hexdigest()[:8], 16)
         try:
             d = self.decide(ref_values, cand_values, higher_is_better=METRICS[metric][1],
-                            margin=self.design.margin, confidence=self.confidence, seed=seed)
+                            margin=self.design.margin_for(kind), confidence=self.confidence, seed=seed)
         except ValueError as exc:  # too few samples for unequal sizes, or an unusable value
             return {**base, "verdict": UNDECIDED, "why": str(exc)}
         fields = ("verdict", "ratio", "low", "high", "p_value", "mde", "method")

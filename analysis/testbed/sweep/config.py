@@ -42,7 +42,7 @@ PROFILE_KEYS = {
     "repetitions": "run", "min_repetitions": "run", "max_repetitions": "run", "time_budget_s": "run",
     "min_window_s": "run", "lat_warmup_s": "run", "tail_round_trips": "run", "stop_on": "run",
     "warmup_runs": "run", "timeout_s": "run", "verdicts": "run",
-    "speed_reference": "run", "speed_drift_tolerance": "run",
+    "speed_reference": "run", "speed_drift_tolerance": "run", "config_margin": "run",
     "patterns": "workload", "transports": "workload", "sizes": "workload",
     "counts": "workload", "lat_counts": "workload", "warmup": "workload", "mode": "workload",
     "io_threads": "sweep", "placement": "sweep", "process_model": "sweep", "link": "sweep",

@@ -53,6 +53,15 @@ class Design:
     # The metrics the adaptive loop waits for (adaptive.METRICS names); empty: the
     # mode's default (throughput and p50 latency).
     stop_on: tuple[str, ...] = ()
+    # SAME's margin for configuration comparisons (one library, two settings), where it
+    # differs from `margin`: an experiment whose question is "is the default as fast as
+    # a static setting" can declare the effect size it cares about (issue 32); None:
+    # `margin` for every comparison.
+    config_margin: float | None = None
+
+    def margin_for(self, kind: str) -> float:
+        """SAME's margin for a comparison of this kind ("library", "config", "aa")."""
+        return self.config_margin if kind == "config" and self.config_margin is not None else self.margin
 
     @property
     def adaptive(self) -> bool:
@@ -75,7 +84,8 @@ class Design:
                 # every configuration of a workload point runs back to back (plan.py blocks)
                 "paired_configurations": True,
                 **({"tail_round_trips": self.tail_round_trips} if self.tail_round_trips else {}),
-                **({"stop_on": list(self.stop_on)} if self.stop_on else {})}
+                **({"stop_on": list(self.stop_on)} if self.stop_on else {}),
+                **({"config_margin": self.config_margin} if self.config_margin is not None else {})}
 
     def next_look_point(self, valid: int) -> int:
         """The first look at which more than `valid` usable pairs are judged (the
@@ -125,6 +135,13 @@ def _drift_tolerance(sec: Section, reference: bool) -> float | None:
     return value
 
 
+def _margin(sec: Section, key: str, default: float | None) -> float | None:
+    value = sec.number(key, default, minimum=0.0, above=True)
+    if value is not None and value >= 0.5:
+        raise sec.err(key, f"bad value {value!r}", "a number > 0 and < 0.5 (0.03 = +/-3%)")
+    return value
+
+
 STOP_ON = ("throughput", "p50_latency", "p99_latency")  # adaptive.METRICS of the bench
 
 
@@ -141,9 +158,8 @@ def _design(sec: Section) -> Design:
     confidence = sec.number("confidence", DEFAULT_CONFIDENCE, minimum=0.5, above=True)
     if confidence >= 1:
         raise sec.err("confidence", f"bad value {confidence!r}", "a number > 0.5 and < 1")
-    margin = sec.number("margin", DEFAULT_MARGIN, minimum=0.0, above=True)
-    if margin >= 0.5:
-        raise sec.err("margin", f"bad value {margin!r}", "a number > 0 and < 0.5 (0.03 = +/-3%)")
+    margin = _margin(sec, "margin", DEFAULT_MARGIN)
+    config_margin = _margin(sec, "config_margin", None)
     reference = sec.get("speed_reference", bool, True)
     tolerance = _drift_tolerance(sec, reference)
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
@@ -151,7 +167,7 @@ def _design(sec: Section) -> Design:
                   lat_warmup_s=sec.number("lat_warmup_s", 0.0, minimum=0.0),
                   tail_round_trips=sec.positive("tail_round_trips", 0, minimum=0),
                   stop_on=_stop_on(sec),
-                  confidence=confidence, margin=margin,
+                  confidence=confidence, margin=margin, config_margin=config_margin,
                   look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY),
                   verdicts=sec.get("verdicts", bool, True),
                   speed_reference=reference, drift_tolerance=tolerance)

@@ -297,7 +297,8 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
           + (f"latency window >= {design.tail_round_trips} round trips above p99, "
              if design.tail_round_trips else "")
           + (f"stops on {'+'.join(design.stop_on)}, " if design.stop_on else "")
-          + f"confidence {design.confidence:g}, margin {design.margin:g}")
+          + f"confidence {design.confidence:g}, margin {design.margin:g}"
+          + (f" (configurations {design.config_margin:g})" if design.config_margin is not None else ""))
     if exp.ceiling is not None:
         probes = estimate.ceiling_seconds(cells, exp)
         blocks = len({c.block_id for c in cells if ceiling.bounds(exp, c)})

@@ -219,3 +219,44 @@ def run_api_diff(zlink_lib: Path, libzmq_prefix: Path) -> SuiteResult:
     else:
         result.failed = 1
     return result
+
+
+# The C/C++ files the format check covers: every tracked one, whatever the folder.
+CPP_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".ipp")
+
+
+def run_clang_format() -> SuiteResult:
+    """Every tracked C/C++ file against the root .clang-format, with the clang-format
+    pinned in analysis/pyproject.toml (dev extra: a distro's clang-format formats
+    differently from release to release). One check: passes when no file would change,
+    otherwise fails naming the files (`clang-format -i FILE` fixes one)."""
+    result = SuiteResult("clang-format")
+    # The wheel's console script sits beside the venv's python (not resolved: the
+    # venv's bin/python is a symlink to the base interpreter).
+    exe = Path(sys.executable).parent / "clang-format"
+    if not exe.exists():
+        return SuiteResult("clang-format", failed=1,
+                           notes=[f"{exe} missing: ./testbed installs analysis[dev]"])
+    listing = subprocess.run(["git", "ls-files", "-z"], cwd=paths.REPO_ROOT, capture_output=True, text=True)
+    if listing.returncode != 0:  # e.g. a source tree without .git (Nix): nothing to list
+        result.notes.append("not run: not a git checkout")
+        return result
+    files = [f for f in listing.stdout.split("\0") if f.endswith(CPP_SUFFIXES)]
+    proc = subprocess.run([str(exe), "--dry-run", "--Werror", *files], cwd=paths.REPO_ROOT,
+                          capture_output=True, text=True)
+    bad = sorted({line.split(":", 1)[0] for line in proc.stderr.splitlines()
+                  if ": error: code should be" in line})
+    if proc.returncode == 0:
+        result.passed = 1
+        result.notes.append(f"{len(files)} files formatted")
+        return result
+    result.failed = 1
+    if not bad:  # not a formatting verdict (a bad .clang-format, a crash): show why
+        result.notes.append(proc.stderr.strip()[-300:])
+        return result
+    print("clang-format: not formatted (fix with .venv/bin/clang-format -i FILE):", flush=True)
+    for name in bad:
+        print(f"  {name}", flush=True)
+    shown = ", ".join(bad[:10]) + (f" and {len(bad) - 10} more (listed above)" if len(bad) > 10 else "")
+    result.notes.append(f"not formatted ({len(bad)} of {len(files)} files): {shown}")
+    return result

@@ -29,6 +29,7 @@ from testbed.toolchain.suites import (
     SuiteResult,
     exact_regex,
     run_api_diff,
+    run_clang_format,
     run_ctest,
     run_fuzzer,
     run_pytest,
@@ -36,8 +37,9 @@ from testbed.toolchain.suites import (
 )
 
 SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "sanitize",
-          "tsan", "fuzz", "gcc14", "pytest")
-DEFAULT_SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "pytest")
+          "tsan", "fuzz", "gcc14", "pytest", "clang-format")
+DEFAULT_SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "pytest",
+                  "clang-format")
 DEFAULT_FUZZ_SECONDS = 30
 
 
@@ -53,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "notebook tests with Jupyter kernels on pyzmq built on zlink; "
                              "gcc14 = libzmq, zlink and bench built and zlink's ctest run with Debian "
                              "trixie's GCC 14 and Python 3.13 (nix/offline/gcc14.sh; root; not in the "
-                             "default run); pytest = analysis/tests")
+                             "default run); pytest = analysis/tests; clang-format = every tracked "
+                             "C/C++ file against .clang-format with the pinned clang-format")
     parser.add_argument("--tsan-scope", choices=("all", "threads"), default="all",
                         help="tsan suite: all = every zlink test; threads = only the test programs "
                              f"that drive zlink's threads hardest ({', '.join(TSAN_THREAD_TARGETS[:-1])}): "
@@ -280,8 +283,10 @@ def main(args: argparse.Namespace) -> int:
     if system.missing():
         progress.step("host tools (something is missing)")
         timed("host tools", lambda: system.ensure(progress))
-    progress.step("builds")
-    results = [timed("builds", lambda: _builds(progress, selected))]
+    results = []
+    if selected - {"clang-format"}:  # the format check alone needs no build
+        progress.step("builds")
+        results.append(timed("builds", lambda: _builds(progress, selected)))
     if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
         results += timed("zlink suites", lambda: _zlink_suites(args, selected, progress))
     if "libzmq-suite" in selected:
@@ -306,6 +311,9 @@ def main(args: argparse.Namespace) -> int:
     if "pytest" in selected:
         progress.step("pytest (analysis/tests)")
         results.append(timed("pytest", lambda: run_pytest(args.expr)))
+    if "clang-format" in selected:
+        progress.step("clang-format (every tracked C/C++ file, .clang-format)")
+        results.append(timed("clang-format", run_clang_format))
     print(f"\n--- testbed test summary ({time.monotonic() - started:.0f} s) ---")
     for result in results:
         print(result.line())

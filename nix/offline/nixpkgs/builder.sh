@@ -10,14 +10,23 @@ if command -v cc > /dev/null; then export CC=cc CXX=c++; fi
 export HOME=/homeless-shelter SOURCE_DATE_EPOCH=315532800
 cmakeFlagsArray=()
 usesCmake=""
+# pkg-config's default search path is the host's /usr/lib/*/pkgconfig and
+# /usr/share/pkgconfig: without this a build that never declared libsodium still
+# found the host's libsodium.pc. As in nixpkgs (pkg-config's setup hook), only the
+# declared inputs' lib/pkgconfig and share/pkgconfig are searched; an empty value
+# means none at all.
+PKG_CONFIG_LIBDIR=""
 for p in $nativeBuildInputs $buildInputs; do
   if [ -d "$p/bin" ]; then PATH="$p/bin:$PATH"; fi
+  for d in "$p/lib/pkgconfig" "$p/share/pkgconfig"; do
+    if [ -d "$d" ]; then PKG_CONFIG_LIBDIR="${PKG_CONFIG_LIBDIR:+$PKG_CONFIG_LIBDIR:}$d"; fi
+  done
   if [ -d "$p/include" ] || [ -d "$p/lib" ]; then
     CMAKE_PREFIX_PATH="${CMAKE_PREFIX_PATH:+$CMAKE_PREFIX_PATH:}$p"  # ":" in the environment
   fi
   if [ -f "$p/nix-support/setup-hook" ]; then source "$p/nix-support/setup-hook"; fi
 done
-export CMAKE_PREFIX_PATH
+export CMAKE_PREFIX_PATH PKG_CONFIG_LIBDIR
 
 runHook() { local hook="$1"; if [ -n "${!hook:-}" ]; then eval "${!hook}"; fi; }
 

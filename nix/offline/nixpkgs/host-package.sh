@@ -27,4 +27,12 @@ for l in $libs; do
   test -n "$p" || missing "$l"
   ln -s "$p" "$out/lib/$l"
 done
+# pkg-config files, so a build that declares the package finds it through pkg-config
+# (builder.sh searches only declared inputs' lib/pkgconfig).
+for pc in $pcs; do
+  p=$(ls /usr/lib/*/pkgconfig/"$pc" /usr/share/pkgconfig/"$pc" 2> /dev/null | head -n1) || true
+  test -n "$p" || missing "$pc"
+  mkdir -p "$out/lib/pkgconfig"
+  ln -s "$p" "$out/lib/pkgconfig/$pc"
+done
 if [ -n "$hook" ]; then cp "$hook" "$out/nix-support/setup-hook"; fi

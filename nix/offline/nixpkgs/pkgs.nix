@@ -7,7 +7,9 @@
 # base tools; plus cc and binutils for stdenv.mkDerivation / runCommandCC, not for
 # runCommand, as in nixpkgs) and the inputs it declares: a missing python3, cc or nm
 # fails here as it would on real Nix. CMake's find_* skip /usr and /usr/local, as
-# nixpkgs' patched CMake does. Not hidden: the compiler's own /usr/include search.
+# nixpkgs' patched CMake does; pkg-config reads declared inputs' .pc files only.
+# ../strictness.nix proves this on every check. Not hidden: the compiler's own
+# /usr/include search.
 { lib, system }:
 let
   host =
@@ -46,6 +48,8 @@ let
       debs ? [ ],
       headers ? [ ],
       libs ? [ ],
+      # pkg-config files (NAME.pc) found in the host's pkgconfig folders.
+      pcs ? [ ],
       hook ? null,
     }:
     withAttrs
@@ -59,6 +63,7 @@ let
         debs = toString debs;
         headers = toString headers;
         libs = toString libs;
+        pcs = toString pcs;
         hook = if hook == null then "" else hook;
       })
       {
@@ -486,6 +491,7 @@ let
         "sodium"
       ];
       libs = [ "libsodium.so" ];
+      pcs = [ "libsodium.pc" ];
     };
   };
 in

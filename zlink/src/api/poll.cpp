@@ -21,18 +21,25 @@ using poll_clock = std::chrono::steady_clock;
 
 short to_poll_events(short zmq_events) {
     short ev = 0;
-    if (zmq_events & ZMQ_POLLIN) ev |= POLLIN;
-    if (zmq_events & ZMQ_POLLOUT) ev |= POLLOUT;
-    if (zmq_events & ZMQ_POLLPRI) ev |= POLLPRI;
+    if (zmq_events & ZMQ_POLLIN)
+        ev |= POLLIN;
+    if (zmq_events & ZMQ_POLLOUT)
+        ev |= POLLOUT;
+    if (zmq_events & ZMQ_POLLPRI)
+        ev |= POLLPRI;
     return ev;
 }
 
 short to_zmq_events(short poll_revents) {
     short ev = 0;
-    if (poll_revents & POLLIN) ev |= ZMQ_POLLIN;
-    if (poll_revents & POLLOUT) ev |= ZMQ_POLLOUT;
-    if (poll_revents & POLLPRI) ev |= ZMQ_POLLPRI;
-    if (poll_revents & ~(POLLIN | POLLOUT | POLLPRI)) ev |= ZMQ_POLLERR;
+    if (poll_revents & POLLIN)
+        ev |= ZMQ_POLLIN;
+    if (poll_revents & POLLOUT)
+        ev |= ZMQ_POLLOUT;
+    if (poll_revents & POLLPRI)
+        ev |= ZMQ_POLLPRI;
+    if (poll_revents & ~(POLLIN | POLLOUT | POLLPRI))
+        ev |= ZMQ_POLLERR;
     return ev;
 }
 

@@ -94,9 +94,8 @@ int run_proxy(void *frontend, void *backend, void *capture, void *control) {
     side_stats fs, bs;
     bool paused = false;
     for (;;) {
-        zmq_pollitem_t items[3] = {{frontend, 0, ZMQ_POLLIN, 0},
-                                   {backend, 0, ZMQ_POLLIN, 0},
-                                   {control, 0, ZMQ_POLLIN, 0}};
+        zmq_pollitem_t items[3] = {
+            {frontend, 0, ZMQ_POLLIN, 0}, {backend, 0, ZMQ_POLLIN, 0}, {control, 0, ZMQ_POLLIN, 0}};
         const int n = control ? 3 : 2;
         if (paused)
             items[0].events = items[1].events = 0;

@@ -34,15 +34,21 @@ ZLINK_API const char *zmq_strerror(int errnum) {
 
 // The API level zlink implements: programs compare it with ZMQ_VERSION.
 ZLINK_API void zmq_version(int *major, int *minor, int *patch) {
-    if (major) *major = ZMQ_VERSION_MAJOR;
-    if (minor) *minor = ZMQ_VERSION_MINOR;
-    if (patch) *patch = ZMQ_VERSION_PATCH;
+    if (major)
+        *major = ZMQ_VERSION_MAJOR;
+    if (minor)
+        *minor = ZMQ_VERSION_MINOR;
+    if (patch)
+        *patch = ZMQ_VERSION_PATCH;
 }
 
 ZLINK_API void zlink_version(int *major, int *minor, int *patch) {
-    if (major) *major = ZLINK_VERSION_MAJOR;
-    if (minor) *minor = ZLINK_VERSION_MINOR;
-    if (patch) *patch = ZLINK_VERSION_PATCH;
+    if (major)
+        *major = ZLINK_VERSION_MAJOR;
+    if (minor)
+        *minor = ZLINK_VERSION_MINOR;
+    if (patch)
+        *patch = ZLINK_VERSION_PATCH;
 }
 
 // Yes only for what works: ipc always, curve once the mechanism exists; no

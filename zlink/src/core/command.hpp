@@ -38,18 +38,18 @@ enum class command_kind : std::uint8_t {
     pipe_report,     // self-sent: tell the sink pipe_terminated, then free
     pipe_hwms,       // `value`: new HWMs, out << 32 | in (inproc connect before bind)
     // ---- to a socket (field `socket`) ----
-    attach_pipe,     // `pipe`: a new peer pipe; `value` 1 = this side connected
-    hiccup,          // `pipe`: the socket's end of a pipe whose peer reconnected
-    own,             // `object`: an IO object that now belongs to the socket
-    owned_gone,      // `object`: an IO object of the socket has finished
-    stop,            // the context is terminating: blocking calls fail (ETERM)
-    wake,            // no work: makes ZMQ_FD readable after a bind/connect/unbind/
-                     // disconnect, where libzmq's own commands to the socket do
+    attach_pipe,  // `pipe`: a new peer pipe; `value` 1 = this side connected
+    hiccup,       // `pipe`: the socket's end of a pipe whose peer reconnected
+    own,          // `object`: an IO object that now belongs to the socket
+    owned_gone,   // `object`: an IO object of the socket has finished
+    stop,         // the context is terminating: blocking calls fail (ETERM)
+    wake,         // no work: makes ZMQ_FD readable after a bind/connect/unbind/
+                  // disconnect, where libzmq's own commands to the socket do
     // ---- to the context's reaper (field `socket`) ----
-    reap,            // finish closing `socket` (pipes, lingering sessions), delete it
+    reap,  // finish closing `socket` (pipes, lingering sessions), delete it
     // ---- to an IO object (field `object`) ----
-    io_start,        // begin work (listen, connect, run an adopted connection)
-    io_stop,         // begin shutdown, honouring LINGER; ends with owned_gone
+    io_start,  // begin work (listen, connect, run an adopted connection)
+    io_stop,   // begin shutdown, honouring LINGER; ends with owned_gone
 };
 
 struct command {

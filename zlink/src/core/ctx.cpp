@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
-#include <system_error>
 #include <cstdio>
+#include <system_error>
 
 #include "core/forwarder.hpp"
 #include "core/io_thread.hpp"
@@ -64,8 +64,8 @@ ctx_options_t ctx_t::options() const {
 std::string ctx_t::thread_name(const char *role, int index) const {
     char name[64];
     const std::string &prefix = options_.thread_name_prefix;
-    std::snprintf(name, sizeof name, index < 0 ? "%s%szlink/%s" : "%s%szlink/%s/%d",
-                  prefix.c_str(), prefix.empty() ? "" : "/", role, index);
+    std::snprintf(name, sizeof name, index < 0 ? "%s%szlink/%s" : "%s%szlink/%s/%d", prefix.c_str(),
+                  prefix.empty() ? "" : "/", role, index);
     name[15] = '\0';
     return name;
 }

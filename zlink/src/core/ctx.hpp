@@ -56,7 +56,7 @@ public:
     // pending pipe end that the binder adopts (connect-before-bind).
     struct pending_connect {
         socket_base_t *connecter;  // nullptr once it closed (the entry stays)
-        pipe_t *bind_end;  // end to attach to the binder
+        pipe_t *bind_end;          // end to attach to the binder
         options_t connecter_opts;
         zlink::forwarder *fwd = nullptr;  // bind_end's executor until bound
     };

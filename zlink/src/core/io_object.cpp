@@ -7,8 +7,7 @@
 
 namespace zlink {
 
-io_object::io_object(io_thread *thread, socket_base_t *owner)
-    : thread_(thread), owner_(owner) {
+io_object::io_object(io_thread *thread, socket_base_t *owner) : thread_(thread), owner_(owner) {
     owner_->owned_count.fetch_add(1, std::memory_order_relaxed);
     thread_->load.fetch_add(1, std::memory_order_relaxed);
 }

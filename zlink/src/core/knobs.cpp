@@ -13,29 +13,33 @@ namespace zlink {
 
 namespace {
 
-struct knob_desc {
-    int option;
-    const char *name;
-    int knobs_t::*field;
-    bool is_transfer;  // 0 allowed (= default), different range
+using range_t = knob_desc::range_t;
+
+// The core's own knobs: the global sizes every transport falls back to.
+const knob_desc global_knobs[] = {
+    {ZMQ_ASIO_IN_BATCH_SIZE, "ZMQ_ASIO_IN_BATCH_SIZE", range_t::batch},
+    {ZMQ_ASIO_OUT_BATCH_SIZE, "ZMQ_ASIO_OUT_BATCH_SIZE", range_t::batch},
 };
 
-const knob_desc table[] = {
-    {ZMQ_ASIO_IN_BATCH_SIZE, "ZMQ_ASIO_IN_BATCH_SIZE", &knobs_t::in_batch, false},
-    {ZMQ_ASIO_OUT_BATCH_SIZE, "ZMQ_ASIO_OUT_BATCH_SIZE", &knobs_t::out_batch, false},
-    {ZMQ_ASIO_IN_BATCH_SIZE_TCP, "ZMQ_ASIO_IN_BATCH_SIZE_TCP", &knobs_t::in_batch_tcp, false},
-    {ZMQ_ASIO_OUT_BATCH_SIZE_TCP, "ZMQ_ASIO_OUT_BATCH_SIZE_TCP", &knobs_t::out_batch_tcp, false},
-    {ZMQ_ASIO_IN_BATCH_SIZE_IPC, "ZMQ_ASIO_IN_BATCH_SIZE_IPC", &knobs_t::in_batch_ipc, false},
-    {ZMQ_ASIO_OUT_BATCH_SIZE_IPC, "ZMQ_ASIO_OUT_BATCH_SIZE_IPC", &knobs_t::out_batch_ipc, false},
-    {ZMQ_ASIO_IN_BATCH_SIZE_INPROC, "ZMQ_ASIO_IN_BATCH_SIZE_INPROC", &knobs_t::in_batch_inproc,
-     false},
-    {ZMQ_ASIO_OUT_BATCH_SIZE_INPROC, "ZMQ_ASIO_OUT_BATCH_SIZE_INPROC",
-     &knobs_t::out_batch_inproc, false},
-    {ZMQ_ASIO_TCP_MAX_TRANSFER, "ZMQ_ASIO_TCP_MAX_TRANSFER", &knobs_t::tcp_max_transfer, true},
-};
+// The global knob or the transport knob for an option, or nullptr.
+const knob_desc *find_knob(int option) {
+    for (const auto &d : global_knobs)
+        if (d.option == option)
+            return &d;
+    for (const auto &d : transport_knobs())
+        if (d.option == option)
+            return &d;
+    return nullptr;
+}
+
+bool is_global(const knob_desc &d) {
+    return d.option == ZMQ_ASIO_IN_BATCH_SIZE || d.option == ZMQ_ASIO_OUT_BATCH_SIZE;
+}
+
+int unset_value(const knob_desc &d) { return d.range == range_t::transfer ? 0 : -1; }
 
 bool in_range(const knob_desc &d, long long v) {
-    if (d.is_transfer)
+    if (d.range == range_t::transfer)
         return v == 0 || (v >= knobs_t::min_batch && v <= knobs_t::max_transfer_limit);
     return v >= knobs_t::min_batch && v <= knobs_t::max_batch;
 }
@@ -47,70 +51,26 @@ void report_once(const knob_desc &d, const char *text, int used) {
     std::lock_guard<std::mutex> lock(m);
     if (!reported.insert(d.option).second)
         return;
-    std::fprintf(stderr,
-                 "zlink: ignoring %s='%s' (allowed: %s integer bytes %d..%d); using %d\n",
-                 d.name, text, d.is_transfer ? "0 or an" : "an", knobs_t::min_batch,
-                 d.is_transfer ? knobs_t::max_transfer_limit : knobs_t::max_batch, used);
+    const bool transfer = d.range == range_t::transfer;
+    std::fprintf(stderr, "zlink: ignoring %s='%s' (allowed: %s integer bytes %d..%d); using %d\n",
+                 d.name, text, transfer ? "0 or an" : "an", knobs_t::min_batch,
+                 transfer ? knobs_t::max_transfer_limit : knobs_t::max_batch, used);
 }
 
-}  // namespace
-
-knobs_t knobs_t::from_env() {
-    knobs_t k;
-    for (const auto &d : table) {
-        const char *text = std::getenv(d.name);
-        if (!text)
-            continue;
-        char *end = nullptr;
-        errno = 0;
-        long long v = std::strtoll(text, &end, 10);
-        if (errno == 0 && end != text && *end == '\0' && in_range(d, v))
-            k.assign(d.field, static_cast<int>(v));
-        else
-            report_once(d, text, k.*d.field);
+void read_env(knobs_t &k, const knob_desc &d) {
+    const char *text = std::getenv(d.name);
+    if (!text)
+        return;
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(text, &end, 10);
+    if (errno == 0 && end != text && *end == '\0' && in_range(d, v)) {
+        k.set(d.option, static_cast<int>(v));
+        return;
     }
-    return k;
-}
-
-int knobs_t::set(int option, int value) {
-    for (const auto &d : table)
-        if (d.option == option) {
-            // -1 resets a per-transport override to "use the global value".
-            bool per_transport = !d.is_transfer && d.field != &knobs_t::in_batch &&
-                                 d.field != &knobs_t::out_batch;
-            if (in_range(d, value) || (per_transport && value == -1)) {
-                assign(d.field, value);
-                return 0;
-            }
-            errno = EINVAL;
-            return -1;
-        }
-    errno = EINVAL;
-    return -1;
-}
-
-int knobs_t::get(int option, int &value) const {
-    for (const auto &d : table)
-        if (d.option == option) {
-            value = this->*d.field;
-            return 0;
-        }
-    errno = EINVAL;
-    return -1;
-}
-
-void knobs_t::assign(int knobs_t::*field, int value) {
-    this->*field = value;
-    if (field == &knobs_t::in_batch)
-        in_batch_set = true;
-    else if (field == &knobs_t::out_batch)
-        out_batch_set = true;
-}
-
-namespace {
-// The per-transport value of a knob for t (-1 when not set).
-int for_transport(transport_kind t, int tcp, int ipc, int inproc) {
-    return t == transport_kind::tcp ? tcp : t == transport_kind::ipc ? ipc : inproc;
+    int used = 0;
+    k.get(d.option, used);
+    report_once(d, text, used);
 }
 
 int ceiling(int per_transport, bool global_set, int global) {
@@ -118,25 +78,84 @@ int ceiling(int per_transport, bool global_set, int global) {
         return per_transport;
     return global_set ? global : std::max(global, knobs_t::adaptive_ceiling);
 }
+
 }  // namespace
 
-int knobs_t::in_ceiling_for(transport_kind t) const {
-    return ceiling(for_transport(t, in_batch_tcp, in_batch_ipc, in_batch_inproc), in_batch_set,
-                   in_batch);
+knobs_t knobs_t::from_env() {
+    knobs_t k;
+    for (const auto &d : global_knobs)
+        read_env(k, d);
+    for (const auto &d : transport_knobs())
+        read_env(k, d);
+    return k;
 }
 
-int knobs_t::out_ceiling_for(transport_kind t) const {
-    return ceiling(for_transport(t, out_batch_tcp, out_batch_ipc, out_batch_inproc),
-                   out_batch_set, out_batch);
+int knobs_t::set(int option, int value) {
+    const knob_desc *d = find_knob(option);
+    // -1 resets a per-transport size to "use the global value".
+    const bool reset = d && !is_global(*d) && d->range == range_t::batch && value == -1;
+    if (!d || !(in_range(*d, value) || reset)) {
+        errno = EINVAL;
+        return -1;
+    }
+    assign(*d, value);
+    return 0;
 }
 
-int knobs_t::in_for(transport_kind t) const {
-    int v = for_transport(t, in_batch_tcp, in_batch_ipc, in_batch_inproc);
+int knobs_t::get(int option, int &out) const {
+    const knob_desc *d = find_knob(option);
+    if (!d) {
+        errno = EINVAL;
+        return -1;
+    }
+    out = option == ZMQ_ASIO_IN_BATCH_SIZE    ? in_batch
+          : option == ZMQ_ASIO_OUT_BATCH_SIZE ? out_batch
+                                              : value(option);
+    return 0;
+}
+
+int knobs_t::value(int option) const {
+    for (const auto &[o, v] : transport_values_)
+        if (o == option)
+            return v;
+    const knob_desc *d = find_knob(option);
+    return d ? unset_value(*d) : -1;
+}
+
+void knobs_t::assign(const knob_desc &d, int v) {
+    if (d.option == ZMQ_ASIO_IN_BATCH_SIZE) {
+        in_batch = v;
+        in_batch_set = true;
+        return;
+    }
+    if (d.option == ZMQ_ASIO_OUT_BATCH_SIZE) {
+        out_batch = v;
+        out_batch_set = true;
+        return;
+    }
+    for (auto &[o, stored] : transport_values_)
+        if (o == d.option) {
+            stored = v;
+            return;
+        }
+    transport_values_.emplace_back(d.option, v);
+}
+
+int knobs_t::in_ceiling_for(int transport_option) const {
+    return ceiling(transport_option ? value(transport_option) : -1, in_batch_set, in_batch);
+}
+
+int knobs_t::out_ceiling_for(int transport_option) const {
+    return ceiling(transport_option ? value(transport_option) : -1, out_batch_set, out_batch);
+}
+
+int knobs_t::in_for(int transport_option) const {
+    int v = transport_option ? value(transport_option) : -1;
     return v > 0 ? v : in_batch;
 }
 
-int knobs_t::out_for(transport_kind t) const {
-    int v = for_transport(t, out_batch_tcp, out_batch_ipc, out_batch_inproc);
+int knobs_t::out_for(int transport_option) const {
+    int v = transport_option ? value(transport_option) : -1;
     return v > 0 ? v : out_batch;
 }
 

@@ -41,22 +41,22 @@ public:
     bool has_work() const { return active_ || pending_.load(std::memory_order_acquire); }
 
 private:
-    bool go_to_sleep();  // true when the queue was empty (reader now asleep)
+    bool go_to_sleep();     // true when the queue was empty (reader now asleep)
     bool sleep_if_empty();  // go_to_sleep() with mutex_ held
     bool consume_signal(int timeout_ms);
     void requeue_from(size_t first);
 
     int fd_;
     std::mutex mutex_;
-    std::vector<command> queue_;           // under mutex_
+    std::vector<command> queue_;  // under mutex_
     // The reader starts asleep (as libzmq's): a user who polls ZMQ_FD before
     // ever calling ZMQ_EVENTS is still woken by the first command.
-    bool asleep_ = true;                   // under mutex_: reader wants a signal
-    std::vector<command> running_;         // reader only
-    bool active_ = false;                  // reader only: not asleep
-    bool in_process_ = false;              // reader only
-    std::atomic<bool> pending_{false};     // commands queued (set by posters)
-    std::atomic<int> posters_{0};          // threads inside post(); see ~mailbox()
+    bool asleep_ = true;                // under mutex_: reader wants a signal
+    std::vector<command> running_;      // reader only
+    bool active_ = false;               // reader only: not asleep
+    bool in_process_ = false;           // reader only
+    std::atomic<bool> pending_{false};  // commands queued (set by posters)
+    std::atomic<int> posters_{0};       // threads inside post(); see ~mailbox()
 };
 
 }  // namespace zlink

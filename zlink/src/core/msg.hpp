@@ -55,10 +55,10 @@ class msg_t {
 public:
     static constexpr size_t max_inline = 40;
     enum flag_bits : uint8_t {
-        more = 1,      // another frame of this message follows
-        command = 2,   // ZMTP command frame (engine internal)
+        more = 1,        // another frame of this message follows
+        command = 2,     // ZMTP command frame (engine internal)
         routing_id = 4,  // peer's routing id, first in a new pipe (see pipe_t)
-        shared = 128,  // body referenced by more than one msg_t
+        shared = 128,    // body referenced by more than one msg_t
     };
     enum kind_t : uint8_t { k_inline = 101, k_body, k_const, k_delimiter, k_closed };
 
@@ -66,9 +66,9 @@ public:
     int init() noexcept;
     int init_size(size_t size) noexcept;
     int init_data(void *data, size_t size, zmq_free_fn *ffn, void *hint) noexcept;
-    int init_const(const void *data, size_t size) noexcept;  // no free, no copy
+    int init_const(const void *data, size_t size) noexcept;   // no free, no copy
     int init_buffer(const void *data, size_t size) noexcept;  // copies
-    int init_delimiter() noexcept;  // pipe-internal end-of-stream marker
+    int init_delimiter() noexcept;                            // pipe-internal end-of-stream marker
     int close() noexcept;
     // Moves src into *this (closing *this first); src becomes an empty message.
     int move(msg_t &src) noexcept;
@@ -81,9 +81,7 @@ public:
     // contains the window.  -1/EINVAL otherwise.
     int init_window(msg_t &owner, const void *data, size_t size) noexcept;
 
-    void *data() noexcept {
-        return kind_ == k_inline ? static_cast<void *>(u_.inl) : u_.ext.data;
-    }
+    void *data() noexcept { return kind_ == k_inline ? static_cast<void *>(u_.inl) : u_.ext.data; }
     const void *data() const noexcept { return const_cast<msg_t *>(this)->data(); }
     size_t size() const noexcept { return kind_ == k_inline ? inline_size_ : u_.ext.size; }
     uint8_t flags() const noexcept { return flags_; }

@@ -112,7 +112,8 @@ private:
 // The ypipe path is the hot one: one predictable branch per call.
 class msg_queue {
 public:
-    explicit msg_queue(bool conflate) : slot_(conflate ? std::make_unique<conflate_slot>() : nullptr) {}
+    explicit msg_queue(bool conflate)
+        : slot_(conflate ? std::make_unique<conflate_slot>() : nullptr) {}
 
     void write(const msg_t &m, bool incomplete) {
         if (__builtin_expect(slot_ != nullptr, 0))
@@ -120,15 +121,21 @@ public:
         else
             queue_.write(m, incomplete);
     }
-    bool unwrite(msg_t &m) { return __builtin_expect(slot_ != nullptr, 0) ? false : queue_.unwrite(m); }
+    bool unwrite(msg_t &m) {
+        return __builtin_expect(slot_ != nullptr, 0) ? false : queue_.unwrite(m);
+    }
     bool flush() { return __builtin_expect(slot_ != nullptr, 0) ? slot_->flush() : queue_.flush(); }
     bool check_read() {
         return __builtin_expect(slot_ != nullptr, 0) ? slot_->check_read() : queue_.check_read();
     }
-    bool read(msg_t &m) { return __builtin_expect(slot_ != nullptr, 0) ? slot_->read(m) : queue_.read(m); }
+    bool read(msg_t &m) {
+        return __builtin_expect(slot_ != nullptr, 0) ? slot_->read(m) : queue_.read(m);
+    }
     bool conflating() const { return slot_ != nullptr; }
     // Valid right after check_read() returned true.
-    const msg_t &front() { return __builtin_expect(slot_ != nullptr, 0) ? slot_->front() : queue_.front(); }
+    const msg_t &front() {
+        return __builtin_expect(slot_ != nullptr, 0) ? slot_->front() : queue_.front();
+    }
 
 private:
     ypipe<msg_t> queue_;

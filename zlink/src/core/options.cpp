@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "zmq.h"
 #include "zlink.h"
+#include "zmq.h"
 
 namespace zlink {
 
@@ -26,12 +26,30 @@ namespace {
 constexpr int option_loopback_fastpath = 94;  // ZMQ_LOOPBACK_FASTPATH
 constexpr int option_multicast_loop = 96;     // ZMQ_MULTICAST_LOOP
 
+// The option tables name a field by a function returning a reference to it:
+// a pointer to member cannot reach into options_t's groups. get() passes a
+// const_cast options_t and only reads through the reference.
+template <typename T>
+using field_ref = T &(*)(options_t &);
+
+template <auto Field>
+auto &top(options_t &o) {
+    return o.*Field;
+}
+
+template <auto Group, auto Field>
+auto &in(options_t &o) {
+    return (o.*Group).*Field;
+}
+
+using O = options_t;
+
 // libzmq's lenient booleans: any int, non-zero means on.
-bool options_t::*lenient_bool(int option) {
+field_ref<bool> lenient_bool(int option) {
     switch (option) {
-    case ZMQ_INVERT_MATCHING: return &options_t::invert_matching;  // read by PUB/SUB/XPUB/XSUB
-    case option_loopback_fastpath: return &options_t::loopback_fastpath;
-    case option_multicast_loop: return &options_t::multicast_loop;
+    case ZMQ_INVERT_MATCHING: return &top<&O::invert_matching>;  // read by PUB/SUB/XPUB/XSUB
+    case option_loopback_fastpath: return &in<&O::compat, &O::compat_options::loopback_fastpath>;
+    case option_multicast_loop: return &in<&O::compat, &O::compat_options::multicast_loop>;
     default: return nullptr;
     }
 }
@@ -46,37 +64,37 @@ int fail(int e = EINVAL) {
 // Integer options: the value must be exactly an int within [min, max].
 struct int_option {
     int option;
-    int options_t::*field;
+    field_ref<int> field;
     int min;
     int max;
 };
 
 constexpr int_option int_options[] = {
-    {ZMQ_SNDHWM, &options_t::sndhwm, 0, INT_MAX},
-    {ZMQ_RCVHWM, &options_t::rcvhwm, 0, INT_MAX},
-    {ZMQ_LINGER, &options_t::linger, -1, INT_MAX},
-    {ZMQ_RECONNECT_IVL, &options_t::reconnect_ivl, -1, INT_MAX},
-    {ZMQ_RECONNECT_IVL_MAX, &options_t::reconnect_ivl_max, 0, INT_MAX},
-    {ZMQ_BACKLOG, &options_t::backlog, 0, INT_MAX},
-    {ZMQ_SNDBUF, &options_t::sndbuf, -1, INT_MAX},
-    {ZMQ_RCVBUF, &options_t::rcvbuf, -1, INT_MAX},
-    {ZMQ_SNDTIMEO, &options_t::sndtimeo, -1, INT_MAX},
-    {ZMQ_RCVTIMEO, &options_t::rcvtimeo, -1, INT_MAX},
-    {ZMQ_TCP_KEEPALIVE, &options_t::tcp_keepalive, -1, 1},
-    {ZMQ_TCP_KEEPALIVE_CNT, &options_t::tcp_keepalive_cnt, -1, INT_MAX},
-    {ZMQ_TCP_KEEPALIVE_IDLE, &options_t::tcp_keepalive_idle, -1, INT_MAX},
-    {ZMQ_TCP_KEEPALIVE_INTVL, &options_t::tcp_keepalive_intvl, -1, INT_MAX},
-    {ZMQ_HEARTBEAT_IVL, &options_t::heartbeat_ivl, 0, INT_MAX},
-    {ZMQ_HEARTBEAT_TIMEOUT, &options_t::heartbeat_timeout, 0, INT_MAX},
-    {ZMQ_HANDSHAKE_IVL, &options_t::handshake_ivl, 0, INT_MAX},
-    {ZMQ_CONNECT_TIMEOUT, &options_t::connect_timeout, 0, INT_MAX},
-    {ZMQ_TOS, &options_t::tos, 0, INT_MAX},
-    {ZMQ_TCP_MAXRT, &options_t::tcp_maxrt, 0, INT_MAX},
-    {ZMQ_USE_FD, &options_t::use_fd, -1, INT_MAX},
-    {ZMQ_RATE, &options_t::rate, 1, INT_MAX},
-    {ZMQ_RECOVERY_IVL, &options_t::recovery_ivl, 0, INT_MAX},
-    {ZMQ_MULTICAST_HOPS, &options_t::multicast_hops, 1, INT_MAX},
-    {ZMQ_MULTICAST_MAXTPDU, &options_t::multicast_maxtpdu, 1, INT_MAX},
+    {ZMQ_SNDHWM, &top<&O::sndhwm>, 0, INT_MAX},
+    {ZMQ_RCVHWM, &top<&O::rcvhwm>, 0, INT_MAX},
+    {ZMQ_LINGER, &top<&O::linger>, -1, INT_MAX},
+    {ZMQ_RECONNECT_IVL, &in<&O::reconnect, &O::reconnect_options::ivl>, -1, INT_MAX},
+    {ZMQ_RECONNECT_IVL_MAX, &in<&O::reconnect, &O::reconnect_options::ivl_max>, 0, INT_MAX},
+    {ZMQ_BACKLOG, &in<&O::listening, &O::listen_options::backlog>, 0, INT_MAX},
+    {ZMQ_SNDBUF, &in<&O::kernel, &O::kernel_options::sndbuf>, -1, INT_MAX},
+    {ZMQ_RCVBUF, &in<&O::kernel, &O::kernel_options::rcvbuf>, -1, INT_MAX},
+    {ZMQ_SNDTIMEO, &in<&O::blocking, &O::blocking_options::sndtimeo>, -1, INT_MAX},
+    {ZMQ_RCVTIMEO, &in<&O::blocking, &O::blocking_options::rcvtimeo>, -1, INT_MAX},
+    {ZMQ_TCP_KEEPALIVE, &in<&O::keepalive, &O::keepalive_options::enable>, -1, 1},
+    {ZMQ_TCP_KEEPALIVE_CNT, &in<&O::keepalive, &O::keepalive_options::cnt>, -1, INT_MAX},
+    {ZMQ_TCP_KEEPALIVE_IDLE, &in<&O::keepalive, &O::keepalive_options::idle>, -1, INT_MAX},
+    {ZMQ_TCP_KEEPALIVE_INTVL, &in<&O::keepalive, &O::keepalive_options::intvl>, -1, INT_MAX},
+    {ZMQ_HEARTBEAT_IVL, &in<&O::liveness, &O::liveness_options::heartbeat_ivl>, 0, INT_MAX},
+    {ZMQ_HEARTBEAT_TIMEOUT, &in<&O::liveness, &O::liveness_options::heartbeat_timeout>, 0, INT_MAX},
+    {ZMQ_HANDSHAKE_IVL, &in<&O::liveness, &O::liveness_options::handshake_ivl>, 0, INT_MAX},
+    {ZMQ_CONNECT_TIMEOUT, &in<&O::reconnect, &O::reconnect_options::connect_timeout>, 0, INT_MAX},
+    {ZMQ_TOS, &in<&O::kernel, &O::kernel_options::tos>, 0, INT_MAX},
+    {ZMQ_TCP_MAXRT, &in<&O::kernel, &O::kernel_options::tcp_maxrt>, 0, INT_MAX},
+    {ZMQ_USE_FD, &in<&O::listening, &O::listen_options::use_fd>, -1, INT_MAX},
+    {ZMQ_RATE, &in<&O::compat, &O::compat_options::rate>, 1, INT_MAX},
+    {ZMQ_RECOVERY_IVL, &in<&O::compat, &O::compat_options::recovery_ivl>, 0, INT_MAX},
+    {ZMQ_MULTICAST_HOPS, &in<&O::compat, &O::compat_options::multicast_hops>, 1, INT_MAX},
+    {ZMQ_MULTICAST_MAXTPDU, &in<&O::compat, &O::compat_options::multicast_maxtpdu>, 1, INT_MAX},
 };
 
 const int_option *find_int_option(int option) {
@@ -90,15 +108,15 @@ const int_option *find_int_option(int option) {
 // invert: the option states the opposite of the field (IPV4ONLY vs ipv6).
 struct flag_option {
     int option;
-    bool options_t::*field;
+    field_ref<bool> field;
     bool invert;
 };
 
 constexpr flag_option flag_options[] = {
-    {ZMQ_IMMEDIATE, &options_t::immediate, false},
-    {ZMQ_IPV6, &options_t::ipv6, false},
-    {ZMQ_IPV4ONLY, &options_t::ipv6, true},
-    {ZMQ_CONFLATE, &options_t::conflate, false},
+    {ZMQ_IMMEDIATE, &top<&O::immediate>, false},
+    {ZMQ_IPV6, &top<&O::ipv6>, false},
+    {ZMQ_IPV4ONLY, &top<&O::ipv6>, true},
+    {ZMQ_CONFLATE, &top<&O::conflate>, false},
 };
 
 const flag_option *find_flag_option(int option) {
@@ -205,13 +223,13 @@ int options_t::set(int option, const void *val, size_t len) {
     if (const int_option *o = find_int_option(option)) {
         if (!is_int || v < o->min || v > o->max)
             return fail();
-        this->*(o->field) = v;
+        o->field(*this) = v;
         return 0;
     }
     if (const flag_option *o = find_flag_option(option)) {
         if (!is_int || (v != 0 && v != 1))
             return fail();
-        this->*(o->field) = (v != 0) != o->invert;
+        o->field(*this) = (v != 0) != o->invert;
         return 0;
     }
     switch (option) {
@@ -219,7 +237,7 @@ int options_t::set(int option, const void *val, size_t len) {
         // Carried in deciseconds in 16 bits; libzmq truncates to 100 ms steps.
         if (!is_int || v / 100 < 0 || v / 100 > 65535)
             return fail();
-        heartbeat_ttl = v / 100 * 100;
+        liveness.heartbeat_ttl = v / 100 * 100;
         return 0;
     case ZMQ_MAXMSGSIZE: {
         int64_t m;
@@ -228,12 +246,12 @@ int options_t::set(int option, const void *val, size_t len) {
         maxmsgsize = m;
         return 0;
     }
-    case ZMQ_AFFINITY: return take_exact(val, len, affinity);
+    case ZMQ_AFFINITY: return take_exact(val, len, compat.affinity);
     default:
-        if (bool options_t::*field = lenient_bool(option)) {
+        if (field_ref<bool> field = lenient_bool(option)) {
             if (!is_int)
                 return fail();
-            this->*field = v != 0;
+            field(*this) = v != 0;
             return 0;
         }
         return set_string(option, val, len);
@@ -256,12 +274,12 @@ int options_t::set_string(int option, const void *val, size_t len) {
             return fail();
         connect_routing_id.assign(static_cast<const char *>(val), len);
         return 0;
-    case ZMQ_BINDTODEVICE: return take_string(val, len, max_device_name, bound_device);
+    case ZMQ_BINDTODEVICE: return take_string(val, len, max_device_name, kernel.bound_device);
     // As libzmq: (NULL, 0) unsets the proxy, an empty text is EINVAL; the
     // credentials take "" or (NULL, 0) alike, up to RFC 1929's 255 bytes.
-    case ZMQ_SOCKS_PROXY: return take_string(val, len, SIZE_MAX, socks_proxy);
-    case ZMQ_SOCKS_USERNAME: return take_optional_string(val, len, 255, socks_username);
-    case ZMQ_SOCKS_PASSWORD: return take_optional_string(val, len, 255, socks_password);
+    case ZMQ_SOCKS_PROXY: return take_string(val, len, SIZE_MAX, socks.proxy);
+    case ZMQ_SOCKS_USERNAME: return take_optional_string(val, len, 255, socks.username);
+    case ZMQ_SOCKS_PASSWORD: return take_optional_string(val, len, 255, socks.password);
     default: return set_filter(option, val, len);
     }
 }
@@ -275,18 +293,18 @@ int options_t::set_filter(int option, const void *val, size_t len) {
         if (take_string(val, len, 255, text) != 0)
             return -1;
         if (text.empty()) {
-            tcp_accept_filters.clear();
+            filters.tcp.clear();
             return 0;
         }
         tcp_address_mask mask;
         if (tcp_address_mask::parse(text, ipv6, mask) != 0)
             return -1;
-        tcp_accept_filters.push_back(mask);
+        filters.tcp.push_back(mask);
         return 0;
     }
-    case ZMQ_IPC_FILTER_UID: return add_to_filter(val, len, ipc_uid_filters);
-    case ZMQ_IPC_FILTER_GID: return add_to_filter(val, len, ipc_gid_filters);
-    case ZMQ_IPC_FILTER_PID: return add_to_filter(val, len, ipc_pid_filters);
+    case ZMQ_IPC_FILTER_UID: return add_to_filter(val, len, filters.ipc_uid);
+    case ZMQ_IPC_FILTER_GID: return add_to_filter(val, len, filters.ipc_gid);
+    case ZMQ_IPC_FILTER_PID: return add_to_filter(val, len, filters.ipc_pid);
     default: return security_options::handles(option) ? security.set(option, val, len) : fail();
     }
 }
@@ -294,24 +312,25 @@ int options_t::set_filter(int option, const void *val, size_t len) {
 int options_t::get(int option, void *val, size_t *len) const {
     if (!len || (!val && *len))
         return fail(EFAULT);
+    auto &self = const_cast<options_t &>(*this);  // read only (see field_ref)
     if (const int_option *o = find_int_option(option))
-        return put_exact(val, len, this->*(o->field));
+        return put_exact(val, len, o->field(self));
     if (const flag_option *o = find_flag_option(option))
-        return put_exact(val, len, int{(this->*(o->field)) != o->invert});
+        return put_exact(val, len, int{o->field(self) != o->invert});
     switch (option) {
     case ZMQ_TYPE: return put_exact(val, len, type);
-    case ZMQ_HEARTBEAT_TTL: return put_exact(val, len, heartbeat_ttl);
+    case ZMQ_HEARTBEAT_TTL: return put_exact(val, len, liveness.heartbeat_ttl);
     case ZMQ_MAXMSGSIZE: return put_exact(val, len, maxmsgsize);
-    case ZMQ_AFFINITY: return put_exact(val, len, affinity);
+    case ZMQ_AFFINITY: return put_exact(val, len, compat.affinity);
     case ZMQ_ROUTING_ID: return put_bytes(val, len, routing_id, false);
     case ZMQ_LAST_ENDPOINT: return put_bytes(val, len, last_endpoint, true);
-    case ZMQ_BINDTODEVICE: return put_bytes(val, len, bound_device, true);
-    case ZMQ_SOCKS_PROXY: return put_bytes(val, len, socks_proxy, true);
-    case ZMQ_SOCKS_USERNAME: return put_bytes(val, len, socks_username, true);
-    case ZMQ_SOCKS_PASSWORD: return put_bytes(val, len, socks_password, true);
+    case ZMQ_BINDTODEVICE: return put_bytes(val, len, kernel.bound_device, true);
+    case ZMQ_SOCKS_PROXY: return put_bytes(val, len, socks.proxy, true);
+    case ZMQ_SOCKS_USERNAME: return put_bytes(val, len, socks.username, true);
+    case ZMQ_SOCKS_PASSWORD: return put_bytes(val, len, socks.password, true);
     default:  // security options; the write-only filters fail, as libzmq
-        if (bool options_t::*field = lenient_bool(option))
-            return put_exact(val, len, int{this->*field});
+        if (field_ref<bool> field = lenient_bool(option))
+            return put_exact(val, len, int{field(self)});
         return security_options::handles(option) ? security.get(option, val, len) : fail();
     }
 }
@@ -376,10 +395,10 @@ int tcp_address_mask::parse(std::string_view text, bool ipv6, tcp_address_mask &
 bool tcp_address_mask::matches(const sockaddr *peer) const {
     if (!peer || peer->sa_family != family)
         return false;
-    const uint8_t *theirs =
-        family == AF_INET6
-            ? reinterpret_cast<const sockaddr_in6 *>(peer)->sin6_addr.s6_addr
-            : reinterpret_cast<const uint8_t *>(&reinterpret_cast<const sockaddr_in *>(peer)->sin_addr);
+    const uint8_t *theirs = family == AF_INET6
+                                ? reinterpret_cast<const sockaddr_in6 *>(peer)->sin6_addr.s6_addr
+                                : reinterpret_cast<const uint8_t *>(
+                                      &reinterpret_cast<const sockaddr_in *>(peer)->sin_addr);
     const int whole = prefix_bits / 8, rest = prefix_bits % 8;
     if (std::memcmp(theirs, address.data(), static_cast<size_t>(whole)) != 0)
         return false;

@@ -32,8 +32,8 @@ int pipe_t::compute_lwm(int hwm) {
     return std::min(max_wm_delta, (hwm + 1) / 2);
 }
 
-pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab,
-                                   int hwm_ba, bool conflate_ab, bool conflate_ba) {
+pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_ab, int hwm_ba,
+                                   bool conflate_ab, bool conflate_ba) {
     auto *ab = new msg_queue(conflate_ab);
     auto *ba = new msg_queue(conflate_ba);
     // One slot: nothing to limit.
@@ -77,13 +77,14 @@ void pipe_t::send_to_self(command_kind kind) { exec_->post(command{kind, this});
 void pipe_t::set_hwms_after_bind(int hwm_out, int hwm_in) {
     apply_hwms(hwm_out, hwm_in);
     // What we read the peer writes, and the reverse.
-    const uint64_t peer_out = static_cast<uint32_t>(hwm_in), peer_in = static_cast<uint32_t>(hwm_out);
+    const uint64_t peer_out = static_cast<uint32_t>(hwm_in),
+                   peer_in = static_cast<uint32_t>(hwm_out);
     send_to_peer(command_kind::pipe_hwms, peer_out << 32 | peer_in);
 }
 
 void pipe_t::set_peer_hwms(int peer_rcvhwm, int peer_sndhwm) {
-    peer_rcvhwm_.store(peer_rcvhwm, std::memory_order_relaxed);
-    peer_sndhwm_.store(peer_sndhwm, std::memory_order_relaxed);
+    peer_share_.rcvhwm.store(peer_rcvhwm, std::memory_order_relaxed);
+    peer_share_.sndhwm.store(peer_sndhwm, std::memory_order_relaxed);
 }
 
 namespace {
@@ -97,17 +98,18 @@ int with_peer_share(int own, int peer) {
 }  // namespace
 
 void pipe_t::update_hwms(int sndhwm, int rcvhwm) {
-    if (state_ != st_active)
+    if (term_.state != st_active)
         return;  // closing: the peer may be gone, and limits no longer matter
-    set_hwms_after_bind(with_peer_share(sndhwm, peer_rcvhwm_.load(std::memory_order_relaxed)),
-                        with_peer_share(rcvhwm, peer_sndhwm_.load(std::memory_order_relaxed)));
+    set_hwms_after_bind(
+        with_peer_share(sndhwm, peer_share_.rcvhwm.load(std::memory_order_relaxed)),
+        with_peer_share(rcvhwm, peer_share_.sndhwm.load(std::memory_order_relaxed)));
 }
 
 void pipe_t::apply_hwms(int hwm_out, int hwm_in) {
     hwm_ = out_->conflating() ? 0 : hwm_out;
     lwm_ = in_->conflating() ? 0 : compute_lwm(hwm_in);
     // A writer stopped at the old limit may go on now.
-    if (!out_active_ && state_ == st_active && !full()) {
+    if (!out_active_ && term_.state == st_active && !full()) {
         out_active_ = true;
         if (sink_)
             sink_->write_activated(this);
@@ -130,7 +132,7 @@ void pipe_t::process(const command &c) {
     case command_kind::pipe_hwms:
         return apply_hwms(static_cast<int>(c.value >> 32), static_cast<int>(c.value & 0xffffffffu));
     case command_kind::pipe_drained:
-        if (state_ == st_draining)
+        if (term_.state == st_draining)
             finish_passive();
         return;
     case command_kind::pipe_report:
@@ -142,7 +144,7 @@ void pipe_t::process(const command &c) {
 }
 
 bool pipe_t::check_read() {
-    if (!in_active_ || (state_ != st_active && state_ != st_draining))
+    if (!in_active_ || (term_.state != st_active && term_.state != st_draining))
         return false;
     if (!in_->check_read()) {
         in_active_ = false;
@@ -177,7 +179,7 @@ bool pipe_t::read(msg_t &msg) {
 }
 
 bool pipe_t::check_write() {
-    if (!out_active_ || state_ != st_active)
+    if (!out_active_ || term_.state != st_active)
         return false;
     if (full()) {
         out_active_ = false;
@@ -214,7 +216,7 @@ void pipe_t::write_routing_id(const std::string &id) {
 }
 
 void pipe_t::flush() {
-    if (state_ == st_done)
+    if (term_.state == st_done)
         return;
     if (!out_->flush()) {
         send_activate_read();
@@ -227,25 +229,25 @@ void pipe_t::flush() {
 }
 
 void pipe_t::terminate(term_reason why) {
-    if (state_ == st_active) {
-        state_ = st_term_sent;
+    if (term_.state == st_active) {
+        term_.state = st_term_sent;
         rollback();
         msg_t d;
         d.init_delimiter();
         out_->write(d, false);
         out_->flush();  // the term command below wakes the peer anyway
         send_term(why);
-    } else if (state_ == st_draining) {
+    } else if (term_.state == st_draining) {
         // Owner gives up on the unread rest: acknowledge now, report later
         // (never call back into the sink from inside its own call).
-        state_ = st_done;
+        term_.state = st_done;
         send_term_ack();
         send_to_self(command_kind::pipe_report);
     }
 }
 
 void pipe_t::process_activate_read() {
-    if (in_active_ || (state_ != st_active && state_ != st_draining))
+    if (in_active_ || (term_.state != st_active && term_.state != st_draining))
         return;
     in_active_ = true;
     if (sink_)
@@ -254,7 +256,7 @@ void pipe_t::process_activate_read() {
 
 void pipe_t::process_activate_write(uint64_t msgs_read) {
     peers_msgs_read_ = msgs_read;
-    if (!out_active_ && state_ == st_active) {
+    if (!out_active_ && term_.state == st_active) {
         out_active_ = true;
         if (sink_)
             sink_->write_activated(this);
@@ -262,33 +264,33 @@ void pipe_t::process_activate_write(uint64_t msgs_read) {
 }
 
 void pipe_t::process_term(term_reason why) {
-    peer_owner_closing_ = why == term_reason::owner_closing;
-    if (state_ == st_active) {
-        if (delimiter_seen_ || !delay_) {
+    term_.peer_owner_closing = why == term_reason::owner_closing;
+    if (term_.state == st_active) {
+        if (term_.delimiter_seen || !term_.delay) {
             finish_passive();
             return;
         }
         // Let the owner read what the peer wrote before it left.
-        state_ = st_draining;
+        term_.state = st_draining;
         if (!in_active_) {
             in_active_ = true;
             if (sink_)
                 sink_->read_activated(this);
         }
-    } else if (state_ == st_term_sent) {
+    } else if (term_.state == st_term_sent) {
         send_term_ack();  // both ends closed at once; still wait for our ack
     }
 }
 
 void pipe_t::on_delimiter() {
-    delimiter_seen_ = true;
+    term_.delimiter_seen = true;
     in_active_ = false;
-    if (state_ == st_draining)
+    if (term_.state == st_draining)
         send_to_self(command_kind::pipe_drained);  // finish outside the sink's read()
 }
 
 void pipe_t::finish_passive() {
-    state_ = st_done;
+    term_.state = st_done;
     send_term_ack();
     if (sink_)
         sink_->pipe_terminated(this);
@@ -296,9 +298,9 @@ void pipe_t::finish_passive() {
 }
 
 void pipe_t::process_term_ack() {
-    if (state_ != st_term_sent)
+    if (term_.state != st_term_sent)
         return;
-    state_ = st_done;
+    term_.state = st_done;
     if (sink_)
         sink_->pipe_terminated(this);
     release();

@@ -74,7 +74,7 @@ public:
     pipe_events *sink() const { return sink_; }
     // Without delay, a peer's terminate() finishes this end at once and drops
     // unread messages (for sinks that never read, e.g. inbound side of PUB).
-    void set_nodelay() { delay_ = false; }
+    void set_nodelay() { term_.delay = false; }
     void set_want_routing_id(bool on) { want_routing_id_ = on; }
 
     bool check_read();
@@ -96,8 +96,8 @@ public:
     void terminate(term_reason why = term_reason::dropped);
     // Whether the peer ended the pipe because its owner is closing (valid
     // from the peer's pipe_term on, e.g. inside pipe_terminated).
-    bool peer_owner_closing() const { return peer_owner_closing_; }
-    bool is_active() const { return state_ == st_active; }
+    bool peer_owner_closing() const { return term_.peer_owner_closing; }
+    bool is_active() const { return term_.state == st_active; }
     // The other end, as an identity only (never call into it: other thread).
     pipe_t *peer() const { return peer_; }
     // Runs a pipe command (core/command.hpp) on this end's thread.
@@ -116,12 +116,12 @@ public:
     void update_hwms(int sndhwm, int rcvhwm);
 
     // Data the socket layer attaches to an end.
-    std::string routing_id;       // ROUTER/STREAM: id this socket uses for the peer
-    std::string peer_routing_id;  // Identity the peer announced (READY / inproc)
-    int peer_socket_type = -1;    // from the handshake; -1 unknown
+    std::string routing_id;          // ROUTER/STREAM: id this socket uses for the peer
+    std::string peer_routing_id;     // Identity the peer announced (READY / inproc)
+    int peer_socket_type = -1;       // from the handshake; -1 unknown
     bool locally_initiated = false;  // this side connected (vs accepted)
-    bool probed = false;          // PROBE_ROUTER: the session already sent the empty message
-    void *user = nullptr;         // free slot for the owning socket type
+    bool probed = false;             // PROBE_ROUTER: the session already sent the empty message
+    void *user = nullptr;            // free slot for the owning socket type
 
 private:
     pipe_t() = default;
@@ -154,17 +154,28 @@ private:
     pipe_events *sink_ = nullptr;
     std::atomic<int> *pair_refs_ = nullptr;
 
+    // The end's shutdown: where terminate() / pipe_term have got to and what
+    // decides whether unread messages are still delivered (process_term).
+    struct termination {
+        state_t state = st_active;
+        bool delimiter_seen = false;      // the peer's last message was read
+        bool peer_owner_closing = false;  // see peer_owner_closing()
+        bool delay = true;                // false: set_nodelay, drop unread at once
+    };
+    // Inproc only: the peer socket's HWM share (set_peer_hwms); atomic because
+    // the binder writes it on the connecter's end from another thread.
+    struct peer_hwm_share {
+        std::atomic<int> rcvhwm{-1};
+        std::atomic<int> sndhwm{-1};
+    };
+
     bool in_active_ = true;
     bool out_active_ = true;
-    bool delimiter_seen_ = false;
-    bool peer_owner_closing_ = false;
-    bool delay_ = true;
     bool want_routing_id_ = false;
-    state_t state_ = st_active;
+    termination term_;
     int hwm_ = 0;  // outbound
     int lwm_ = 0;  // inbound: report progress to the writer every lwm_ reads
-    std::atomic<int> peer_rcvhwm_{-1};  // see set_peer_hwms
-    std::atomic<int> peer_sndhwm_{-1};
+    peer_hwm_share peer_share_;
     uint64_t msgs_read_ = 0;
     uint64_t msgs_written_ = 0;
     uint64_t peers_msgs_read_ = 0;

@@ -31,11 +31,11 @@ struct security_options {
     static bool handles(int option) noexcept;
     // 0, or -1 with errno: EINVAL (bad length, value or key), ENOTSUP (CURVE
     // option in a build without libsodium).
-    int set(int option, const void* val, std::size_t len);
-    int get(int option, void* val, std::size_t* len) const;
+    int set(int option, const void *val, std::size_t len);
+    int get(int option, void *val, std::size_t *len) const;
 
     // The config with the ZAP flags filled in from zap_domain / zap_enforce_domain.
     wire::security_config handshake_config() const;
 };
 
-} // namespace zlink
+}  // namespace zlink

@@ -24,9 +24,9 @@ uint64_t ticks_now() { return __builtin_ia32_rdtsc(); }
 constexpr uint64_t send_check_interval = 3000000;
 #else
 uint64_t ticks_now() {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     clock_type::now().time_since_epoch())
-                                     .count());
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch())
+            .count());
 }
 constexpr uint64_t send_check_interval = 1000000;
 #endif
@@ -52,8 +52,9 @@ template <typename Process, typename Attempt>
 int retry_until(int timeout_ms, Process process, Attempt attempt) {
     // No clock read without a timeout: a blocking recv waits about once per large
     // message, and the two reads were ~40 instructions of it.
-    const auto deadline = timeout_ms < 0 ? clock_type::time_point{}
-                                         : clock_type::now() + std::chrono::milliseconds(timeout_ms);
+    const auto deadline = timeout_ms < 0
+                              ? clock_type::time_point{}
+                              : clock_type::now() + std::chrono::milliseconds(timeout_ms);
     for (;;) {
         const int wait = timeout_ms < 0 ? -1 : static_cast<int>(ms_left(deadline));
         if (timeout_ms > 0 && wait <= 0) {
@@ -157,7 +158,8 @@ int socket_base_t::setsockopt(int option, const void *val, size_t len) {
 int socket_base_t::getsockopt(int option, void *val, size_t *len) {
     // libzmq answers these four from the socket itself, into any buffer of at
     // least an int (the rest zeroed); the options proper want an exact size.
-    if (option == ZMQ_RCVMORE || option == ZMQ_FD || option == ZMQ_EVENTS || option == ZMQ_THREAD_SAFE) {
+    if (option == ZMQ_RCVMORE || option == ZMQ_FD || option == ZMQ_EVENTS ||
+        option == ZMQ_THREAD_SAFE) {
         if (!val || !len || *len < sizeof(int)) {
             errno = EINVAL;
             return -1;
@@ -210,7 +212,7 @@ int socket_base_t::send(msg_t &msg, int flags) {
         return 0;
     if (errno != EAGAIN)
         return -1;
-    if ((flags & ZMQ_DONTWAIT) || options.sndtimeo == 0) {
+    if ((flags & ZMQ_DONTWAIT) || options.blocking.sndtimeo == 0) {
         // The burst is over: the caller will wait, poll or read before trying
         // again, so the next send looks at the commands whatever the interval
         // (a drained pipe's credit is never hidden from a retry).
@@ -220,8 +222,9 @@ int socket_base_t::send(msg_t &msg, int flags) {
     }
     // Block until a pipe takes the message (write_activated), the timeout
     // passes, or the context terminates.
-    return retry_until(options.sndtimeo, [this](int wait) { return process_commands(wait); },
-                       [this, &msg] { return xsend(msg); });
+    return retry_until(
+        options.blocking.sndtimeo, [this](int wait) { return process_commands(wait); },
+        [this, &msg] { return xsend(msg); });
 }
 
 int socket_base_t::recv(msg_t &msg, int flags) {
@@ -242,9 +245,10 @@ int socket_base_t::recv(msg_t &msg, int flags) {
     };
     if (take() == 0)
         return 0;
-    if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.rcvtimeo == 0)
+    if (errno != EAGAIN || (flags & ZMQ_DONTWAIT) || options.blocking.rcvtimeo == 0)
         return -1;
-    return retry_until(options.rcvtimeo, [this](int wait) { return process_commands(wait); }, take);
+    return retry_until(
+        options.blocking.rcvtimeo, [this](int wait) { return process_commands(wait); }, take);
 }
 
 // ---- endpoints: through the transport table (core/transport.hpp) ----
@@ -341,7 +345,7 @@ int socket_base_t::stop_endpoint(const std::string &text) {
 
 void socket_base_t::attach_pipe(pipe_t *pipe, bool locally_initiated) {
     pipe->set_sink(this);
-    pipe->set_want_routing_id(options.recv_routing_id);
+    pipe->set_want_routing_id(options.role.recv_routing_id);
     pipe->locally_initiated = locally_initiated;
     pipes_.insert(pipe);
     if (closing_) {

@@ -12,14 +12,14 @@
 //        pipe->peer_routing_id holds the Identity the peer announced (ZMTP
 //        READY, or the inproc connecter's ZMQ_ROUTING_ID), possibly empty;
 //        no routing-id message is ever put into the pipe.  When
-//        options.recv_routing_id is set (ROUTER/STREAM set it in their
+//        options.role.recv_routing_id is set (ROUTER/STREAM set it in their
 //        constructor) connect-side pipes are attached only after the
 //        handshake, so peer_routing_id is always final at attach time, and
 //        every new connection (also a reconnect) arrives as a new pipe.
 //        Other types keep one pipe per connect endpoint across reconnects
 //        (messages queue before the first connection) and get xhiccuped()
 //        after each reconnect (SUB/XSUB resend subscriptions there).
-//        STREAM (options.raw_socket) pipes carry raw bytes; with raw_notify
+//        STREAM (options.role.raw_socket) pipes carry raw bytes; with raw_notify
 //        an empty message arrives first (connect) and last (disconnect);
 //        an empty message written to the pipe closes the connection.
 //   xsend(msg)   route one frame (msg.has_more() tells if more follow).
@@ -112,7 +112,7 @@ public:
     void owned_gone(io_object *obj);
     std::atomic<int> owned_count{0};
     void hiccuped(pipe_t *pipe);  // a persistent pipe's peer reconnected
-    void stop();  // ctx_term: blocking calls now fail with ETERM
+    void stop();                  // ctx_term: blocking calls now fail with ETERM
     // Monitor events (from any thread: queued to the socket's thread).
     void event(int event, int value, const std::string &endpoint);
     bool reap_step();  // reaper: process commands; true when fully closed
@@ -165,7 +165,7 @@ private:
     std::multimap<std::string, pipe_t *> endpoint_pipes_;
     bool rcvmore_ = false;
     bool closing_ = false;
-    bool terminated_ = false;  // ctx_term seen
+    bool terminated_ = false;       // ctx_term seen
     uint64_t last_send_check_ = 0;  // ticks_now() of send's last command run
     // monitor
     void stop_monitor_locked();

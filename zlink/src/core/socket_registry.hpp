@@ -9,8 +9,8 @@ class ctx_t;
 class socket_base_t;
 
 struct socket_type_entry {
-    int type;                               // ZMQ_PAIR, ZMQ_PUB, ...
-    socket_base_t *(*create)(ctx_t *ctx);   // nullptr on allocation failure
+    int type;                              // ZMQ_PAIR, ZMQ_PUB, ...
+    socket_base_t *(*create)(ctx_t *ctx);  // nullptr on allocation failure
 };
 
 // Every socket type zlink offers.  Defined by sockets/socket_types.cpp.

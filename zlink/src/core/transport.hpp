@@ -16,8 +16,11 @@
 // add_endpoint / add_endpoint_pipe) so that unbind/disconnect and close can
 // find it; socket_base_t::stop_endpoint undoes either.
 #pragma once
+#include <span>
 #include <string>
 #include <string_view>
+
+#include "core/knobs.hpp"
 
 namespace zlink {
 
@@ -40,6 +43,9 @@ public:
     // True for transports between sockets of one context (inproc): the only
     // kind a socket monitor may use.
     virtual bool in_process() const { return false; }
+    // The ZMQ_ASIO_* knobs this transport reads (core/knobs.hpp): declared
+    // here, by the transport, so that the core keeps no list of transports.
+    virtual std::span<const knob_desc> knobs() const { return {}; }
 };
 
 // The transport for a scheme, or nullptr.  Defined by transport/transports.cpp.

@@ -21,9 +21,7 @@ namespace zlink {
 template <typename T, int N = 256>
 class ypipe {
 public:
-    ypipe() {
-        head_ = tail_ = new chunk;
-    }
+    ypipe() { head_ = tail_ = new chunk; }
     ~ypipe() {
         // Destroy whatever was written but never read (published or not).
         T item;
@@ -82,8 +80,7 @@ public:
         if (complete_ == flushed_)
             return true;
         uint64_t expected = flushed_;
-        if (published_.compare_exchange_strong(expected, complete_,
-                                               std::memory_order_acq_rel)) {
+        if (published_.compare_exchange_strong(expected, complete_, std::memory_order_acq_rel)) {
             flushed_ = complete_;
             return true;
         }

@@ -7,17 +7,23 @@ namespace zlink {
 rep_t::rep_t(ctx_t *ctx) : router_t(ctx, ZMQ_REP) {}
 
 int rep_t::xsend(msg_t &msg) {
-    if (!sending_reply_) return fail(EFSM);
+    if (!sending_reply_)
+        return fail(EFSM);
     const bool more = msg.has_more();
-    if (router_t::xsend(msg) != 0) return -1;
-    if (!more) sending_reply_ = false;
+    if (router_t::xsend(msg) != 0)
+        return -1;
+    if (!more)
+        sending_reply_ = false;
     return 0;
 }
 
 int rep_t::xrecv(msg_t &msg) {
-    if (sending_reply_) return fail(EFSM);
-    if (request_begins_ && route_reply_to_next_request(msg) != 0) return -1;
-    if (router_t::xrecv(msg) != 0) return -1;
+    if (sending_reply_)
+        return fail(EFSM);
+    if (request_begins_ && route_reply_to_next_request(msg) != 0)
+        return -1;
+    if (router_t::xrecv(msg) != 0)
+        return -1;
     if (!msg.has_more()) {
         sending_reply_ = true;
         request_begins_ = true;
@@ -30,7 +36,8 @@ int rep_t::xrecv(msg_t &msg) {
 // empty delimiter) are written to that pipe, unflushed, ahead of the reply.
 int rep_t::route_reply_to_next_request(msg_t &msg) {
     for (;;) {
-        if (router_t::xrecv(msg) != 0) return -1;
+        if (router_t::xrecv(msg) != 0)
+            return -1;
         if (!msg.has_more()) {
             // Ended before any delimiter: malformed, withdraw what was copied.
             drop_frame(msg);
@@ -39,7 +46,8 @@ int rep_t::route_reply_to_next_request(msg_t &msg) {
         }
         const bool bottom = msg.size() == 0;
         router_t::xsend(msg);  // never fails: ROUTER_MANDATORY is not passed on
-        if (bottom) break;
+        if (bottom)
+            break;
     }
     request_begins_ = false;
     return 0;
@@ -53,7 +61,8 @@ int rep_t::xsetsockopt(int option, const void *val, size_t len) {
     // aborts the process there; here it is accepted and has no effect (a
     // reply that cannot be queued is dropped, as without the option).
     bool ignored = false;
-    if (option == ZMQ_ROUTER_MANDATORY) return parse_flag_option(val, len, ignored);
+    if (option == ZMQ_ROUTER_MANDATORY)
+        return parse_flag_option(val, len, ignored);
     return router_t::xsetsockopt(option, val, len);
 }
 

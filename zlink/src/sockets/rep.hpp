@@ -27,8 +27,8 @@ private:
     // being built; -1/EAGAIN when no request is waiting.
     int route_reply_to_next_request(msg_t &msg);
 
-    bool sending_reply_ = false;   // request read, reply not (fully) sent
-    bool request_begins_ = true;   // next recv starts a new request
+    bool sending_reply_ = false;  // request read, reply not (fully) sent
+    bool request_begins_ = true;  // next recv starts a new request
 };
 
 }  // namespace zlink

@@ -7,18 +7,19 @@
 namespace zlink {
 
 router_t::router_t(ctx_t *ctx, int type) : socket_base_t(ctx, type) {
-    options.recv_routing_id = true;
+    options.role.recv_routing_id = true;
     prefetched_.init();
 }
 
 router_t::~router_t() { prefetched_.close(); }
 
 void router_t::xattach_pipe(pipe_t *pipe, bool) {
-    if (options.raw_socket) {  // ZMQ_ROUTER_RAW: no ZMTP, so no announced id
+    if (options.role.raw_socket) {  // ZMQ_ROUTER_RAW: no ZMTP, so no announced id
         file(pipe, {});
         return;
     }
-    if (options.probe_router && !pipe->probed) send_probe(pipe);
+    if (options.role.probe_router && !pipe->probed)
+        send_probe(pipe);
     if (!pipe->routing_id.empty()) {
         // ZMQ_CONNECT_ROUTING_ID chosen on this side: addressable at once, as
         // in libzmq, even before the connection exists; the id the peer
@@ -27,15 +28,18 @@ void router_t::xattach_pipe(pipe_t *pipe, bool) {
         file(pipe, pipe->routing_id);
         return;
     }
-    if (!identify(pipe)) anonymous_.insert(pipe);
+    if (!identify(pipe))
+        anonymous_.insert(pipe);
 }
 
 bool router_t::identify(pipe_t *pipe) {
     msg_t announced;
     announced.init();
-    if (!pipe->read(announced)) return false;
+    if (!pipe->read(announced))
+        return false;
     std::string id;
-    if (announced.size() > 0) id.assign(body(announced));
+    if (announced.size() > 0)
+        id.assign(body(announced));
     announced.close();
     file(pipe, id);
     return true;
@@ -47,7 +51,8 @@ void router_t::file(pipe_t *pipe, std::string id) {
     if (id.empty()) {
         id = table_.generate();
     } else if (table_.find(id) != nullptr) {
-        if (!handover_) return;  // duplicate id: ignored, never read
+        if (!handover_)
+            return;  // duplicate id: ignored, never read
         if (pipe_t *old = table_.hand_over(pipe, id)) {
             old->routing_id = *table_.id_of(old);
             old->terminate();
@@ -79,7 +84,8 @@ void router_t::xpipe_terminated(pipe_t *pipe) {
         table_.remove(pipe);
         fq_.terminated(pipe);
     }
-    if (pipe == current_out_) current_out_ = nullptr;  // the rest is dropped
+    if (pipe == current_out_)
+        current_out_ = nullptr;  // the rest is dropped
 }
 
 int router_t::xsend(msg_t &msg) {
@@ -91,10 +97,12 @@ int router_t::xsend(msg_t &msg) {
         }
         pipe_t *dest = table_.find(body(msg));
         if (dest == nullptr) {
-            if (mandatory_) return fail(EHOSTUNREACH);
+            if (mandatory_)
+                return fail(EHOSTUNREACH);
         } else if (!dest->check_write()) {
-            if (mandatory_) return fail(EAGAIN);  // blocks until write_activated
-            dest = nullptr;  // full: the whole message is dropped
+            if (mandatory_)
+                return fail(EAGAIN);  // blocks until write_activated
+            dest = nullptr;           // full: the whole message is dropped
         }
         current_out_ = dest;
         more_out_ = true;
@@ -112,20 +120,23 @@ int router_t::xsend(msg_t &msg) {
             current_out_ = nullptr;
         }
     }
-    if (!more_out_) current_out_ = nullptr;
+    if (!more_out_)
+        current_out_ = nullptr;
     drop_frame(msg);  // empty already if written; discarded otherwise
     return 0;
 }
 
 void router_t::rollback() {
-    if (current_out_ != nullptr) current_out_->rollback();
+    if (current_out_ != nullptr)
+        current_out_->rollback();
     current_out_ = nullptr;
     more_out_ = false;
 }
 
 bool router_t::prefetch() {
     pipe_t *from = nullptr;
-    if (!fq_.recv(prefetched_, &from)) return false;
+    if (!fq_.recv(prefetched_, &from))
+        return false;
     has_prefetched_ = true;
     id_sent_ = false;
     const std::string *id = table_.id_of(from);
@@ -135,11 +146,13 @@ bool router_t::prefetch() {
 
 int router_t::xrecv(msg_t &msg) {
     if (more_in_ && !has_prefetched_) {
-        if (!fq_.recv(msg)) return fail(EAGAIN);
+        if (!fq_.recv(msg))
+            return fail(EAGAIN);
         more_in_ = msg.has_more();
         return 0;
     }
-    if (!has_prefetched_ && !prefetch()) return fail(EAGAIN);
+    if (!has_prefetched_ && !prefetch())
+        return fail(EAGAIN);
     if (!id_sent_) {
         // Frame zero: who sent it.
         msg.init_buffer(prefetched_id_.data(), prefetched_id_.size());
@@ -164,7 +177,8 @@ bool router_t::xhas_in() { return more_in_ || has_prefetched_ || prefetch(); }
 bool router_t::xhas_out() {
     // Without ROUTER_MANDATORY a send never waits. With it, it can go on if
     // some peer has room (which one the message is for is not known yet).
-    if (!mandatory_) return true;
+    if (!mandatory_)
+        return true;
     return table_.any_of([](pipe_t *p) { return p->check_write(); });
 }
 
@@ -172,17 +186,18 @@ int router_t::xsetsockopt(int option, const void *val, size_t len) {
     switch (option) {
     case ZMQ_ROUTER_MANDATORY: return parse_flag_option(val, len, mandatory_);
     case ZMQ_ROUTER_HANDOVER: return parse_flag_option(val, len, handover_);
-    case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, options.probe_router);
+    case ZMQ_PROBE_ROUTER: return parse_flag_option(val, len, options.role.probe_router);
     case ZMQ_ROUTER_RAW: {
         // Deprecated, still accepted by libzmq 4.3.5 (CZMQ's self-test sets it):
         // connections made after it carry raw bytes, as a STREAM socket without
         // connect/disconnect notifications; 0 leaves the socket as it is.
         bool raw = false;
-        if (parse_flag_option(val, len, raw) != 0) return -1;
+        if (parse_flag_option(val, len, raw) != 0)
+            return -1;
         if (raw) {
-            options.raw_socket = true;
-            options.raw_notify = false;
-            options.recv_routing_id = false;
+            options.role.raw_socket = true;
+            options.role.raw_notify = false;
+            options.role.recv_routing_id = false;
         }
         return 0;
     }

@@ -63,8 +63,10 @@ inline int parse_flag_option(const void *val, size_t len, bool &out) {
 inline void send_probe(pipe_t *pipe) {
     msg_t probe;
     probe.init();
-    if (pipe->write(probe)) pipe->flush();
-    else probe.close();
+    if (pipe->write(probe))
+        pipe->flush();
+    else
+        probe.close();
 }
 
 inline int fail(int err) {

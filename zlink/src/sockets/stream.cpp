@@ -7,8 +7,8 @@
 namespace zlink {
 
 stream_t::stream_t(ctx_t *ctx) : socket_base_t(ctx, ZMQ_STREAM) {
-    options.raw_socket = true;
-    options.raw_notify = true;
+    options.role.raw_socket = true;
+    options.role.raw_notify = true;
     prefetched_.init();
 }
 
@@ -34,16 +34,20 @@ void stream_t::xwrite_activated(pipe_t *) {}
 void stream_t::xpipe_terminated(pipe_t *pipe) {
     table_.remove(pipe);
     fq_.terminated(pipe);
-    if (pipe == current_out_) current_out_ = nullptr;
+    if (pipe == current_out_)
+        current_out_ = nullptr;
 }
 
 int stream_t::xsend(msg_t &msg) {
     if (!more_out_) {
         // Frame one: the connection's id. The base blocks/retries on EAGAIN.
-        if (!msg.has_more()) return fail(EINVAL);
+        if (!msg.has_more())
+            return fail(EINVAL);
         pipe_t *dest = table_.find(body(msg));
-        if (dest == nullptr) return fail(EHOSTUNREACH);
-        if (!dest->check_write()) return fail(EAGAIN);
+        if (dest == nullptr)
+            return fail(EHOSTUNREACH);
+        if (!dest->check_write())
+            return fail(EAGAIN);
         current_out_ = dest;
         more_out_ = true;
         drop_frame(msg);
@@ -66,7 +70,8 @@ int stream_t::xsend(msg_t &msg) {
 
 bool stream_t::prefetch() {
     pipe_t *from = nullptr;
-    if (!fq_.recv(prefetched_, &from)) return false;
+    if (!fq_.recv(prefetched_, &from))
+        return false;
     prefetched_.reset_flags(msg_t::more);
     const std::string *id = table_.id_of(from);
     prefetched_id_ = id != nullptr ? *id : std::string();
@@ -76,7 +81,8 @@ bool stream_t::prefetch() {
 }
 
 int stream_t::xrecv(msg_t &msg) {
-    if (!has_prefetched_ && !prefetch()) return fail(EAGAIN);
+    if (!has_prefetched_ && !prefetch())
+        return fail(EAGAIN);
     if (!id_sent_) {
         msg.init_buffer(prefetched_id_.data(), prefetched_id_.size());
         msg.set_flags(msg_t::more);
@@ -97,8 +103,9 @@ bool stream_t::xhas_in() { return has_prefetched_ || prefetch(); }
 bool stream_t::xhas_out() { return true; }  // the destination decides; see xsend
 
 int stream_t::xsetsockopt(int option, const void *val, size_t len) {
-    if (option != ZMQ_STREAM_NOTIFY) return fail(EINVAL);
-    return parse_bool_option(val, len, options.raw_notify);
+    if (option != ZMQ_STREAM_NOTIFY)
+        return fail(EINVAL);
+    return parse_bool_option(val, len, options.role.raw_notify);
 }
 
 }  // namespace zlink

@@ -11,7 +11,8 @@ namespace zlink {
 xpub_t::xpub_t(ctx_t *ctx, int type) : socket_base_t(ctx, type) { welcome_.init(); }
 
 xpub_t::~xpub_t() {
-    for (pending_t &p : pending_) p.msg.close();
+    for (pending_t &p : pending_)
+        p.msg.close();
     welcome_.close();
 }
 
@@ -23,8 +24,10 @@ void xpub_t::xattach_pipe(pipe_t *pipe, bool) {
         msg_t copy;
         copy.init();
         copy.copy(welcome_);
-        if (pipe->write(copy)) pipe->flush();
-        else copy.close();
+        if (pipe->write(copy))
+            pipe->flush();
+        else
+            copy.close();
     }
     // Subscriptions may already be waiting in the pipe.
     xread_activated(pipe);
@@ -39,8 +42,10 @@ void xpub_t::xread_activated(pipe_t *pipe) {
         const bool request = !more && !msg.has_more() && !b.empty() && (b[0] == 0 || b[0] == 1);
         if (!request) {
             more = msg.has_more();
-            if (is_pub()) drop_frame(msg);  // RFC 29: PUB discards what subscribers send
-            else deliver_upward(msg, pipe);
+            if (is_pub())
+                drop_frame(msg);  // RFC 29: PUB discards what subscribers send
+            else
+                deliver_upward(msg, pipe);
             continue;
         }
         apply_request(b[0] == 1, std::as_bytes(std::span(b.data(), b.size())).subspan(1), pipe);
@@ -55,16 +60,19 @@ void xpub_t::xread_activated(pipe_t *pipe) {
 void xpub_t::apply_request(bool subscribe, bytes prefix, pipe_t *pipe) {
     const unsigned char kind = subscribe ? 1 : 0;
     if (manual_) {
-        if (subscribe) requested_.add(prefix, pipe);
-        else requested_.remove(prefix, pipe);
+        if (subscribe)
+            requested_.add(prefix, pipe);
+        else
+            requested_.remove(prefix, pipe);
         deliver_upward(kind, prefix, pipe);
         return;
     }
-    const bool notify =
-        subscribe ? subscriptions_.add(prefix, pipe) || verbose_subs_
-                  : subscriptions_.remove(prefix, pipe) != pipe_trie<pipe_t>::removed::others_remain ||
-                        verbose_unsubs_;
-    if (notify) deliver_upward(kind, prefix, pipe);
+    const bool notify = subscribe ? subscriptions_.add(prefix, pipe) || verbose_subs_
+                                  : subscriptions_.remove(prefix, pipe) !=
+                                            pipe_trie<pipe_t>::removed::others_remain ||
+                                        verbose_unsubs_;
+    if (notify)
+        deliver_upward(kind, prefix, pipe);
 }
 
 void xpub_t::deliver_upward(msg_t &msg, pipe_t *from) {
@@ -75,12 +83,14 @@ void xpub_t::deliver_upward(msg_t &msg, pipe_t *from) {
 }
 
 void xpub_t::deliver_upward(unsigned char kind, bytes prefix, pipe_t *from) {
-    if (is_pub()) return;
+    if (is_pub())
+        return;
     msg_t m;
     m.init_size(prefix.size() + 1);
     auto *d = static_cast<unsigned char *>(m.data());
     d[0] = kind;
-    if (!prefix.empty()) std::memcpy(d + 1, prefix.data(), prefix.size());
+    if (!prefix.empty())
+        std::memcpy(d + 1, prefix.data(), prefix.size());
     deliver_upward(m, from);
 }
 
@@ -89,7 +99,8 @@ void xpub_t::select_recipients(const msg_t &first_frame) {
     const std::string_view b = body(first_frame);
     subscriptions_.match(std::as_bytes(std::span(b.data(), b.size())),
                          [this](pipe_t *p) { dist_.match(p); });
-    if (options.invert_matching) dist_.reverse_match();
+    if (options.invert_matching)
+        dist_.reverse_match();
 }
 
 int xpub_t::xsend(msg_t &msg) {
@@ -107,9 +118,12 @@ int xpub_t::xsend(msg_t &msg) {
 }
 
 int xpub_t::xrecv(msg_t &msg) {
-    if (is_pub()) return fail(ENOTSUP);
-    if (pending_.empty()) return fail(EAGAIN);
-    if (manual_) last_pipe_ = pending_.front().from;
+    if (is_pub())
+        return fail(ENOTSUP);
+    if (pending_.empty())
+        return fail(EAGAIN);
+    if (manual_)
+        last_pipe_ = pending_.front().from;
     msg.move(pending_.front().msg);
     pending_.pop_front();
     return 0;
@@ -130,9 +144,11 @@ void xpub_t::xpipe_terminated(pipe_t *pipe) {
     } else {
         subscriptions_.remove_pipe(pipe, cancel, /*only_last=*/!verbose_unsubs_);
     }
-    if (pipe == last_pipe_) last_pipe_ = nullptr;
+    if (pipe == last_pipe_)
+        last_pipe_ = nullptr;
     for (pending_t &p : pending_)
-        if (p.from == pipe) p.from = nullptr;
+        if (p.from == pipe)
+            p.from = nullptr;
     dist_.terminated(pipe);
 }
 
@@ -142,7 +158,8 @@ int xpub_t::xsetsockopt(int option, const void *val, size_t len) {
         verbose_unsubs_ = false;
         return parse_flag_option(val, len, verbose_subs_);
     case ZMQ_XPUB_VERBOSER:
-        if (parse_flag_option(val, len, verbose_subs_) != 0) return -1;
+        if (parse_flag_option(val, len, verbose_subs_) != 0)
+            return -1;
         verbose_unsubs_ = verbose_subs_;
         return 0;
     case ZMQ_XPUB_NODROP: return parse_flag_option(val, len, nodrop_);
@@ -157,16 +174,21 @@ int xpub_t::xsetsockopt(int option, const void *val, size_t len) {
 // Manual mode: (un)subscribe the sender of the last request the application
 // read; a no-op when there is none (or it has gone), as in libzmq.
 int xpub_t::manual_subscription(int option, const void *val, size_t len) {
-    if (len > 0 && val == nullptr) return fail(EINVAL);
-    if (last_pipe_ == nullptr) return 0;
+    if (len > 0 && val == nullptr)
+        return fail(EINVAL);
+    if (last_pipe_ == nullptr)
+        return 0;
     const bytes prefix(static_cast<const std::byte *>(val), len);
-    if (option == ZMQ_SUBSCRIBE) subscriptions_.add(prefix, last_pipe_);
-    else subscriptions_.remove(prefix, last_pipe_);
+    if (option == ZMQ_SUBSCRIBE)
+        subscriptions_.add(prefix, last_pipe_);
+    else
+        subscriptions_.remove(prefix, last_pipe_);
     return 0;
 }
 
 int xpub_t::set_welcome(const void *val, size_t len) {
-    if (len > 0 && val == nullptr) return fail(EINVAL);
+    if (len > 0 && val == nullptr)
+        return fail(EINVAL);
     welcome_.close();
     if (len == 0 || welcome_.init_size(len) != 0) {
         welcome_.init();

@@ -33,8 +33,10 @@ void xsub_t::xattach_pipe(pipe_t *pipe, bool) {
         m.init_size(prefix.size() + 1);
         auto *d = static_cast<unsigned char *>(m.data());
         d[0] = 1;
-        if (!prefix.empty()) std::memcpy(d + 1, prefix.data(), prefix.size());
-        if (!pipe->write(m)) m.close();  // full: the publisher misses it, as libzmq
+        if (!prefix.empty())
+            std::memcpy(d + 1, prefix.data(), prefix.size());
+        if (!pipe->write(m))
+            m.close();  // full: the publisher misses it, as libzmq
     });
     pipe->flush();
 }
@@ -59,7 +61,8 @@ int xsub_t::xsend(msg_t &msg) {
 // not match".
 bool xsub_t::wanted(const msg_t &m) const {
     const std::string_view b = body(m);
-    return subscriptions_.match(std::as_bytes(std::span(b.data(), b.size()))) != options.invert_matching;
+    return subscriptions_.match(std::as_bytes(std::span(b.data(), b.size()))) !=
+           options.invert_matching;
 }
 
 bool xsub_t::prefetch() {
@@ -83,11 +86,13 @@ bool xsub_t::prefetch() {
 int xsub_t::xrecv(msg_t &msg) {
     if (more_recv_) {
         // Later frames of a message that passed the filter.
-        if (!fq_.recv(msg)) return fail(EAGAIN);
+        if (!fq_.recv(msg))
+            return fail(EAGAIN);
         more_recv_ = msg.has_more();
         return 0;
     }
-    if (!has_prefetched_ && !prefetch()) return fail(EAGAIN);
+    if (!has_prefetched_ && !prefetch())
+        return fail(EAGAIN);
     msg.move(prefetched_);
     prefetched_.init();
     has_prefetched_ = false;

@@ -11,9 +11,9 @@ namespace zlink {
 namespace {
 
 bool tcp_peer_allowed(const sockaddr *peer, const options_t &opts) {
-    if (opts.tcp_accept_filters.empty())
+    if (opts.filters.tcp.empty())
         return true;
-    for (const auto &mask : opts.tcp_accept_filters)
+    for (const auto &mask : opts.filters.tcp)
         if (mask.matches(peer))
             return true;
     return false;
@@ -32,17 +32,17 @@ bool user_in_group(uid_t uid, gid_t gid) {
 }
 
 bool ipc_peer_allowed(int fd, const options_t &opts) {
-    if (opts.ipc_uid_filters.empty() && opts.ipc_gid_filters.empty() &&
-        opts.ipc_pid_filters.empty())
+    if (opts.filters.ipc_uid.empty() && opts.filters.ipc_gid.empty() &&
+        opts.filters.ipc_pid.empty())
         return true;
     ucred cred{};
     socklen_t size = sizeof cred;
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &size) != 0)
         return false;
-    if (opts.ipc_uid_filters.count(cred.uid) || opts.ipc_gid_filters.count(cred.gid) ||
-        opts.ipc_pid_filters.count(cred.pid))
+    if (opts.filters.ipc_uid.count(cred.uid) || opts.filters.ipc_gid.count(cred.gid) ||
+        opts.filters.ipc_pid.count(cred.pid))
         return true;
-    for (gid_t gid : opts.ipc_gid_filters)
+    for (gid_t gid : opts.filters.ipc_gid)
         if (user_in_group(cred.uid, gid))
             return true;
     return false;

@@ -15,14 +15,9 @@ namespace zlink {
 
 connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std::string address,
                          const options_t &opts, connecter_host &host)
-    : ioc_(ioc),
-      family_(family),
-      address_(std::move(address)),
-      opts_(opts),
-      host_(&host),
-      ivl_(opts.reconnect_ivl),
-      via_socks_(family.kind() == transport_kind::tcp && !opts.socks_proxy.empty()),
-      retry_timer_(ioc),
+    : ioc_(ioc), family_(family), address_(std::move(address)), opts_(opts), host_(&host),
+      ivl_(opts.reconnect.ivl),
+      via_socks_(family.dials_through_socks() && !opts.socks.proxy.empty()), retry_timer_(ioc),
       connect_timer_(ioc) {}
 
 // An attempt that throws (Asio creating its resolver's descriptors at the fd
@@ -83,8 +78,9 @@ void connecter_t::start_connect(const stream_family::endpoint_type &ep) {
         return on_connected(asio::error_code(error, asio::error::get_system_category()));
     host_->connect_delayed(error);
     start_connect_timer();
-    sock_->async_wait(asio::socket_base::wait_write,
-                      [self = shared_from_this()](const asio::error_code &ec2) { self->on_writable(ec2); });
+    sock_->async_wait(
+        asio::socket_base::wait_write,
+        [self = shared_from_this()](const asio::error_code &ec2) { self->on_writable(ec2); });
 }
 
 // The pending connect finished: SO_ERROR says how.
@@ -102,10 +98,10 @@ void connecter_t::on_writable(const asio::error_code &ec) {
 // ZMQ_CONNECT_TIMEOUT: a connect still pending after that many ms is closed
 // and counts as a failed attempt (ETIMEDOUT), retried after RECONNECT_IVL.
 void connecter_t::start_connect_timer() {
-    if (opts_.connect_timeout <= 0)
+    if (opts_.reconnect.connect_timeout <= 0)
         return;
     connect_timed_out_ = false;
-    connect_timer_.expires_after(std::chrono::milliseconds(opts_.connect_timeout));
+    connect_timer_.expires_after(std::chrono::milliseconds(opts_.reconnect.connect_timeout));
     connect_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (ec || self->cancelled_ || !self->sock_)
             return;
@@ -145,12 +141,13 @@ void connecter_t::hand_over() {
 // back-off); the socket and its other endpoints are not affected.
 void connecter_t::negotiate_socks() {
     socks_target target;
-    target.username = opts_.socks_username;
-    target.password = opts_.socks_password;
+    target.username = opts_.socks.username;
+    target.password = opts_.socks.password;
     if (!socks_target_of(address_, target))
         return on_socks_done(asio::error::invalid_argument);
-    socks_handshake(*sock_, target,
-                    [self = shared_from_this()](const asio::error_code &ec) { self->on_socks_done(ec); });
+    socks_handshake(*sock_, target, [self = shared_from_this()](const asio::error_code &ec) {
+        self->on_socks_done(ec);
+    });
 }
 
 void connecter_t::on_socks_done(const asio::error_code &ec) {
@@ -168,15 +165,15 @@ void connecter_t::attempt_later() {
     if (cancelled_)
         return;
     const int wait = std::max(ivl_, 1);
-    if (opts_.reconnect_ivl_max > opts_.reconnect_ivl)
-        ivl_ = std::min(ivl_ * 2, opts_.reconnect_ivl_max);
+    if (opts_.reconnect.ivl_max > opts_.reconnect.ivl)
+        ivl_ = std::min(ivl_ * 2, opts_.reconnect.ivl_max);
     retry_timer_.expires_after(std::chrono::milliseconds(wait));
     retry_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (ec || self->cancelled_)
             return;
         self->attempt();
     });
-    if (opts_.reconnect_ivl > 0)  // libzmq reports no retry for an interval of 0
+    if (opts_.reconnect.ivl > 0)  // libzmq reports no retry for an interval of 0
         host_->connect_retrying(wait);
 }
 

@@ -50,7 +50,7 @@ public:
     // Attempt again after the current back-off interval, then double it.
     void attempt_later();
     // A connection got through the handshake: the next failure waits RECONNECT_IVL again.
-    void reset_backoff() { ivl_ = opts_.reconnect_ivl; }
+    void reset_backoff() { ivl_ = opts_.reconnect.ivl; }
     void cancel();
 
 private:
@@ -63,7 +63,7 @@ private:
     void on_socks_done(const asio::error_code &ec);
     void hand_over();
     // What to resolve and connect to: the proxy, or the address itself.
-    const std::string &dial_address() const { return via_socks_ ? opts_.socks_proxy : address_; }
+    const std::string &dial_address() const { return via_socks_ ? opts_.socks.proxy : address_; }
 
     asio::io_context &ioc_;
     const stream_family &family_;

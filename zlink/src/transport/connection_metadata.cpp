@@ -39,9 +39,9 @@ metadata_t *make_connection_metadata(std::span<const std::uint8_t> ready_propert
     wire::metadata_reader reader(ready_properties);
     wire::property_view p;
     while (reader.next(p))
-        properties.emplace(std::string(p.name),
-                           std::string(reinterpret_cast<const char *>(p.value.data()),
-                                       p.value.size()));
+        properties.emplace(
+            std::string(p.name),
+            std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
     if (!peer_address.empty()) {
         properties.insert_or_assign("Peer-Address", peer_address);
         properties.insert_or_assign("__fd", std::to_string(fd));
@@ -52,7 +52,7 @@ metadata_t *make_connection_metadata(std::span<const std::uint8_t> ready_propert
 void metadata_feed::reset(metadata_t *m) noexcept {
     if (meta_) {
         meta_->add_ref(-spare_);  // give back the unused block
-        meta_->release();          // and the feed's own reference
+        meta_->release();         // and the feed's own reference
     }
     meta_ = m;
     spare_ = 0;

@@ -31,14 +31,8 @@ int monitor_event(wire::failure_event e) {
 
 engine_t::engine_t(socket_type sock, const options_t &opts, std::unique_ptr<wire::handshake> hs,
                    engine_host &host)
-    : sock_(std::move(sock)),
-      opts_(opts),
-      host_(&host),
-      hs_(std::move(hs)),
-      raw_(!hs_),
-      input_(*this, opts),
-      output_(*this, opts),
-      handshake_timer_(sock_.get_executor()),
+    : sock_(std::move(sock)), opts_(opts), host_(&host), hs_(std::move(hs)), raw_(!hs_),
+      input_(*this, opts), output_(*this, opts), handshake_timer_(sock_.get_executor()),
       heartbeat_timer_(sock_.get_executor()) {}
 
 engine_t::~engine_t() = default;
@@ -90,7 +84,10 @@ void engine_t::fail_read(const asio::error_code &ec) {
         return stop(failing_);
     const bool eof = ec == asio::error::eof;
     const bool system = ec.category() == asio::system_category();
-    fail(eof ? "peer closed the connection" : "read failed", 0, eof ? EPIPE : system ? ec.value() : 0);
+    fail(eof ? "peer closed the connection" : "read failed", 0,
+         eof      ? EPIPE
+         : system ? ec.value()
+                  : 0);
 }
 
 void engine_t::close_after_flush() {
@@ -117,10 +114,10 @@ void engine_t::restart_output() {
 // ------------------------------------------------------------------ handshake
 
 void engine_t::arm_handshake_timer() {
-    if (opts_.handshake_ivl <= 0)
+    if (opts_.liveness.handshake_ivl <= 0)
         return;
     // A peer that never completes the handshake must not hold a connection.
-    handshake_timer_.expires_after(std::chrono::milliseconds(opts_.handshake_ivl));
+    handshake_timer_.expires_after(std::chrono::milliseconds(opts_.liveness.handshake_ivl));
     handshake_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (!ec && !self->stopped() && !self->ready())
             self->fail("handshake timeout", ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
@@ -272,8 +269,8 @@ void engine_t::on_ping(std::span<const uint8_t> data) {
 }
 
 void engine_t::arm_heartbeat() {
-    const int tick = opts_.heartbeat_ivl > 0
-                         ? opts_.heartbeat_ivl
+    const int tick = opts_.liveness.heartbeat_ivl > 0
+                         ? opts_.liveness.heartbeat_ivl
                          : (peer_ttl_ms_ > 0 ? std::max(peer_ttl_ms_ / 2, 1) : 0);
     if (tick <= 0 || raw_ || !ready() || stopped())
         return;
@@ -295,12 +292,12 @@ void engine_t::arm_heartbeat() {
 void engine_t::on_heartbeat() {
     const auto idle =
         std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - last_recv_).count();
-    const int timeout =
-        opts_.heartbeat_timeout >= 0 ? opts_.heartbeat_timeout : opts_.heartbeat_ivl;
-    if ((opts_.heartbeat_ivl > 0 && timeout > 0 && idle > timeout) ||
+    const int timeout = opts_.liveness.heartbeat_timeout >= 0 ? opts_.liveness.heartbeat_timeout
+                                                              : opts_.liveness.heartbeat_ivl;
+    if ((opts_.liveness.heartbeat_ivl > 0 && timeout > 0 && idle > timeout) ||
         (peer_ttl_ms_ > 0 && idle > peer_ttl_ms_))
         return fail("heartbeat timeout", ZMQ_EVENT_DISCONNECTED);
-    if (opts_.heartbeat_ivl > 0) {
+    if (opts_.liveness.heartbeat_ivl > 0) {
         output_.queue_ping();
         output_.pump();
     }

@@ -46,9 +46,9 @@
 //   - Metadata on received messages: engine_ready() passes the peer's
 //     properties (peer_info::metadata) to the host.
 #pragma once
+#include <algorithm>
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/steady_timer.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -65,10 +65,10 @@ namespace zlink {
 
 // What the handshake told us about the peer (valid during engine_ready()).
 struct peer_info {
-    std::string routing_id;                   // the peer's Identity, possibly empty
-    int socket_type = -1;                     // ZMQ_* value, -1 for raw (STREAM)
-    std::span<const std::uint8_t> metadata;   // READY properties, ZMTP encoding
-    std::string_view user_id;                 // ZAP's User-Id (empty without ZAP)
+    std::string routing_id;                  // the peer's Identity, possibly empty
+    int socket_type = -1;                    // ZMQ_* value, -1 for raw (STREAM)
+    std::span<const std::uint8_t> metadata;  // READY properties, ZMTP encoding
+    std::string_view user_id;                // ZAP's User-Id (empty without ZAP)
 };
 
 // Why a connection ended (engine_host::engine_stopped).
@@ -79,7 +79,7 @@ struct engine_end {
     // its value (ZMQ_PROTOCOL_ERROR_* or 0).
     int event = 0;
     int value = 0;
-    bool requested = false;  // the host asked for it (close_after_flush)
+    bool requested = false;   // the host asked for it (close_after_flush)
     const char *reason = "";  // for logs and tests
     // The handshake's failure was reported already through handshake_refused()
     // (a connection held open after a ZAP 300): no HANDSHAKE_FAILED_* again.

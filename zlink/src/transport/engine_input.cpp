@@ -29,9 +29,8 @@ std::span<const uint8_t> bytes_of(const msg_t &m) {
 }  // namespace
 
 engine_input::engine_input(engine_t &engine, const options_t &opts)
-    : e_(engine),
-      dec_(max_body(opts)),
-      in_size_(engine_t::batch_bytes(opts.in_batch), engine_t::batch_bytes(opts.in_batch_ceiling)) {
+    : e_(engine), dec_(max_body(opts)),
+      in_size_(engine_t::batch_bytes(opts.batch.in), engine_t::batch_bytes(opts.batch.in_ceiling)) {
     in_msg_.init();
 }
 
@@ -54,7 +53,8 @@ void engine_input::start_read() {
         return;
     }
     read_ = read_state::owed;
-    asio::post(e_.sock_.get_executor(), [self = e_.shared_from_this()] { self->input_.read_loop(); });
+    asio::post(e_.sock_.get_executor(),
+               [self = e_.shared_from_this()] { self->input_.read_loop(); });
 }
 
 // Entered with a read owed.  Reads until the socket is empty (then waits for
@@ -250,7 +250,8 @@ void engine_input::open_frame() {
     const auto e = e_.tf_->open(bytes_of(in_msg_), flags, opened_);
     if (e != wire::wire_error::none) {
         const auto f = wire::classify_failure(e, {});
-        return e_.fail(wire::to_string(e), ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL, static_cast<int>(f.value));
+        return e_.fail(wire::to_string(e), ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL,
+                       static_cast<int>(f.value));
     }
     msg_t m;
     if (m.init_buffer(opened_.data(), opened_.size()) != 0)
@@ -304,7 +305,9 @@ bool engine_input::handle_command() {
         return true;
     }
     case wire::command_kind::ping: e_.on_ping(cv.data); break;
-    case wire::command_kind::error: e_.fail("peer sent ERROR", ZMQ_EVENT_DISCONNECTED); return false;
+    case wire::command_kind::error:
+        e_.fail("peer sent ERROR", ZMQ_EVENT_DISCONNECTED);
+        return false;
     default: break;  // PONG and unknown commands: nothing to do
     }
     in_msg_.close();

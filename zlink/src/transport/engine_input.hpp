@@ -97,10 +97,10 @@ private:
     bool blocked_ = false;        // push_frame refused: wait for restart()
     bool body_in_place_ = false;  // the current read targets a message body
     held_frame held_ = held_frame::none;
-    msg_t in_msg_;                // the frame being decoded, or held
-    std::size_t read_room_ = 0;   // bytes the pending chunk read asked for
-    std::size_t read_bytes_ = 0;  // ... and got: judged after it is decoded
-    std::size_t frames_in_ = 0;   // frames decoded, ever (per-read counts)
+    msg_t in_msg_;                      // the frame being decoded, or held
+    std::size_t read_room_ = 0;         // bytes the pending chunk read asked for
+    std::size_t read_bytes_ = 0;        // ... and got: judged after it is decoded
+    std::size_t frames_in_ = 0;         // frames decoded, ever (per-read counts)
     std::vector<std::uint8_t> opened_;  // transform: plaintext of one MESSAGE
 };
 

@@ -21,10 +21,9 @@ std::span<const uint8_t> bytes_of(const msg_t &m) {
 }  // namespace
 
 engine_output::engine_output(engine_t &engine, const options_t &opts)
-    : e_(engine),
-      enc_(engine_t::batch_bytes(opts.out_batch)),
-      out_size_(engine_t::batch_bytes(opts.out_batch), engine_t::batch_bytes(opts.out_batch_ceiling),
-                batch_size::start::at_ceiling) {}
+    : e_(engine), enc_(engine_t::batch_bytes(opts.batch.out)),
+      out_size_(engine_t::batch_bytes(opts.batch.out),
+                engine_t::batch_bytes(opts.batch.out_ceiling), batch_size::start::at_ceiling) {}
 
 engine_output::~engine_output() { release_in_flight(); }
 
@@ -96,7 +95,8 @@ bool engine_output::fill_batch() {
         ++frames;
         if (enc_.pending_bytes() + sealed_.size() >= limit) {
             full = true;
-            if (first_write_depends_on_more(e_.opts_.first_write, enc_.pending_bytes() + sealed_.size()))
+            if (first_write_depends_on_more(e_.opts_.batch.first_write,
+                                            enc_.pending_bytes() + sealed_.size()))
                 more_waiting_ = host_has_frame();
             break;
         }
@@ -128,7 +128,7 @@ bool engine_output::fill_raw_batch() {
         m.init();
     }
     if (!close_after_flush_ && bytes >= out_size_.now() &&
-        first_write_depends_on_more(e_.opts_.first_write, bytes))
+        first_write_depends_on_more(e_.opts_.batch.first_write, bytes))
         more_waiting_ = host_has_frame();
     gather_.clear();
     for (auto &f : in_flight_)
@@ -140,11 +140,12 @@ void engine_output::add_heartbeats() {
     if (pongs_.empty() && !ping_due_)
         return;  // every batch asks; almost none has a PING or PONG to carry
     // TTL travels in deciseconds, 16 bits: cap like libzmq instead of wrapping.
-    const int ttl_ds = std::min(e_.opts_.heartbeat_ttl / 100, 65535);
+    const int ttl_ds = std::min(e_.opts_.liveness.heartbeat_ttl / 100, 65535);
     if (e_.tf_)
         return add_sealed_heartbeats(static_cast<uint16_t>(ttl_ds));
     while (!pongs_.empty() &&
-           enc_.add_pong({reinterpret_cast<const uint8_t *>(pongs_.front().data()), pongs_.front().size()}))
+           enc_.add_pong(
+               {reinterpret_cast<const uint8_t *>(pongs_.front().data()), pongs_.front().size()}))
         pongs_.pop_front();
     if (ping_due_ && enc_.add_ping(static_cast<uint16_t>(ttl_ds), {}))
         ping_due_ = false;
@@ -161,7 +162,12 @@ void engine_output::add_sealed_heartbeats(uint16_t ttl_ds) {
         pongs_.pop_front();
     }
     if (ping_due_) {
-        const std::vector<uint8_t> ping{4, 'P', 'I', 'N', 'G', static_cast<uint8_t>(ttl_ds >> 8),
+        const std::vector<uint8_t> ping{4,
+                                        'P',
+                                        'I',
+                                        'N',
+                                        'G',
+                                        static_cast<uint8_t>(ttl_ds >> 8),
                                         static_cast<uint8_t>(ttl_ds & 0xff)};
         ping_due_ = !seal_command(ping);
     }
@@ -208,7 +214,10 @@ bool engine_output::add_sealed(msg_t &m) {
     const bool sub_side = e_.opts_.type == ZMQ_SUB || e_.opts_.type == ZMQ_XSUB;
     if (sub_side && !out_more_ && !m.has_more() && !body.empty() && body[0] <= 1 &&
         e_.peer_version_.has_subscribe_commands()) {
-        const std::string_view name = body[0] == 1 ? "\x09" "SUBSCRIBE" : "\x06" "CANCEL";
+        const std::string_view name = body[0] == 1 ? "\x09"
+                                                     "SUBSCRIBE"
+                                                   : "\x06"
+                                                     "CANCEL";
         std::vector<uint8_t> cmd(name.begin(), name.end());
         cmd.insert(cmd.end(), body.begin() + 1, body.end());
         seal_command(cmd);
@@ -225,14 +234,17 @@ bool engine_output::add_sealed(msg_t &m) {
 // the connection failed.
 bool engine_output::write_batch() {
     // 0 = no cap: the whole gather list goes to one sendmsg when the kernel takes it.
-    const size_t cap = e_.opts_.max_transfer > 0 ? static_cast<size_t>(e_.opts_.max_transfer) : 0;
+    const size_t cap =
+        e_.opts_.batch.max_transfer > 0 ? static_cast<size_t>(e_.opts_.batch.max_transfer) : 0;
     while (!gather_.empty()) {
         std::error_code ec;
         // A batch's first write: the rule's cap, or the knob's when that is smaller.
-        const size_t first = first_write_pending_ && e_.opts_.first_write > 0
-                                 ? first_write_cap(e_.opts_.first_write, gather_.pending_bytes(), more_waiting_)
+        const size_t first = first_write_pending_ && e_.opts_.batch.first_write > 0
+                                 ? first_write_cap(e_.opts_.batch.first_write,
+                                                   gather_.pending_bytes(), more_waiting_)
                                  : 0;
-        gather_.write_to(e_.sock_.native_handle(), first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
+        gather_.write_to(e_.sock_.native_handle(),
+                         first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
         if (ec == std::errc::resource_unavailable_try_again) {
             wait_writable();  // nothing went: the first write is still to come
             return false;

@@ -4,6 +4,7 @@
 #include "core/forwarder.hpp"
 #include "core/pipe.hpp"
 #include "core/socket_base.hpp"
+#include "zlink.h"
 
 namespace zlink {
 
@@ -32,10 +33,10 @@ pipe_t *pair_with_binder(socket_base_t &s, const ctx_t::inproc_binder &binder) {
     socket_base_t *peer = binder.socket;
     // A direction conflates when its writer or its reader asks for it
     // (libzmq looks at the connecting side only).
-    auto pp = pipe_t::create_pair(&s.commands(), &peer->commands(), sum_hwm(o.sndhwm, po.rcvhwm),
-                                  sum_hwm(o.rcvhwm, po.sndhwm),
-                                  o.conflate_out() || po.conflate_in(),
-                                  o.conflate_in() || po.conflate_out());
+    auto pp =
+        pipe_t::create_pair(&s.commands(), &peer->commands(), sum_hwm(o.sndhwm, po.rcvhwm),
+                            sum_hwm(o.rcvhwm, po.sndhwm), o.conflate_out() || po.conflate_in(),
+                            o.conflate_in() || po.conflate_out());
     pp.a->set_peer_hwms(po.rcvhwm, po.sndhwm);
     pp.b->set_peer_hwms(o.rcvhwm, o.sndhwm);
     pp.a->peer_routing_id = po.routing_id;
@@ -97,7 +98,8 @@ int inproc_transport::bind(socket_base_t &s, const endpoint_t &ep, const std::st
         // Made with the connecter's HWMs only: now the sums, as a connect
         // after the bind gets (libzmq's test_hwm, test_sockopt_hwm).
         const options_t &co = p.connecter_opts, &bo = s.opts();
-        p.bind_end->set_hwms_after_bind(sum_hwm(co.rcvhwm, bo.sndhwm), sum_hwm(co.sndhwm, bo.rcvhwm));
+        p.bind_end->set_hwms_after_bind(sum_hwm(co.rcvhwm, bo.sndhwm),
+                                        sum_hwm(co.sndhwm, bo.rcvhwm));
         p.bind_end->peer_routing_id = p.connecter_opts.routing_id;
         p.bind_end->peer_socket_type = p.connecter_opts.type;
         p.bind_end->write_routing_id(s.opts().routing_id);
@@ -129,5 +131,14 @@ int inproc_transport::disconnect(socket_base_t &s, const endpoint_t &,
                                  const std::string &text) const {
     return s.stop_endpoint(text);
 }
+
+namespace {
+const knob_desc inproc_knobs[] = {
+    {ZMQ_ASIO_IN_BATCH_SIZE_INPROC, "ZMQ_ASIO_IN_BATCH_SIZE_INPROC", knob_desc::range_t::batch},
+    {ZMQ_ASIO_OUT_BATCH_SIZE_INPROC, "ZMQ_ASIO_OUT_BATCH_SIZE_INPROC", knob_desc::range_t::batch},
+};
+}  // namespace
+
+std::span<const knob_desc> inproc_transport::knobs() const { return inproc_knobs; }
 
 }  // namespace zlink

@@ -16,6 +16,9 @@ public:
     int unbind(socket_base_t &s, const endpoint_t &ep, const std::string &text) const override;
     int disconnect(socket_base_t &s, const endpoint_t &ep, const std::string &text) const override;
     bool in_process() const override { return true; }
+    // ZMQ_ASIO_*_BATCH_SIZE_INPROC: accepted and answered for compatibility
+    // with the published knob set; inproc moves no bytes, so nothing reads them.
+    std::span<const knob_desc> knobs() const override;
 };
 
 }  // namespace zlink

@@ -8,14 +8,24 @@
 #include "transport/address.hpp"
 #include "transport/socket_tuning.hpp"
 #include "transport/stream_family.hpp"
+#include "zlink.h"
 
 namespace zlink {
 
 namespace {
 
+using range_t = knob_desc::range_t;
+const knob_desc ipc_knobs[] = {
+    {ZMQ_ASIO_IN_BATCH_SIZE_IPC, "ZMQ_ASIO_IN_BATCH_SIZE_IPC", range_t::batch},
+    {ZMQ_ASIO_OUT_BATCH_SIZE_IPC, "ZMQ_ASIO_OUT_BATCH_SIZE_IPC", range_t::batch},
+};
+
 class ipc_family_t final : public stream_family {
 public:
-    transport_kind kind() const override { return transport_kind::ipc; }
+    std::span<const knob_desc> knobs() const override { return ipc_knobs; }
+    void resolve_batch(const knobs_t &k, options_t::batch_options &b) const override {
+        resolve_batch_sizes(k, ZMQ_ASIO_IN_BATCH_SIZE_IPC, ZMQ_ASIO_OUT_BATCH_SIZE_IPC, b);
+    }
 
     int bind_endpoint(const std::string &address, const options_t &, endpoint_type &out,
                       bound_files &files) const override {

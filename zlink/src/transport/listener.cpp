@@ -17,14 +17,11 @@ namespace zlink {
 
 listener_t::listener_t(io_thread *thread, socket_base_t *owner, const options_t &opts,
                        const stream_family &family, std::string address)
-    : io_object(thread, owner),
-      opts_(opts),
-      family_(family),
-      address_(std::move(address)),
+    : io_object(thread, owner), opts_(opts), family_(family), address_(std::move(address)),
       acceptor_(thread->ioc()) {}
 
 int listener_t::open(std::string &resolved) {
-    if (opts_.use_fd >= 0)
+    if (opts_.listening.use_fd >= 0)
         return adopt_fd(resolved);
     stream_family::endpoint_type ep;
     if (family_.bind_endpoint(address_, opts_, ep, files_) != 0)
@@ -36,7 +33,7 @@ int listener_t::open(std::string &resolved) {
     if (!ec)
         acceptor_.bind(ep, ec);
     if (!ec)
-        acceptor_.listen(opts_.backlog > 0 ? opts_.backlog : 100, ec);
+        acceptor_.listen(opts_.listening.backlog > 0 ? opts_.listening.backlog : 100, ec);
     if (ec) {
         // asio reports system errors with their errno values on Linux.
         errno = ec.category() == asio::system_category() ? ec.value() : EINVAL;
@@ -57,13 +54,14 @@ int listener_t::open(std::string &resolved) {
 int listener_t::adopt_fd(std::string &resolved) {
     sockaddr_storage ss{};
     socklen_t len = sizeof ss;
-    if (::getsockname(opts_.use_fd, reinterpret_cast<sockaddr *>(&ss), &len) != 0)
+    if (::getsockname(opts_.listening.use_fd, reinterpret_cast<sockaddr *>(&ss), &len) != 0)
         return -1;  // EBADF, ENOTSOCK
     const int protocol = ss.ss_family == AF_UNIX ? 0 : IPPROTO_TCP;
     asio::error_code ec;
-    acceptor_.assign(asio::generic::stream_protocol(ss.ss_family, protocol), opts_.use_fd, ec);
+    acceptor_.assign(asio::generic::stream_protocol(ss.ss_family, protocol), opts_.listening.use_fd,
+                     ec);
     if (!ec)
-        acceptor_.listen(opts_.backlog > 0 ? opts_.backlog : 100, ec);
+        acceptor_.listen(opts_.listening.backlog > 0 ? opts_.listening.backlog : 100, ec);
     if (ec) {
         errno = ec.value();
         return -1;
@@ -71,7 +69,7 @@ int listener_t::adopt_fd(std::string &resolved) {
     if (ss.ss_family == AF_UNIX)
         files_.text = "ipc://" + address_;  // and no file of ours to remove
     resolved = family_.bound_text(acceptor_, files_);
-    owner()->event(ZMQ_EVENT_LISTENING, opts_.use_fd, resolved);
+    owner()->event(ZMQ_EVENT_LISTENING, opts_.listening.use_fd, resolved);
     return 0;
 }
 

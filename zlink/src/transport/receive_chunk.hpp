@@ -35,7 +35,9 @@ public:
     bool prepare(std::size_t batch);
     // Where the next read goes and how many bytes it may take (after prepare()).
     std::uint8_t *read_target() noexcept { return bytes() + end_; }
-    std::size_t room(std::size_t batch) const noexcept { return std::min(chunk_.size() - end_, batch); }
+    std::size_t room(std::size_t batch) const noexcept {
+        return std::min(chunk_.size() - end_, batch);
+    }
     // A read put n bytes at read_target().
     void filled(std::size_t n) noexcept { end_ += n; }
 
@@ -57,7 +59,7 @@ private:
     std::uint8_t *bytes() noexcept { return static_cast<std::uint8_t *>(chunk_.data()); }
 
     msg_t chunk_;
-    bool has_windows_ = false;  // windows were cut from chunk_: never rewrite its start
+    bool has_windows_ = false;         // windows were cut from chunk_: never rewrite its start
     std::size_t begin_ = 0, end_ = 0;  // undecoded bytes: [begin_, end_)
 };
 

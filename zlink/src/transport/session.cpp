@@ -13,20 +13,15 @@ namespace zlink {
 
 session_t::session_t(io_thread *thread, socket_base_t *owner, const options_t &opts,
                      bool connect_side, pipe_t *pipe)
-    : io_object(thread, owner),
-      opts_(opts),
-      connect_side_(connect_side),
-      pipe_(pipe),
-      per_connection_pipe_(pipe == nullptr),
-      linger_timer_(thread->ioc()) {
+    : io_object(thread, owner), opts_(opts), connect_side_(connect_side), pipe_(pipe),
+      per_connection_pipe_(pipe == nullptr), linger_timer_(thread->ioc()) {
     out_pending_.init();
     if (pipe_)
         pipe_->set_sink(this);  // before the socket can use its end
 }
 
 std::shared_ptr<session_t> session_t::connecting(io_thread *thread, socket_base_t *owner,
-                                                 const options_t &opts,
-                                                 const stream_family &family,
+                                                 const options_t &opts, const stream_family &family,
                                                  const std::string &address, pipe_t *pipe) {
     std::shared_ptr<session_t> s(new session_t(thread, owner, opts, true, pipe));
     s->connecter_ = std::make_shared<connecter_t>(thread->ioc(), family, address, opts, *s);
@@ -63,7 +58,7 @@ void session_t::start_engine(socket_type sock) {
     peer_address_ = peer_address(peer_fd_);
     zap_metadata_.clear();
     std::unique_ptr<wire::handshake> hs;
-    if (!opts_.raw_socket)
+    if (!opts_.role.raw_socket)
         hs = make_handshake(opts_, !connect_side_);
     engine_ready_ = false;
     engine_ = std::make_shared<engine_t>(std::move(sock), opts_, std::move(hs), *this);
@@ -185,7 +180,7 @@ void session_t::reconnect() {
         return maybe_finish();
     if (socket_closing_)
         return;  // stop() follows and finishes
-    if (opts_.reconnect_ivl < 0)
+    if (opts_.reconnect.ivl < 0)
         return give_up();  // reconnection disabled
     connecter_->attempt_later();
 }
@@ -217,7 +212,7 @@ void session_t::engine_ready(const peer_info &peer) {
     peer_id_ = peer.routing_id;
     peer_type_ = peer.socket_type;
     build_metadata(peer);
-    if (!opts_.raw_socket)
+    if (!opts_.role.raw_socket)
         owner()->event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, endpoint);
     if (!pipe_) {
         if (!socket_closing_)
@@ -226,7 +221,7 @@ void session_t::engine_ready(const peer_info &peer) {
         ;  // the last connection's pipe is still ending: pipe_terminated attaches ours
     else if (reconnected)  // SUB resends its subscriptions there
         send_to_owner(command{command_kind::hiccup, pipe_->peer()});
-    if (opts_.raw_socket && opts_.raw_notify && pipe_) {
+    if (opts_.role.raw_socket && opts_.role.raw_notify && pipe_) {
         msg_t hello;  // ZMQ_STREAM_NOTIFY's connect notice, with Peer-Address
         hello.init();
         metadata_.attach(hello);
@@ -244,8 +239,9 @@ void session_t::build_metadata(const peer_info &peer) {
     wire::metadata_reader r(zap_metadata_);
     wire::property_view p;
     while (r.next(p))
-        zap_props.emplace(std::string(p.name),
-                          std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
+        zap_props.emplace(
+            std::string(p.name),
+            std::string(reinterpret_cast<const char *>(p.value.data()), p.value.size()));
     if (!peer.user_id.empty())
         zap_props.emplace("User-Id", std::string(peer.user_id));
     metadata_.reset(make_connection_metadata(peer.metadata, peer_address_, peer_fd_, zap_props));
@@ -267,9 +263,10 @@ void session_t::attach_new_pipe() {
     id.set_flags(msg_t::routing_id);
     pipe_->write(id);
     pipe_->flush();
-    if (opts_.probe_router)
+    if (opts_.role.probe_router)
         queue_probe(*pp.a);
-    send_to_owner(command{command_kind::attach_pipe, pp.a, nullptr, nullptr, connect_side_ ? 1u : 0u});
+    send_to_owner(
+        command{command_kind::attach_pipe, pp.a, nullptr, nullptr, connect_side_ ? 1u : 0u});
 }
 
 // ZMQ_PROBE_ROUTER: the empty message goes out first on this connection at
@@ -294,26 +291,24 @@ void session_t::engine_stopped(const engine_end &why) {
     if (!why.requested)
         return after_disconnect(why, was_ready);
     // Linger flushed everything, or STREAM's empty message closed the connection.
-    if (opts_.raw_socket && pipe_ && pipe_->is_active())
+    if (opts_.role.raw_socket && pipe_ && pipe_->is_active())
         pipe_->terminate();
     maybe_finish();
 }
 
-void session_t::handshake_refused(int event, int value) {
-    owner()->event(event, value, endpoint);
-}
+void session_t::handshake_refused(int event, int value) { owner()->event(event, value, endpoint); }
 
 void session_t::after_disconnect(const engine_end &why, bool was_ready) {
     // As libzmq 4.3.5 reports it: a connection that dies before the handshake
     // completes gets a HANDSHAKE_FAILED_* event (NO_DETAIL for a plain
     // hang-up), and every accepted/connected connection ends with DISCONNECTED.
     if (!was_ready && !why.failure_reported)
-        owner()->event(why.event != 0 ? why.event : ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL,
-                       why.value, endpoint);
+        owner()->event(why.event != 0 ? why.event : ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, why.value,
+                       endpoint);
     owner()->event(ZMQ_EVENT_DISCONNECTED, 0, endpoint);
     if (pipe_ && pipe_->is_active()) {
         pipe_->rollback();  // a half-received multipart message must not reach the socket
-        if (opts_.raw_socket && opts_.raw_notify && was_ready) {
+        if (opts_.role.raw_socket && opts_.role.raw_notify && was_ready) {
             msg_t bye;
             bye.init();
             pipe_->write(bye);
@@ -462,7 +457,7 @@ void session_t::pipe_terminated(pipe_t *pipe) {
     drop_out_pending();
     // STREAM ends a connection by ending its pipe (an empty message). As in
     // libzmq, a raw endpoint is then over: no new pipe, no reconnect.
-    if (opts_.raw_socket)
+    if (opts_.role.raw_socket)
         stopping_ = true;
     if (stopping_)
         return close_when_flushed();

@@ -46,8 +46,7 @@ public:
     // Connect side.  `pipe` (may be null) is the session's end of a pipe the
     // socket already holds; when null a new pipe is attached per connection.
     static std::shared_ptr<session_t> connecting(io_thread *thread, socket_base_t *owner,
-                                                 const options_t &opts,
-                                                 const stream_family &family,
+                                                 const options_t &opts, const stream_family &family,
                                                  const std::string &address, pipe_t *pipe);
     // Bind side: `sock` was accepted, tuned and bound to thread's io_context.
     static std::shared_ptr<session_t> accepted(io_thread *thread, socket_base_t *owner,
@@ -103,12 +102,12 @@ private:
     pipe_t *pipe_;
     bool per_connection_pipe_;  // ROUTER/STREAM: a new pipe per connection
     bool ever_connected_ = false;
-    std::shared_ptr<connecter_t> connecter_;   // connect side only
-    std::optional<socket_type> adopted_;       // bind side, until start()
-    std::shared_ptr<engine_t> engine_;         // the current connection
-    bool engine_ready_ = false;                // its handshake is done
-    zap_client *zap_ = nullptr;                // the current ZAP exchange, if any
-    std::vector<uint8_t> zap_metadata_;        // the handler's metadata for this connection
+    std::shared_ptr<connecter_t> connecter_;  // connect side only
+    std::optional<socket_type> adopted_;      // bind side, until start()
+    std::shared_ptr<engine_t> engine_;        // the current connection
+    bool engine_ready_ = false;               // its handshake is done
+    zap_client *zap_ = nullptr;               // the current ZAP exchange, if any
+    std::vector<uint8_t> zap_metadata_;       // the handler's metadata for this connection
     std::string peer_id_;
     int peer_type_ = -1;
     // What zmq_msg_gets reads on received messages (connection_metadata.hpp).
@@ -117,11 +116,11 @@ private:
     metadata_feed metadata_;
 
     // Output across connections (see the header comment).
-    msg_t out_pending_;               // given back by the engine; sent first
+    msg_t out_pending_;  // given back by the engine; sent first
     bool out_pending_valid_ = false;
-    bool out_midmsg_ = false;         // frames of an unfinished message went out
-    bool midmsg_before_pull_ = false; // out_midmsg_ before the last pull
-    bool discard_rest_ = false;       // drop the rest of a message cut by a reconnect
+    bool out_midmsg_ = false;          // frames of an unfinished message went out
+    bool midmsg_before_pull_ = false;  // out_midmsg_ before the last pull
+    bool discard_rest_ = false;        // drop the rest of a message cut by a reconnect
 
     asio::steady_timer linger_timer_;
     bool finished_sent_ = false;

@@ -22,43 +22,43 @@ void set_type_of_service(int fd, int tos) {
 }  // namespace
 
 void apply_buffer_sizes(int fd, const options_t &opts) {
-    if (opts.sndbuf >= 0)
-        set_int(fd, SOL_SOCKET, SO_SNDBUF, opts.sndbuf);
-    if (opts.rcvbuf >= 0)
-        set_int(fd, SOL_SOCKET, SO_RCVBUF, opts.rcvbuf);
+    if (opts.kernel.sndbuf >= 0)
+        set_int(fd, SOL_SOCKET, SO_SNDBUF, opts.kernel.sndbuf);
+    if (opts.kernel.rcvbuf >= 0)
+        set_int(fd, SOL_SOCKET, SO_RCVBUF, opts.kernel.rcvbuf);
 }
 
 void apply_ipc_buffer_sizes(int fd, const options_t &opts) {
-    if (opts.sndbuf < 0)
+    if (opts.kernel.sndbuf < 0)
         set_int(fd, SOL_SOCKET, SO_SNDBUF, ipc_default_sndbuf);
     apply_buffer_sizes(fd, opts);
 }
 
 void prepare_tcp_socket(int fd, const options_t &opts) {
-    if (!opts.bound_device.empty())
-        ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, opts.bound_device.data(),
-                     static_cast<socklen_t>(opts.bound_device.size()));
-    set_type_of_service(fd, opts.tos);
+    if (!opts.kernel.bound_device.empty())
+        ::setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, opts.kernel.bound_device.data(),
+                     static_cast<socklen_t>(opts.kernel.bound_device.size()));
+    set_type_of_service(fd, opts.kernel.tos);
 }
 
 void apply_tcp_options(int fd, const options_t &opts) {
     set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
-    set_type_of_service(fd, opts.tos);
-    if (opts.tcp_maxrt > 0)
-        set_int(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, opts.tcp_maxrt);
-    if (opts.tcp_keepalive == 0) {
+    set_type_of_service(fd, opts.kernel.tos);
+    if (opts.kernel.tcp_maxrt > 0)
+        set_int(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, opts.kernel.tcp_maxrt);
+    if (opts.keepalive.enable == 0) {
         set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 0);
         return;
     }
-    if (opts.tcp_keepalive != 1)
+    if (opts.keepalive.enable != 1)
         return;
     set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
-    if (opts.tcp_keepalive_cnt > 0)
-        set_int(fd, IPPROTO_TCP, TCP_KEEPCNT, opts.tcp_keepalive_cnt);
-    if (opts.tcp_keepalive_idle > 0)
-        set_int(fd, IPPROTO_TCP, TCP_KEEPIDLE, opts.tcp_keepalive_idle);
-    if (opts.tcp_keepalive_intvl > 0)
-        set_int(fd, IPPROTO_TCP, TCP_KEEPINTVL, opts.tcp_keepalive_intvl);
+    if (opts.keepalive.cnt > 0)
+        set_int(fd, IPPROTO_TCP, TCP_KEEPCNT, opts.keepalive.cnt);
+    if (opts.keepalive.idle > 0)
+        set_int(fd, IPPROTO_TCP, TCP_KEEPIDLE, opts.keepalive.idle);
+    if (opts.keepalive.intvl > 0)
+        set_int(fd, IPPROTO_TCP, TCP_KEEPINTVL, opts.keepalive.intvl);
 }
 
 }  // namespace zlink

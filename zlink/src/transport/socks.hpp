@@ -2,8 +2,8 @@
 // authentication), as bytes in and out, without I/O: the connecter's
 // handshake (socks_handshake) does the reading and writing.
 //
-//   client -> proxy   greeting        05 nmethods methods...       (one method: 00 none, 02 user/pass)
-//   proxy -> client   method choice   05 method                    (FF: none acceptable)
+//   client -> proxy   greeting        05 nmethods methods...       (one method: 00 none, 02
+//   user/pass) proxy -> client   method choice   05 method                    (FF: none acceptable)
 //   client -> proxy   credentials     01 ulen user plen pass       (method 02 only)
 //   proxy -> client   auth status     01 status                    (00: accepted)
 //   client -> proxy   CONNECT         05 01 00 atyp addr port      (atyp 01 IPv4, 03 name, 04 IPv6)

@@ -32,10 +32,13 @@ using socket_type = asio::generic::stream_protocol::socket;
 // connecter owns both and closes the socket to abort).
 class exchange : public std::enable_shared_from_this<exchange> {
 public:
-    exchange(socket_type &sock, socks_target target, std::function<void(const asio::error_code &)> done)
+    exchange(socket_type &sock, socks_target target,
+             std::function<void(const asio::error_code &)> done)
         : sock_(sock), target_(std::move(target)), done_(std::move(done)) {}
 
-    void start() { send(socks_greeting(with_credentials()), [](exchange &x) { x.read_choice(); }); }
+    void start() {
+        send(socks_greeting(with_credentials()), [](exchange &x) { x.read_choice(); });
+    }
 
 private:
     using step = void (*)(exchange &);
@@ -44,21 +47,23 @@ private:
 
     void send(std::string bytes, step next) {
         out_ = std::move(bytes);
-        asio::async_write(sock_, asio::buffer(out_),
-                          [self = shared_from_this(), next](const asio::error_code &ec, std::size_t) {
-                              if (ec)
-                                  return self->done_(ec);
-                              next(*self);
-                          });
+        asio::async_write(
+            sock_, asio::buffer(out_),
+            [self = shared_from_this(), next](const asio::error_code &ec, std::size_t) {
+                if (ec)
+                    return self->done_(ec);
+                next(*self);
+            });
     }
 
     void receive(std::size_t n, step next) {
-        asio::async_read(sock_, asio::buffer(in_, n),
-                         [self = shared_from_this(), next](const asio::error_code &ec, std::size_t) {
-                             if (ec)
-                                 return self->done_(ec);
-                             next(*self);
-                         });
+        asio::async_read(
+            sock_, asio::buffer(in_, n),
+            [self = shared_from_this(), next](const asio::error_code &ec, std::size_t) {
+                if (ec)
+                    return self->done_(ec);
+                next(*self);
+            });
     }
 
     // false (and done_ called) when the step failed.

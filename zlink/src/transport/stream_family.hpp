@@ -7,13 +7,14 @@
 //   connect side  address check at zmq_connect, asynchronous resolution.
 //   connections   kernel options for each new connection (socket_tuning).
 #pragma once
-#include <sys/stat.h>
+#include <asio/basic_socket_acceptor.hpp>
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/io_context.hpp>
-#include <asio/basic_socket_acceptor.hpp>
 #include <asio/socket_base.hpp>
 #include <functional>
+#include <span>
 #include <string>
+#include <sys/stat.h>
 
 #include "core/knobs.hpp"
 #include "core/options.hpp"
@@ -39,9 +40,9 @@ public:
         // the change time, to the nanosecond, is compared too.
         dev_t socket_dev = 0;
         ino_t socket_ino = 0;
-        struct timespec socket_ctime {};
+        struct timespec socket_ctime{};
         void remember_socket_file() {
-            struct stat st {};
+            struct stat st{};
             if (!socket_path.empty() && ::stat(socket_path.c_str(), &st) == 0) {
                 socket_dev = st.st_dev;
                 socket_ino = st.st_ino;
@@ -49,7 +50,7 @@ public:
             }
         }
         bool socket_file_is_ours() const {
-            struct stat st {};
+            struct stat st{};
             return socket_ino != 0 && ::stat(socket_path.c_str(), &st) == 0 &&
                    st.st_dev == socket_dev && st.st_ino == socket_ino &&
                    st.st_ctim.tv_sec == socket_ctime.tv_sec &&
@@ -58,12 +59,17 @@ public:
     };
 
     virtual ~stream_family() = default;
-    // Which ZMQ_ASIO_* batch knobs apply.
-    virtual transport_kind kind() const = 0;
+    // This family's own ZMQ_ASIO_* knobs (zlink.h), and what they make of a
+    // connection's I/O sizes: each family decides, so nothing outside it names
+    // tcp or ipc (issue 30).
+    virtual std::span<const knob_desc> knobs() const = 0;
+    virtual void resolve_batch(const knobs_t &k, options_t::batch_options &b) const = 0;
+    // Whether connects honour ZMQ_SOCKS_PROXY (tcp only, as libzmq).
+    virtual bool dials_through_socks() const { return false; }
 
     // 0, or -1 with errno (EINVAL bad address, ENODEV unknown host, ...).
-    virtual int bind_endpoint(const std::string &address, const options_t &opts,
-                              endpoint_type &out, bound_files &files) const = 0;
+    virtual int bind_endpoint(const std::string &address, const options_t &opts, endpoint_type &out,
+                              bound_files &files) const = 0;
     // Between open() and bind(): e.g. SO_REUSEADDR, dual-stack IPv6.
     virtual void prepare_acceptor(acceptor_type &acceptor, const endpoint_type &ep,
                                   const options_t &opts) const = 0;
@@ -75,8 +81,8 @@ public:
     // zmq_connect's synchronous check: 0, or -1 with errno EINVAL.
     virtual int check_connect_address(const std::string &address) const = 0;
     // Finds the endpoint to connect to; calls `done` on the io_context's thread.
-    virtual void resolve(asio::io_context &ioc, const std::string &address,
-                         const options_t &opts, resolve_handler done) const = 0;
+    virtual void resolve(asio::io_context &ioc, const std::string &address, const options_t &opts,
+                         resolve_handler done) const = 0;
 
     // Kernel options for a new connection (before its engine starts).
     virtual void tune(int fd, const options_t &opts) const = 0;
@@ -86,6 +92,16 @@ public:
     // part, if it has one (tcp "source;destination"). 0, or -1 with errno.
     virtual int bind_source(int, const std::string &, const options_t &) const { return 0; }
 };
+
+// The batch sizes of a family with its own in/out batch knobs (option
+// numbers): per-transport size when set, else the global one.
+inline void resolve_batch_sizes(const knobs_t &k, int in_option, int out_option,
+                                options_t::batch_options &b) {
+    b.in = k.in_for(in_option);
+    b.out = k.out_for(out_option);
+    b.in_ceiling = k.in_ceiling_for(in_option);
+    b.out_ceiling = k.out_ceiling_for(out_option);
+}
 
 const stream_family &tcp_family();
 const stream_family &ipc_family();

@@ -8,7 +8,6 @@
 #include "core/socket_base.hpp"
 #include "transport/listener.hpp"
 #include "transport/session.hpp"
-#include "transport/write_cap.hpp"
 #include "zmq.h"
 
 namespace zlink {
@@ -24,15 +23,7 @@ io_thread *pick_thread(socket_base_t &s) {
 
 options_t stream_transport::endpoint_options(const socket_base_t &s) const {
     options_t snap = s.opts();
-    knobs_t k = s.ctx()->knobs();
-    snap.in_batch = k.in_for(family_.kind());
-    snap.out_batch = k.out_for(family_.kind());
-    snap.in_batch_ceiling = k.in_ceiling_for(family_.kind());
-    snap.out_batch_ceiling = k.out_ceiling_for(family_.kind());
-    snap.max_transfer = family_.kind() == transport_kind::tcp ? k.tcp_max_transfer : 0;
-    // tcp only (transport/write_cap.hpp says why); under ZMQ_ASIO_TCP_MAX_TRANSFER
-    // the first write takes the smaller of the two.
-    snap.first_write = family_.kind() == transport_kind::tcp ? static_cast<int>(first_write_bytes) : 0;
+    family_.resolve_batch(s.ctx()->knobs(), snap.batch);
     return snap;
 }
 
@@ -70,7 +61,7 @@ int stream_transport::connect(socket_base_t &s, const endpoint_t &ep,
     // that id right after zmq_connect waits for the connection (libzmq's
     // test_connect_rid); without the option they get a pipe per connection.
     const bool named_peer = !o.connect_routing_id.empty();
-    if (!o.immediate && ((!o.recv_routing_id && !o.raw_socket) || named_peer)) {
+    if (!o.immediate && ((!o.role.recv_routing_id && !o.role.raw_socket) || named_peer)) {
         auto pp = pipe_t::create_pair(&s.commands(), t, o.sndhwm, o.rcvhwm, o.conflate_out(),
                                       o.conflate_in());
         socket_end = pp.a;

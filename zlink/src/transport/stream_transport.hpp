@@ -16,6 +16,7 @@ public:
     int connect(socket_base_t &s, const endpoint_t &ep, const std::string &text) const override;
     int unbind(socket_base_t &s, const endpoint_t &ep, const std::string &text) const override;
     int disconnect(socket_base_t &s, const endpoint_t &ep, const std::string &text) const override;
+    std::span<const knob_desc> knobs() const override { return family_.knobs(); }
 
 private:
     // The socket's options plus the context's batch knobs for this transport.

@@ -12,6 +12,8 @@
 #include "transport/address.hpp"
 #include "transport/socket_tuning.hpp"
 #include "transport/stream_family.hpp"
+#include "transport/write_cap.hpp"
+#include "zlink.h"
 
 namespace zlink {
 
@@ -35,9 +37,24 @@ std::string destination_part(const std::string &address) {
     return semi == std::string::npos ? address : address.substr(semi + 1);
 }
 
+using range_t = knob_desc::range_t;
+const knob_desc tcp_knobs[] = {
+    {ZMQ_ASIO_IN_BATCH_SIZE_TCP, "ZMQ_ASIO_IN_BATCH_SIZE_TCP", range_t::batch},
+    {ZMQ_ASIO_OUT_BATCH_SIZE_TCP, "ZMQ_ASIO_OUT_BATCH_SIZE_TCP", range_t::batch},
+    {ZMQ_ASIO_TCP_MAX_TRANSFER, "ZMQ_ASIO_TCP_MAX_TRANSFER", range_t::transfer},
+};
+
 class tcp_family_t final : public stream_family {
 public:
-    transport_kind kind() const override { return transport_kind::tcp; }
+    std::span<const knob_desc> knobs() const override { return tcp_knobs; }
+    void resolve_batch(const knobs_t &k, options_t::batch_options &b) const override {
+        resolve_batch_sizes(k, ZMQ_ASIO_IN_BATCH_SIZE_TCP, ZMQ_ASIO_OUT_BATCH_SIZE_TCP, b);
+        b.max_transfer = k.value(ZMQ_ASIO_TCP_MAX_TRANSFER);
+        // tcp only (transport/write_cap.hpp says why); under ZMQ_ASIO_TCP_MAX_TRANSFER
+        // the first write takes the smaller of the two.
+        b.first_write = static_cast<int>(first_write_bytes);
+    }
+    bool dials_through_socks() const override { return true; }
 
     int bind_endpoint(const std::string &address, const options_t &opts, endpoint_type &out,
                       bound_files &) const override {
@@ -76,8 +93,8 @@ public:
         if (semi != std::string::npos && split_host_port(address.substr(0, semi), host, port) != 0)
             return -1;
         if (!plausible_connect_text(address) ||
-            split_host_port(destination_part(address), host, port) != 0 ||
-            port.empty() || !std::isdigit(static_cast<unsigned char>(port[0]))) {
+            split_host_port(destination_part(address), host, port) != 0 || port.empty() ||
+            !std::isdigit(static_cast<unsigned char>(port[0]))) {
             errno = EINVAL;
             return -1;
         }

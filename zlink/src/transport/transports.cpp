@@ -1,5 +1,7 @@
 #include "transport/transports.hpp"
 
+#include <vector>
+
 #include "transport/inproc.hpp"
 #include "transport/stream_family.hpp"
 #include "transport/stream_transport.hpp"
@@ -19,6 +21,18 @@ const transport_entry table[] = {
 }  // namespace
 
 std::span<const transport_entry> transport_table() { return table; }
+
+std::span<const knob_desc> transport_knobs() {
+    // Gathered once from the table; a static local is initialised thread-safely.
+    static const std::vector<knob_desc> all = [] {
+        std::vector<knob_desc> v;
+        for (const transport_entry &e : table)
+            for (const knob_desc &d : e.ops->knobs())
+                v.push_back(d);
+        return v;
+    }();
+    return all;
+}
 
 const transport *find_transport(std::string_view scheme) {
     for (const transport_entry &e : table)

@@ -40,7 +40,8 @@ constexpr std::size_t first_write_cap(std::size_t cap_bytes, std::size_t batch_b
 
 // Whether first_write_cap's answer for this batch depends on more_waiting:
 // only then is it worth asking the host whether another frame waits.
-constexpr bool first_write_depends_on_more(std::size_t cap_bytes, std::size_t batch_bytes) noexcept {
+constexpr bool first_write_depends_on_more(std::size_t cap_bytes,
+                                           std::size_t batch_bytes) noexcept {
     return cap_bytes > 0 && batch_bytes > cap_bytes && batch_bytes <= first_write_min_batch;
 }
 

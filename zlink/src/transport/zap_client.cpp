@@ -10,18 +10,18 @@ zap_client *zap_client::connect(ctx_t &ctx, executor *session_thread, zap_listen
     // Under the context lock (ctx_t::connect_inproc): the handler cannot be
     // reaped between finding it and posting the pipe to it.
     zap_client *client = nullptr;
-    ctx.connect_inproc(std::string(wire::zap_inproc_name), nullptr,
-                       [&](const ctx_t::inproc_binder &handler) {
-        socket_base_t *peer = handler.socket;
-        // Unlimited both ways (libzmq: the ZAP pipe has no HWM).
-        auto pp = pipe_t::create_pair(session_thread, &peer->commands(), 0, 0);
-        client = new zap_client(pp.a, listener);
-        pp.a->set_sink(client);
-        pp.b->peer_socket_type = ZMQ_DEALER;  // what the handler sees asking: a plain requester
-        pp.a->write_routing_id(std::string());
-        pp.b->write_routing_id(handler.opts.routing_id);
-        peer->commands().post(command{command_kind::attach_pipe, pp.b, peer, nullptr, 0});
-    });
+    ctx.connect_inproc(
+        std::string(wire::zap_inproc_name), nullptr, [&](const ctx_t::inproc_binder &handler) {
+            socket_base_t *peer = handler.socket;
+            // Unlimited both ways (libzmq: the ZAP pipe has no HWM).
+            auto pp = pipe_t::create_pair(session_thread, &peer->commands(), 0, 0);
+            client = new zap_client(pp.a, listener);
+            pp.a->set_sink(client);
+            pp.b->peer_socket_type = ZMQ_DEALER;  // what the handler sees asking: a plain requester
+            pp.a->write_routing_id(std::string());
+            pp.b->write_routing_id(handler.opts.routing_id);
+            peer->commands().post(command{command_kind::attach_pipe, pp.b, peer, nullptr, 0});
+        });
     return client;
 }
 
@@ -72,7 +72,8 @@ void zap_client::close() {
         delete this;  // the pipe is already gone
         return;
     }
-    pipe_->terminate();  // also acknowledges a handler that closed first; pipe_terminated() frees us
+    pipe_
+        ->terminate();  // also acknowledges a handler that closed first; pipe_terminated() frees us
 }
 
 void zap_client::pipe_terminated(pipe_t *) {

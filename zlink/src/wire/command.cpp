@@ -11,30 +11,25 @@ namespace zlink::wire {
 
 namespace {
 
-constexpr bool is_alpha(std::uint8_t c) noexcept
-{
+constexpr bool is_alpha(std::uint8_t c) noexcept {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
 // RFC 37 name-char = ALPHA | DIGIT | "-" | "_" | "." | "+"
-constexpr bool is_name_char(std::uint8_t c) noexcept
-{
+constexpr bool is_name_char(std::uint8_t c) noexcept {
     return is_alpha(c) || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '+';
 }
 
-constexpr std::uint32_t read_u32(const std::uint8_t* p) noexcept
-{
+constexpr std::uint32_t read_u32(const std::uint8_t *p) noexcept {
     return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
            std::uint32_t{p[3]};
 }
 
-std::string_view as_chars(std::span<const std::uint8_t> s) noexcept
-{
-    return {reinterpret_cast<const char*>(s.data()), s.size()};
+std::string_view as_chars(std::span<const std::uint8_t> s) noexcept {
+    return {reinterpret_cast<const char *>(s.data()), s.size()};
 }
 
-bool iequals(std::string_view a, std::string_view b) noexcept
-{
+bool iequals(std::string_view a, std::string_view b) noexcept {
     if (a.size() != b.size())
         return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -45,23 +40,27 @@ bool iequals(std::string_view a, std::string_view b) noexcept
     return true;
 }
 
-command_kind kind_of(std::string_view name) noexcept
-{
+command_kind kind_of(std::string_view name) noexcept {
     // Command names are matched exactly: the RFC gives them in upper case and
     // libzmq compares case-sensitively.
-    if (name == "READY") return command_kind::ready;
-    if (name == "ERROR") return command_kind::error;
-    if (name == "SUBSCRIBE") return command_kind::subscribe;
-    if (name == "CANCEL") return command_kind::cancel;
-    if (name == "PING") return command_kind::ping;
-    if (name == "PONG") return command_kind::pong;
+    if (name == "READY")
+        return command_kind::ready;
+    if (name == "ERROR")
+        return command_kind::error;
+    if (name == "SUBSCRIBE")
+        return command_kind::subscribe;
+    if (name == "CANCEL")
+        return command_kind::cancel;
+    if (name == "PING")
+        return command_kind::ping;
+    if (name == "PONG")
+        return command_kind::pong;
     return command_kind::other;
 }
 
 // Appends one property; `p` must have property_size() octets of room.
-std::uint8_t* put_property(std::uint8_t* p, std::string_view name,
-                           std::span<const std::uint8_t> value) noexcept
-{
+std::uint8_t *put_property(std::uint8_t *p, std::string_view name,
+                           std::span<const std::uint8_t> value) noexcept {
     *p++ = static_cast<std::uint8_t>(name.size());
     std::memcpy(p, name.data(), name.size());
     p += name.size();
@@ -75,26 +74,23 @@ std::uint8_t* put_property(std::uint8_t* p, std::string_view name,
     return p + value.size();
 }
 
-std::span<const std::uint8_t> bytes_of(std::string_view s) noexcept
-{
-    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+std::span<const std::uint8_t> bytes_of(std::string_view s) noexcept {
+    return {reinterpret_cast<const std::uint8_t *>(s.data()), s.size()};
 }
 
 std::size_t ready_body_size(socket_type self, std::span<const std::uint8_t> routing_id,
-                            std::span<const property_view> extra) noexcept
-{
+                            std::span<const property_view> extra) noexcept {
     std::size_t n = 1 + 5 + property_size("Socket-Type", socket_type_name(self).size());
     if (sends_identity(self))
         n += property_size("Identity", routing_id.size());
-    for (const auto& p : extra)
+    for (const auto &p : extra)
         n += property_size(p.name, p.value.size());
     return n;
 }
 
-} // namespace
+}  // namespace
 
-wire_error parse_command(std::span<const std::uint8_t> body, command_view& out) noexcept
-{
+wire_error parse_command(std::span<const std::uint8_t> body, command_view &out) noexcept {
     if (body.empty() || body[0] == 0 || body[0] > body.size() - 1)
         return wire_error::malformed_command;
     const auto name = body.subspan(1, body[0]);
@@ -107,8 +103,7 @@ wire_error parse_command(std::span<const std::uint8_t> body, command_view& out) 
     return wire_error::none;
 }
 
-bool metadata_reader::next(property_view& p) noexcept
-{
+bool metadata_reader::next(property_view &p) noexcept {
     if (rest_.empty() || error_ != wire_error::none)
         return false;
     const std::size_t name_len = rest_[0];
@@ -135,8 +130,7 @@ bool metadata_reader::next(property_view& p) noexcept
     return true;
 }
 
-wire_error validate_metadata(std::span<const std::uint8_t> data) noexcept
-{
+wire_error validate_metadata(std::span<const std::uint8_t> data) noexcept {
     metadata_reader r(data);
     property_view p;
     while (r.next(p)) {
@@ -145,8 +139,7 @@ wire_error validate_metadata(std::span<const std::uint8_t> data) noexcept
 }
 
 bool find_property(std::span<const std::uint8_t> data, std::string_view name,
-                   std::span<const std::uint8_t>& value) noexcept
-{
+                   std::span<const std::uint8_t> &value) noexcept {
     metadata_reader r(data);
     property_view p;
     while (r.next(p))
@@ -158,26 +151,24 @@ bool find_property(std::span<const std::uint8_t> data, std::string_view name,
 }
 
 std::size_t ready_frame_size(socket_type self, std::span<const std::uint8_t> routing_id,
-                             std::span<const property_view> extra) noexcept
-{
+                             std::span<const property_view> extra) noexcept {
     const std::size_t body = ready_body_size(self, routing_id, extra);
     return header_size_for(body) + body;
 }
 
 std::size_t write_ready_frame(std::span<std::uint8_t> out, socket_type self,
                               std::span<const std::uint8_t> routing_id,
-                              std::span<const property_view> extra) noexcept
-{
-    for (const auto& p : extra)
+                              std::span<const property_view> extra) noexcept {
+    for (const auto &p : extra)
         if (p.name.empty() || p.name.size() > 255)
             return 0;
     if (sends_identity(self) && routing_id.size() > 255)
-        return 0; // RFC 37: identity = 0*255OCTET
+        return 0;  // RFC 37: identity = 0*255OCTET
     const std::size_t body = ready_body_size(self, routing_id, extra);
     const std::size_t total = header_size_for(body) + body;
     if (out.size() < total)
         return 0;
-    std::uint8_t* p = out.data();
+    std::uint8_t *p = out.data();
     p += write_frame_header(p, body, false, true);
     *p++ = 5;
     std::memcpy(p, "READY", 5);
@@ -185,20 +176,19 @@ std::size_t write_ready_frame(std::span<std::uint8_t> out, socket_type self,
     p = put_property(p, "Socket-Type", bytes_of(socket_type_name(self)));
     if (sends_identity(self))
         p = put_property(p, "Identity", routing_id);
-    for (const auto& e : extra)
+    for (const auto &e : extra)
         p = put_property(p, e.name, e.value);
     return total;
 }
 
-std::size_t write_error_frame(std::span<std::uint8_t> out, std::string_view reason) noexcept
-{
+std::size_t write_error_frame(std::span<std::uint8_t> out, std::string_view reason) noexcept {
     if (reason.size() > 255)
         reason = reason.substr(0, 255);
     const std::size_t body = 1 + 5 + 1 + reason.size();
     const std::size_t total = header_size_for(body) + body;
     if (out.size() < total)
         return 0;
-    std::uint8_t* p = out.data();
+    std::uint8_t *p = out.data();
     p += write_frame_header(p, body, false, true);
     *p++ = 5;
     std::memcpy(p, "ERROR", 5);
@@ -209,8 +199,7 @@ std::size_t write_error_frame(std::span<std::uint8_t> out, std::string_view reas
     return total;
 }
 
-wire_error parse_error_data(std::span<const std::uint8_t> data, std::string_view& reason) noexcept
-{
+wire_error parse_error_data(std::span<const std::uint8_t> data, std::string_view &reason) noexcept {
     // error-reason = short-size 0*255VCHAR. Trailing octets are tolerated (as libzmq
     // does); a length running past the body is not.
     if (data.empty() || data[0] > data.size() - 1)
@@ -219,9 +208,8 @@ wire_error parse_error_data(std::span<const std::uint8_t> data, std::string_view
     return wire_error::none;
 }
 
-wire_error parse_ping_data(std::span<const std::uint8_t> data, std::uint16_t& ttl_deciseconds,
-                           std::span<const std::uint8_t>& context) noexcept
-{
+wire_error parse_ping_data(std::span<const std::uint8_t> data, std::uint16_t &ttl_deciseconds,
+                           std::span<const std::uint8_t> &context) noexcept {
     if (data.size() < 2 || data.size() > 2 + max_ping_context)
         return wire_error::malformed_ping;
     ttl_deciseconds = static_cast<std::uint16_t>((data[0] << 8) | data[1]);
@@ -230,8 +218,7 @@ wire_error parse_ping_data(std::span<const std::uint8_t> data, std::uint16_t& tt
 }
 
 wire_error parse_pong_data(std::span<const std::uint8_t> data,
-                           std::span<const std::uint8_t>& context) noexcept
-{
+                           std::span<const std::uint8_t> &context) noexcept {
     if (data.size() > max_ping_context)
         return wire_error::malformed_ping;
     context = data;
@@ -239,12 +226,11 @@ wire_error parse_pong_data(std::span<const std::uint8_t> data,
 }
 
 subscription_action classify_subscription_message(std::span<const std::uint8_t> body,
-                                                  std::span<const std::uint8_t>& topic) noexcept
-{
+                                                  std::span<const std::uint8_t> &topic) noexcept {
     if (body.empty() || body[0] > 1)
         return subscription_action::none;
     topic = body.subspan(1);
     return body[0] == 1 ? subscription_action::subscribe : subscription_action::cancel;
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

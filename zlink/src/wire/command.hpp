@@ -26,14 +26,14 @@ enum class command_kind : std::uint8_t { ready, error, subscribe, cancel, ping, 
 
 struct command_view {
     command_kind kind = command_kind::other;
-    std::string_view name;             // as sent, e.g. "READY"
-    std::span<const std::uint8_t> data; // everything after the name
+    std::string_view name;               // as sent, e.g. "READY"
+    std::span<const std::uint8_t> data;  // everything after the name
 };
 
 // Splits a command frame body. Errors: malformed_command (empty body, zero-length or
 // non-ALPHA name, name longer than the body). Unknown names parse as `other`
 // (RFC 37: mechanisms "MAY use any command names"; the caller ignores or refuses).
-wire_error parse_command(std::span<const std::uint8_t> body, command_view& out) noexcept;
+wire_error parse_command(std::span<const std::uint8_t> body, command_view &out) noexcept;
 
 // ---- READY metadata -------------------------------------------------------------
 
@@ -48,7 +48,7 @@ public:
     explicit metadata_reader(std::span<const std::uint8_t> data) noexcept : rest_(data) {}
     // Returns true and fills `p` for the next property; false at the end or on a
     // malformed property (then error() == malformed_metadata).
-    bool next(property_view& p) noexcept;
+    bool next(property_view &p) noexcept;
     wire_error error() const noexcept { return error_; }
 
 private:
@@ -63,11 +63,10 @@ wire_error validate_metadata(std::span<const std::uint8_t> data) noexcept;
 // Finds a property by name, case-insensitively (RFC 37: "Metadata names SHALL be
 // case-insensitive"). Assumes validated data. First match wins.
 bool find_property(std::span<const std::uint8_t> data, std::string_view name,
-                   std::span<const std::uint8_t>& value) noexcept;
+                   std::span<const std::uint8_t> &value) noexcept;
 
 // Octets a property occupies in READY data.
-constexpr std::size_t property_size(std::string_view name, std::size_t value_size) noexcept
-{
+constexpr std::size_t property_size(std::string_view name, std::size_t value_size) noexcept {
     return 1 + name.size() + 4 + value_size;
 }
 
@@ -91,17 +90,17 @@ std::size_t write_ready_frame(std::span<std::uint8_t> out, socket_type self,
 inline constexpr std::size_t max_error_frame_size = long_header_size + 1 + 5 + 1 + 255;
 std::size_t write_error_frame(std::span<std::uint8_t> out, std::string_view reason) noexcept;
 // Errors: malformed_error_command.
-wire_error parse_error_data(std::span<const std::uint8_t> data, std::string_view& reason) noexcept;
+wire_error parse_error_data(std::span<const std::uint8_t> data, std::string_view &reason) noexcept;
 
 // ---- PING / PONG ----------------------------------------------------------------
 
 inline constexpr std::size_t max_ping_context = 16;
 // Errors: malformed_ping (fewer than 2 octets, or context over 16 octets).
-wire_error parse_ping_data(std::span<const std::uint8_t> data, std::uint16_t& ttl_deciseconds,
-                           std::span<const std::uint8_t>& context) noexcept;
+wire_error parse_ping_data(std::span<const std::uint8_t> data, std::uint16_t &ttl_deciseconds,
+                           std::span<const std::uint8_t> &context) noexcept;
 // Errors: malformed_ping (context over 16 octets).
 wire_error parse_pong_data(std::span<const std::uint8_t> data,
-                           std::span<const std::uint8_t>& context) noexcept;
+                           std::span<const std::uint8_t> &context) noexcept;
 
 // ---- ZMTP 3.0 subscription-message form -------------------------------------------
 
@@ -111,6 +110,6 @@ enum class subscription_action : std::uint8_t { none, subscribe, cancel };
 // libzmq, which also accepts this form): first octet 1 = subscribe, 0 = cancel, rest
 // is the topic. Anything else (empty body, other first octet) is `none`.
 subscription_action classify_subscription_message(std::span<const std::uint8_t> body,
-                                                  std::span<const std::uint8_t>& topic) noexcept;
+                                                  std::span<const std::uint8_t> &topic) noexcept;
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

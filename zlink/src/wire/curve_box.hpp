@@ -28,22 +28,22 @@ bool ready() noexcept;
 
 void random_bytes(std::span<std::uint8_t> out) noexcept;
 // A fresh Curve25519 key pair.
-void keypair(curve_key& public_key, curve_key& secret_key) noexcept;
+void keypair(curve_key &public_key, curve_key &secret_key) noexcept;
 // The public key of a secret key (crypto_scalarmult_base).
-bool public_of(const curve_key& secret_key, curve_key& public_key) noexcept;
+bool public_of(const curve_key &secret_key, curve_key &public_key) noexcept;
 // Overwrites with zeros in a way the compiler cannot drop (sodium_memzero).
 void wipe(std::span<std::uint8_t> bytes) noexcept;
 template <std::size_t N>
-void wipe(std::array<std::uint8_t, N>& a) noexcept { wipe(std::span<std::uint8_t>(a)); }
+void wipe(std::array<std::uint8_t, N> &a) noexcept {
+    wipe(std::span<std::uint8_t>(a));
+}
 
 // Short nonces travel as 8 octets in network order.
-inline void store_u64(std::uint8_t* p, std::uint64_t v) noexcept
-{
+inline void store_u64(std::uint8_t *p, std::uint64_t v) noexcept {
     for (int i = 0; i < 8; ++i)
         p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
 }
-inline std::uint64_t load_u64(const std::uint8_t* p) noexcept
-{
+inline std::uint64_t load_u64(const std::uint8_t *p) noexcept {
     std::uint64_t v = 0;
     for (int i = 0; i < 8; ++i)
         v = (v << 8) | p[i];
@@ -56,30 +56,31 @@ nonce short_nonce(std::string_view prefix16, std::uint64_t counter) noexcept;
 nonce long_nonce(std::string_view prefix8, std::span<const std::uint8_t> tail16) noexcept;
 
 // crypto_box_easy: out.size() must be in.size() + mac_size.
-bool seal(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce& n,
-          const curve_key& their_public, const curve_key& our_secret) noexcept;
+bool seal(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce &n,
+          const curve_key &their_public, const curve_key &our_secret) noexcept;
 // crypto_box_open_easy: out.size() must be in.size() - mac_size.
-bool open(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce& n,
-          const curve_key& their_public, const curve_key& our_secret) noexcept;
+bool open(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce &n,
+          const curve_key &their_public, const curve_key &our_secret) noexcept;
 
 // The shared key of a key pair (crypto_box_beforenm), for the *_shared calls.
-bool precompute(curve_key& shared, const curve_key& their_public, const curve_key& our_secret) noexcept;
-bool seal_shared(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce& n,
-                 const curve_key& shared) noexcept;
-bool open_shared(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce& n,
-                 const curve_key& shared) noexcept;
+bool precompute(curve_key &shared, const curve_key &their_public,
+                const curve_key &our_secret) noexcept;
+bool seal_shared(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce &n,
+                 const curve_key &shared) noexcept;
+bool open_shared(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce &n,
+                 const curve_key &shared) noexcept;
 // In place: `text` is encrypted (or decrypted) where it lies; the MAC goes to
 // (comes from) `mac`.
 bool seal_shared_in_place(std::span<std::uint8_t> text, std::span<std::uint8_t, mac_size> mac,
-                          const nonce& n, const curve_key& shared) noexcept;
+                          const nonce &n, const curve_key &shared) noexcept;
 bool open_shared_to(std::span<std::uint8_t> out, std::span<const std::uint8_t> cipher,
-                    std::span<const std::uint8_t, mac_size> mac, const nonce& n,
-                    const curve_key& shared) noexcept;
+                    std::span<const std::uint8_t, mac_size> mac, const nonce &n,
+                    const curve_key &shared) noexcept;
 
 // crypto_secretbox_easy / _open_easy with a symmetric key (the cookie).
-bool seal_secret(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce& n,
-                 const curve_key& key) noexcept;
-bool open_secret(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce& n,
-                 const curve_key& key) noexcept;
+bool seal_secret(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce &n,
+                 const curve_key &key) noexcept;
+bool open_secret(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce &n,
+                 const curve_key &key) noexcept;
 
-} // namespace zlink::wire::curve_box
+}  // namespace zlink::wire::curve_box

@@ -11,19 +11,17 @@ constexpr std::size_t hello_size = 200;
 constexpr std::size_t welcome_size = 168;
 constexpr std::size_t ready_min_size = 6 + 8 + curve_box::mac_size;
 
-} // namespace
+}  // namespace
 
-curve_client::curve_client(const handshake_options& opts, const curve_key& public_key,
-                           const curve_key& secret_key, const curve_key& server_key)
+curve_client::curve_client(const handshake_options &opts, const curve_key &public_key,
+                           const curve_key &secret_key, const curve_key &server_key)
     : mechanism_base(opts, "CURVE", false), public_(public_key), secret_(secret_key),
-      server_(server_key)
-{
+      server_(server_key) {
     curve_box::ready();
     curve_box::keypair(short_public_, short_secret_);
 }
 
-curve_client::~curve_client()
-{
+curve_client::~curve_client() {
     curve_box::wipe(secret_);
     curve_box::wipe(short_secret_);
     curve_box::wipe(shared_);
@@ -31,8 +29,7 @@ curve_client::~curve_client()
 }
 
 // hello = %d5 "HELLO" %x1 %x0 72%x00 C'(32) nonce(8) Box[64 zeros](C'->S)(80)
-void curve_client::on_greeting()
-{
+void curve_client::on_greeting() {
     std::array<std::uint8_t, hello_size> hello{};
     std::memcpy(hello.data(), "\x05HELLO\x01\x00", 8);
     std::memcpy(hello.data() + 80, short_public_.data(), 32);
@@ -44,8 +41,7 @@ void curve_client::on_greeting()
     send_command(hello);
 }
 
-void curve_client::on_command(const command_view& cmd)
-{
+void curve_client::on_command(const command_view &cmd) {
     if (cmd.kind == command_kind::error)
         return on_error_command(cmd);
     if (cmd.name == "WELCOME" && state_ == state::expect_welcome)
@@ -56,15 +52,14 @@ void curve_client::on_command(const command_view& cmd)
 }
 
 // welcome = %d7 "WELCOME" nonce(16) Box[S' + cookie](S->C')(144)
-void curve_client::on_welcome(std::span<const std::uint8_t> body)
-{
+void curve_client::on_welcome(std::span<const std::uint8_t> body) {
     // libzmq reports a WELCOME of the wrong size as a cryptographic failure.
     if (body.size() != welcome_size)
         return fail(wire_error::cryptographic, "WELCOME is not 168 octets");
     std::array<std::uint8_t, 128> plain{};
     const bool ok = curve_box::open(plain, body.subspan(24, 144),
-                                    curve_box::long_nonce("WELCOME-", body.subspan(8, 16)),
-                                    server_, short_secret_);
+                                    curve_box::long_nonce("WELCOME-", body.subspan(8, 16)), server_,
+                                    short_secret_);
     if (!ok)
         return fail(wire_error::cryptographic, "WELCOME box does not open (wrong server key?)");
     std::memcpy(server_short_.data(), plain.data(), 32);
@@ -76,8 +71,7 @@ void curve_client::on_welcome(std::span<const std::uint8_t> body)
 }
 
 // initiate = %d8 "INITIATE" cookie(96) nonce(8) Box[C + vouch-nonce + vouch + props](C'->S')
-void curve_client::send_initiate()
-{
+void curve_client::send_initiate() {
     std::array<std::uint8_t, 64> vouch_plain{};
     std::memcpy(vouch_plain.data(), short_public_.data(), 32);
     std::memcpy(vouch_plain.data() + 32, server_.data(), 32);
@@ -104,8 +98,7 @@ void curve_client::send_initiate()
 }
 
 // ready = %d5 "READY" nonce(8) Box[props](S'->C')
-void curve_client::on_ready(std::span<const std::uint8_t> body)
-{
+void curve_client::on_ready(std::span<const std::uint8_t> body) {
     if (body.size() < ready_min_size)
         return fail(wire_error::malformed_ready);
     const std::uint64_t n = curve_box::load_u64(body.data() + 6);
@@ -119,4 +112,4 @@ void curve_client::on_ready(std::span<const std::uint8_t> body)
     finish();
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -19,16 +19,16 @@ namespace zlink::wire {
 
 class curve_client final : public mechanism_base {
 public:
-    curve_client(const handshake_options& opts, const curve_key& public_key,
-                 const curve_key& secret_key, const curve_key& server_key);
+    curve_client(const handshake_options &opts, const curve_key &public_key,
+                 const curve_key &secret_key, const curve_key &server_key);
     ~curve_client() override;
 
-    const char* mechanism() const noexcept override { return "CURVE"; }
-    frame_transform* transform() noexcept override { return codec_.get(); }
+    const char *mechanism() const noexcept override { return "CURVE"; }
+    frame_transform *transform() noexcept override { return codec_.get(); }
 
 private:
     void on_greeting() override;
-    void on_command(const command_view& cmd) override;
+    void on_command(const command_view &cmd) override;
     void on_welcome(std::span<const std::uint8_t> body);
     void send_initiate();
     void on_ready(std::span<const std::uint8_t> body);
@@ -44,4 +44,4 @@ private:
     std::unique_ptr<curve_message_codec> codec_;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

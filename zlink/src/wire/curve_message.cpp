@@ -10,43 +10,36 @@ namespace zlink::wire {
 
 namespace {
 
-constexpr std::uint8_t wire_more = 0x01;    // in the encrypted flags octet
-constexpr std::uint8_t wire_command = 0x02; // libzmq's msg_t::command bit
-constexpr std::size_t name_size = 8;        // "\x07MESSAGE"
+constexpr std::uint8_t wire_more = 0x01;     // in the encrypted flags octet
+constexpr std::uint8_t wire_command = 0x02;  // libzmq's msg_t::command bit
+constexpr std::size_t name_size = 8;         // "\x07MESSAGE"
 constexpr std::size_t nonce_at = name_size;
 constexpr std::size_t mac_at = nonce_at + 8;
 constexpr std::size_t text_at = mac_at + curve_box::mac_size;
 
-std::uint8_t to_wire_flags(std::uint8_t frame_flags) noexcept
-{
+std::uint8_t to_wire_flags(std::uint8_t frame_flags) noexcept {
     return static_cast<std::uint8_t>(((frame_flags & frame_flag::more) ? wire_more : 0) |
                                      ((frame_flags & frame_flag::command) ? wire_command : 0));
 }
 
-std::uint8_t from_wire_flags(std::uint8_t wire_flags) noexcept
-{
+std::uint8_t from_wire_flags(std::uint8_t wire_flags) noexcept {
     return static_cast<std::uint8_t>(((wire_flags & wire_more) ? frame_flag::more : 0) |
                                      ((wire_flags & wire_command) ? frame_flag::command : 0));
 }
 
-} // namespace
+}  // namespace
 
-curve_message_codec::curve_message_codec(const curve_key& shared, bool server,
-                                         std::uint64_t next_nonce, std::uint64_t peer_nonce) noexcept
+curve_message_codec::curve_message_codec(const curve_key &shared, bool server,
+                                         std::uint64_t next_nonce,
+                                         std::uint64_t peer_nonce) noexcept
     : shared_(shared), send_prefix_(server ? "CurveZMQMESSAGES" : "CurveZMQMESSAGEC"),
       recv_prefix_(server ? "CurveZMQMESSAGEC" : "CurveZMQMESSAGES"), next_nonce_(next_nonce),
-      peer_nonce_(peer_nonce)
-{
-}
+      peer_nonce_(peer_nonce) {}
 
-curve_message_codec::~curve_message_codec()
-{
-    curve_box::wipe(shared_);
-}
+curve_message_codec::~curve_message_codec() { curve_box::wipe(shared_); }
 
 wire_error curve_message_codec::seal(std::uint8_t flags, std::span<const std::uint8_t> body,
-                                     std::vector<std::uint8_t>& out)
-{
+                                     std::vector<std::uint8_t> &out) {
     if (next_nonce_ == std::numeric_limits<std::uint64_t>::max())
         return wire_error::nonce_exhausted;
     const std::uint64_t n = next_nonce_++;
@@ -58,7 +51,7 @@ wire_error curve_message_codec::seal(std::uint8_t flags, std::span<const std::ui
     const std::size_t h = write_frame_header(header, frame_body, false, false);
     const std::size_t at = out.size();
     out.resize(at + h + frame_body);
-    std::uint8_t* p = out.data() + at;
+    std::uint8_t *p = out.data() + at;
     std::memcpy(p, header, h);
     p += h;
     std::memcpy(p, "\x07MESSAGE", name_size);
@@ -67,18 +60,19 @@ wire_error curve_message_codec::seal(std::uint8_t flags, std::span<const std::ui
     if (!body.empty())
         std::memcpy(p + text_at + 1, body.data(), body.size());
     const std::span<std::uint8_t> text(p + text_at, 1 + body.size());
-    curve_box::seal_shared_in_place(text, std::span<std::uint8_t, curve_box::mac_size>(p + mac_at, curve_box::mac_size),
-                                    curve_box::short_nonce(send_prefix_, n), shared_);
+    curve_box::seal_shared_in_place(
+        text, std::span<std::uint8_t, curve_box::mac_size>(p + mac_at, curve_box::mac_size),
+        curve_box::short_nonce(send_prefix_, n), shared_);
     return wire_error::none;
 }
 
 // Checks in libzmq's order: command structure, name, size, nonce, box.
-wire_error curve_message_codec::open(std::span<const std::uint8_t> frame_body, std::uint8_t& flags,
-                                     std::vector<std::uint8_t>& body)
-{
+wire_error curve_message_codec::open(std::span<const std::uint8_t> frame_body, std::uint8_t &flags,
+                                     std::vector<std::uint8_t> &body) {
     if (frame_body.size() <= 1 || frame_body.size() <= frame_body[0])
         return wire_error::malformed_command;
-    if (frame_body.size() < name_size || std::memcmp(frame_body.data(), "\x07MESSAGE", name_size) != 0)
+    if (frame_body.size() < name_size ||
+        std::memcmp(frame_body.data(), "\x07MESSAGE", name_size) != 0)
         return wire_error::unexpected_command;
     if (frame_body.size() < curve_message_overhead)
         return wire_error::malformed_message;
@@ -89,7 +83,8 @@ wire_error curve_message_codec::open(std::span<const std::uint8_t> frame_body, s
     body.resize(cipher.size());
     const std::span<const std::uint8_t, curve_box::mac_size> mac(frame_body.data() + mac_at,
                                                                  curve_box::mac_size);
-    if (!curve_box::open_shared_to(body, cipher, mac, curve_box::short_nonce(recv_prefix_, n), shared_)) {
+    if (!curve_box::open_shared_to(body, cipher, mac, curve_box::short_nonce(recv_prefix_, n),
+                                   shared_)) {
         body.clear();
         return wire_error::cryptographic;
     }
@@ -99,4 +94,4 @@ wire_error curve_message_codec::open(std::span<const std::uint8_t> frame_body, s
     return wire_error::none;
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

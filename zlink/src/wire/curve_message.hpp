@@ -26,26 +26,26 @@ class curve_message_codec final : public frame_transform {
 public:
     // `shared`: crypto_box_beforenm of the short-term keys. `next_nonce`: our next
     // short nonce; `peer_nonce`: the last one the peer used in the handshake.
-    curve_message_codec(const curve_key& shared, bool server, std::uint64_t next_nonce,
+    curve_message_codec(const curve_key &shared, bool server, std::uint64_t next_nonce,
                         std::uint64_t peer_nonce) noexcept;
     ~curve_message_codec() override;
-    curve_message_codec(const curve_message_codec&) = delete;
-    curve_message_codec& operator=(const curve_message_codec&) = delete;
+    curve_message_codec(const curve_message_codec &) = delete;
+    curve_message_codec &operator=(const curve_message_codec &) = delete;
 
     // Errors: nonce_exhausted.
     wire_error seal(std::uint8_t flags, std::span<const std::uint8_t> body,
-                    std::vector<std::uint8_t>& out) override;
+                    std::vector<std::uint8_t> &out) override;
     // Errors: malformed_command, unexpected_command (not MESSAGE), malformed_message,
     // invalid_sequence, cryptographic.
-    wire_error open(std::span<const std::uint8_t> frame_body, std::uint8_t& flags,
-                    std::vector<std::uint8_t>& body) override;
+    wire_error open(std::span<const std::uint8_t> frame_body, std::uint8_t &flags,
+                    std::vector<std::uint8_t> &body) override;
 
 private:
     curve_key shared_;
-    const char* send_prefix_;
-    const char* recv_prefix_;
+    const char *send_prefix_;
+    const char *recv_prefix_;
     std::uint64_t next_nonce_;
     std::uint64_t peer_nonce_;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

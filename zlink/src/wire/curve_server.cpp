@@ -10,25 +10,22 @@ namespace {
 constexpr std::size_t hello_size = 200;
 constexpr std::size_t initiate_min_size = 9 + 96 + 8 + curve_box::mac_size + 128;
 
-} // namespace
+}  // namespace
 
-curve_server::curve_server(const handshake_options& opts, const curve_key& secret_key,
-                           const zap_policy& zap)
-    : mechanism_base(opts, "CURVE", true), zap_(zap), secret_(secret_key)
-{
+curve_server::curve_server(const handshake_options &opts, const curve_key &secret_key,
+                           const zap_policy &zap)
+    : mechanism_base(opts, "CURVE", true), zap_(zap), secret_(secret_key) {
     curve_box::ready();
 }
 
-curve_server::~curve_server()
-{
+curve_server::~curve_server() {
     curve_box::wipe(secret_);
     curve_box::wipe(short_secret_);
     curve_box::wipe(cookie_key_);
     curve_box::wipe(shared_);
 }
 
-void curve_server::on_command(const command_view& cmd)
-{
+void curve_server::on_command(const command_view &cmd) {
     if (cmd.name == "HELLO" && state_ == state::expect_hello)
         return on_hello(body_of(cmd));
     if (cmd.name == "INITIATE" && state_ == state::expect_initiate)
@@ -37,8 +34,7 @@ void curve_server::on_command(const command_view& cmd)
 }
 
 // hello = %d5 "HELLO" %x1 %x0 72%x00 C'(32) nonce(8) Box[64 zeros](C'->S)(80)
-void curve_server::on_hello(std::span<const std::uint8_t> body)
-{
+void curve_server::on_hello(std::span<const std::uint8_t> body) {
     if (body.size() != hello_size || body[6] != 1 || body[7] != 0)
         return fail(wire_error::malformed_hello);
     std::memcpy(client_short_.data(), body.data() + 80, 32);
@@ -47,15 +43,15 @@ void curve_server::on_hello(std::span<const std::uint8_t> body)
     if (!curve_box::open(zeros, body.subspan(120, 80),
                          curve_box::short_nonce("CurveZMQHELLO---", peer_nonce_), client_short_,
                          secret_))
-        return fail(wire_error::cryptographic, "HELLO box does not open (client has another server key?)");
+        return fail(wire_error::cryptographic,
+                    "HELLO box does not open (client has another server key?)");
     send_welcome();
     state_ = state::expect_initiate;
 }
 
 // welcome = %d7 "WELCOME" nonce(16) Box[S' + cookie](S->C')
 // cookie  = nonce(16) Box[C' + s'](K)
-void curve_server::send_welcome()
-{
+void curve_server::send_welcome() {
     curve_box::keypair(short_public_, short_secret_);
     curve_box::random_bytes(cookie_key_);
     std::array<std::uint8_t, 64> cookie_plain{};
@@ -85,8 +81,7 @@ void curve_server::send_welcome()
 }
 
 // initiate = %d8 "INITIATE" cookie(96) nonce(8) Box[C + vouch-nonce + vouch + props](C'->S')
-void curve_server::on_initiate(std::span<const std::uint8_t> body)
-{
+void curve_server::on_initiate(std::span<const std::uint8_t> body) {
     if (body.size() < initiate_min_size)
         return fail(wire_error::malformed_initiate);
     if (!open_cookie(body.subspan(9, 96)))
@@ -110,8 +105,7 @@ void curve_server::on_initiate(std::span<const std::uint8_t> body)
 }
 
 // Recovers C' and s' with the cookie key, then wipes the key: one use only.
-bool curve_server::open_cookie(std::span<const std::uint8_t> cookie)
-{
+bool curve_server::open_cookie(std::span<const std::uint8_t> cookie) {
     std::array<std::uint8_t, 64> plain{};
     const bool ok = curve_box::open_secret(plain, cookie.subspan(16, 80),
                                            curve_box::long_nonce("COOKIE--", cookie.subspan(0, 16)),
@@ -126,8 +120,8 @@ bool curve_server::open_cookie(std::span<const std::uint8_t> cookie)
 }
 
 // Opens the INITIATE box and the vouch inside it; `plain` gets C, vouch, props.
-bool curve_server::open_initiate_box(std::span<const std::uint8_t> body, std::vector<std::uint8_t>& plain)
-{
+bool curve_server::open_initiate_box(std::span<const std::uint8_t> body,
+                                     std::vector<std::uint8_t> &plain) {
     const auto box = body.subspan(113);
     plain.assign(box.size() - curve_box::mac_size, 0);
     if (!curve_box::open_shared(plain, box, curve_box::short_nonce("CurveZMQINITIATE", peer_nonce_),
@@ -152,16 +146,14 @@ bool curve_server::open_initiate_box(std::span<const std::uint8_t> body, std::ve
     return true;
 }
 
-void curve_server::on_zap_missing()
-{
+void curve_server::on_zap_missing() {
     if (zap_.enforce_domain)
         return fail(wire_error::no_zap_handler);
     send_ready();
 }
 
 // ready = %d5 "READY" nonce(8) Box[props](S'->C')
-void curve_server::send_ready()
-{
+void curve_server::send_ready() {
     const auto props = our_properties();
     std::vector<std::uint8_t> body(6 + 8 + curve_box::mac_size + props.size());
     std::memcpy(body.data(), "\x05READY", 6);
@@ -176,4 +168,4 @@ void curve_server::send_ready()
     finish();
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

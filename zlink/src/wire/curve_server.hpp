@@ -25,35 +25,35 @@ namespace zlink::wire {
 
 class curve_server final : public mechanism_base {
 public:
-    curve_server(const handshake_options& opts, const curve_key& secret_key, const zap_policy& zap);
+    curve_server(const handshake_options &opts, const curve_key &secret_key, const zap_policy &zap);
     ~curve_server() override;
 
-    const char* mechanism() const noexcept override { return "CURVE"; }
-    frame_transform* transform() noexcept override { return codec_.get(); }
+    const char *mechanism() const noexcept override { return "CURVE"; }
+    frame_transform *transform() noexcept override { return codec_.get(); }
 
 private:
-    void on_command(const command_view& cmd) override;
+    void on_command(const command_view &cmd) override;
     void on_zap_accepted() override { send_ready(); }
     void on_zap_missing() override;
     void on_hello(std::span<const std::uint8_t> body);
     void send_welcome();
     void on_initiate(std::span<const std::uint8_t> body);
     bool open_cookie(std::span<const std::uint8_t> cookie);
-    bool open_initiate_box(std::span<const std::uint8_t> body, std::vector<std::uint8_t>& plain);
+    bool open_initiate_box(std::span<const std::uint8_t> body, std::vector<std::uint8_t> &plain);
     void send_ready();
 
     enum class state : std::uint8_t { expect_hello, expect_initiate, ready };
     state state_ = state::expect_hello;
     zap_policy zap_;
     curve_key secret_{};
-    curve_key client_short_{};   // C': from HELLO until WELCOME, then from the cookie
-    curve_key short_secret_{};   // s': likewise
+    curve_key client_short_{};  // C': from HELLO until WELCOME, then from the cookie
+    curve_key short_secret_{};  // s': likewise
     curve_key short_public_{};
-    curve_key cookie_key_{};     // K
+    curve_key cookie_key_{};  // K
     curve_key shared_{};
     std::uint64_t peer_nonce_ = 0;
     std::uint64_t next_nonce_ = 1;
     std::unique_ptr<curve_message_codec> codec_;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -2,8 +2,7 @@
 
 namespace zlink::wire {
 
-const char* to_string(wire_error e) noexcept
-{
+const char *to_string(wire_error e) noexcept {
     switch (e) {
     case wire_error::none: return "no error";
     case wire_error::bad_signature:
@@ -30,58 +29,44 @@ const char* to_string(wire_error e) noexcept
         return "ERROR command body is not a 1-octet length plus reason";
     case wire_error::malformed_ping:
         return "PING/PONG malformed: TTL missing or context over 16 octets";
-    case wire_error::missing_socket_type:
-        return "peer READY has no Socket-Type property";
-    case wire_error::unknown_socket_type:
-        return "peer Socket-Type is not one zlink supports";
+    case wire_error::missing_socket_type: return "peer READY has no Socket-Type property";
+    case wire_error::unknown_socket_type: return "peer Socket-Type is not one zlink supports";
     case wire_error::incompatible_socket_type:
         return "peer Socket-Type may not connect to this socket type (ZMTP RFC 37 table)";
-    case wire_error::peer_sent_error:
-        return "peer refused the handshake with an ERROR command";
+    case wire_error::peer_sent_error: return "peer refused the handshake with an ERROR command";
     case wire_error::unexpected_command:
         return "unexpected command during the handshake; only READY or ERROR allowed";
     case wire_error::unexpected_message:
         return "message frame received before the handshake completed";
     case wire_error::handshake_too_large:
         return "handshake command larger than the handshake limit";
-    case wire_error::malformed_hello:
-        return "HELLO command has the wrong size, version or layout";
-    case wire_error::malformed_welcome:
-        return "WELCOME command has the wrong size";
-    case wire_error::malformed_initiate:
-        return "INITIATE command is shorter than its fixed part";
+    case wire_error::malformed_hello: return "HELLO command has the wrong size, version or layout";
+    case wire_error::malformed_welcome: return "WELCOME command has the wrong size";
+    case wire_error::malformed_initiate: return "INITIATE command is shorter than its fixed part";
     case wire_error::malformed_ready:
         return "CURVE READY command is shorter than its nonce and box";
     case wire_error::malformed_message:
         return "MESSAGE command is shorter than its nonce, box and flags";
     case wire_error::cryptographic:
         return "a CURVE box did not open (wrong key, or a tampered or replayed command)";
-    case wire_error::key_exchange:
-        return "CURVE vouch does not name the client's short-term key";
+    case wire_error::key_exchange: return "CURVE vouch does not name the client's short-term key";
     case wire_error::invalid_sequence:
         return "CURVE nonce not above the previous one (replayed or reordered command)";
-    case wire_error::nonce_exhausted:
-        return "CURVE nonce space of this connection is used up";
+    case wire_error::nonce_exhausted: return "CURVE nonce space of this connection is used up";
     case wire_error::no_zap_handler:
         return "no ZAP handler bound at inproc://zeromq.zap.01, and this mechanism needs one";
-    case wire_error::auth_failed:
-        return "authentication refused (ZAP status 300, 400 or 500)";
+    case wire_error::auth_failed: return "authentication refused (ZAP status 300, 400 or 500)";
     case wire_error::zap_malformed_reply:
         return "ZAP reply is not 7 frames with MORE set on all but the last";
-    case wire_error::zap_unspecified:
-        return "ZAP reply's delimiter frame is not empty";
-    case wire_error::zap_bad_version:
-        return "ZAP reply version is not 1.0";
-    case wire_error::zap_bad_request_id:
-        return "ZAP reply request id does not match the request";
+    case wire_error::zap_unspecified: return "ZAP reply's delimiter frame is not empty";
+    case wire_error::zap_bad_version: return "ZAP reply version is not 1.0";
+    case wire_error::zap_bad_request_id: return "ZAP reply request id does not match the request";
     case wire_error::zap_invalid_status_code:
         return "ZAP reply status code is not 200, 300, 400 or 500";
-    case wire_error::zap_invalid_metadata:
-        return "ZAP reply metadata is malformed";
-    case wire_error::buffer_too_small:
-        return "output buffer too small for the encoding";
+    case wire_error::zap_invalid_metadata: return "ZAP reply metadata is malformed";
+    case wire_error::buffer_too_small: return "output buffer too small for the encoding";
     }
     return "unknown wire error";
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

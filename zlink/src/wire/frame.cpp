@@ -2,9 +2,8 @@
 
 namespace zlink::wire {
 
-std::size_t write_frame_header(std::uint8_t* out, std::uint64_t size, bool more,
-                               bool command) noexcept
-{
+std::size_t write_frame_header(std::uint8_t *out, std::uint64_t size, bool more,
+                               bool command) noexcept {
     std::uint8_t flags = (more ? frame_flag::more : 0) | (command ? frame_flag::command : 0);
     if (size <= max_short_body) {
         out[0] = flags;
@@ -17,4 +16,4 @@ std::size_t write_frame_header(std::uint8_t* out, std::uint64_t size, bool more,
     return long_header_size;
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

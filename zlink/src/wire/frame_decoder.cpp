@@ -8,15 +8,13 @@ namespace zlink::wire {
 
 frame_decoder::frame_decoder(std::uint64_t max_body_size) noexcept : max_body_(max_body_size) {}
 
-frame_decoder::step frame_decoder::fail(wire_error e) noexcept
-{
+frame_decoder::step frame_decoder::fail(wire_error e) noexcept {
     error_ = e;
     state_ = state::failed;
     return step::error;
 }
 
-frame_decoder::step frame_decoder::header_complete() noexcept
-{
+frame_decoder::step frame_decoder::header_complete() noexcept {
     if (header_.long_size() && header_.size > max_long_body)
         return fail(wire_error::frame_size_overflow);
     if (header_.size > std::numeric_limits<std::size_t>::max())
@@ -28,19 +26,15 @@ frame_decoder::step frame_decoder::header_complete() noexcept
 }
 
 frame_decoder::step frame_decoder::decode(std::span<const std::uint8_t> in,
-                                          std::size_t& consumed) noexcept
-{
+                                          std::size_t &consumed) noexcept {
     consumed = 0;
     for (;;) {
         switch (state_) {
-        case state::failed:
-            return step::error;
+        case state::failed: return step::error;
         case state::await_body:
             // Caller must call set_body() first; consuming now would lose octets.
             return step::header;
-        case state::complete:
-            state_ = state::flags;
-            return step::frame;
+        case state::complete: state_ = state::flags; return step::frame;
         case state::flags: {
             if (consumed == in.size())
                 return step::need_more;
@@ -88,8 +82,7 @@ frame_decoder::step frame_decoder::decode(std::span<const std::uint8_t> in,
     }
 }
 
-void frame_decoder::set_body(std::span<std::uint8_t> dst) noexcept
-{
+void frame_decoder::set_body(std::span<std::uint8_t> dst) noexcept {
     if (state_ != state::await_body)
         return;
     if (dst.size() != header_.size) {
@@ -102,8 +95,7 @@ void frame_decoder::set_body(std::span<std::uint8_t> dst) noexcept
     state_ = dst.empty() ? state::complete : state::body;
 }
 
-void frame_decoder::skip_body() noexcept
-{
+void frame_decoder::skip_body() noexcept {
     if (state_ != state::await_body)
         return;
     body_ = {};
@@ -111,15 +103,13 @@ void frame_decoder::skip_body() noexcept
     state_ = header_.size == 0 ? state::complete : state::skip;
 }
 
-std::span<std::uint8_t> frame_decoder::body_remaining() const noexcept
-{
+std::span<std::uint8_t> frame_decoder::body_remaining() const noexcept {
     if (state_ != state::body)
         return {};
     return body_.subspan(filled_);
 }
 
-frame_decoder::step frame_decoder::body_filled(std::size_t n) noexcept
-{
+frame_decoder::step frame_decoder::body_filled(std::size_t n) noexcept {
     if (state_ != state::body)
         return state_ == state::failed ? step::error : step::need_more;
     filled_ += std::min(n, body_.size() - filled_);
@@ -129,8 +119,7 @@ frame_decoder::step frame_decoder::body_filled(std::size_t n) noexcept
     return step::frame;
 }
 
-std::size_t frame_decoder::header_bytes_missing() const noexcept
-{
+std::size_t frame_decoder::header_bytes_missing() const noexcept {
     if (state_ == state::flags)
         return 1;
     if (state_ == state::size)
@@ -138,4 +127,4 @@ std::size_t frame_decoder::header_bytes_missing() const noexcept
     return 0;
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

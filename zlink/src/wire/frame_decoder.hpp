@@ -37,10 +37,10 @@ public:
     static constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
 
     enum class step : std::uint8_t {
-        need_more, // all input consumed, no event yet
-        header,    // header() is complete; call set_body() before decoding on
-        frame,     // the current frame's body is complete in the caller's buffer
-        error,     // error() says why; the decoder stays failed (close the connection)
+        need_more,  // all input consumed, no event yet
+        header,     // header() is complete; call set_body() before decoding on
+        frame,      // the current frame's body is complete in the caller's buffer
+        error,      // error() says why; the decoder stays failed (close the connection)
     };
 
     // `max_body_size`: frames whose body exceeds this fail with frame_too_large
@@ -52,11 +52,11 @@ public:
     // were taken. Returns `frame` with consumed == 0 when a body was already complete
     // (e.g. a zero-size frame after set_body()). Errors: reserved_flags_set,
     // command_with_more, frame_too_large, frame_size_overflow.
-    step decode(std::span<const std::uint8_t> in, std::size_t& consumed) noexcept;
+    step decode(std::span<const std::uint8_t> in, std::size_t &consumed) noexcept;
 
     // The header of the frame in progress; valid from the `header` event until the
     // next header starts.
-    const frame_header& header() const noexcept { return header_; }
+    const frame_header &header() const noexcept { return header_; }
 
     // Supplies the body destination after a `header` event. `dst.size()` must equal
     // header().size (an empty span for a zero-size frame). The memory must stay
@@ -91,10 +91,10 @@ private:
     std::uint64_t max_body_;
     frame_header header_{};
     state state_ = state::flags;
-    std::uint8_t size_bytes_ = 0;   // size octets still expected (1 or 8 when reading size)
+    std::uint8_t size_bytes_ = 0;  // size octets still expected (1 or 8 when reading size)
     std::span<std::uint8_t> body_{};
     std::size_t filled_ = 0;
     wire_error error_ = wire_error::none;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -25,7 +25,7 @@ namespace zlink::wire {
 
 // Plain pointer + length; the IO layer maps it to asio::const_buffer / iovec.
 struct const_buffer {
-    const std::uint8_t* data = nullptr;
+    const std::uint8_t *data = nullptr;
     std::size_t size = 0;
 };
 
@@ -33,7 +33,7 @@ class frame_encoder {
 public:
     static constexpr std::size_t default_staging = 8192;
     static constexpr std::size_t default_copy_threshold = 256;
-    static constexpr std::size_t default_max_buffers = 64; // well under IOV_MAX
+    static constexpr std::size_t default_max_buffers = 64;  // well under IOV_MAX
 
     // `staging_capacity` is raised to fit at least one header plus one copied body
     // (max_header_size + copy_threshold + 256 for command prefixes); `max_buffers`
@@ -82,11 +82,10 @@ public:
     void consume(std::size_t n) noexcept;
 
 private:
-    bool add_frame(std::uint8_t flags_more, bool command,
-                   std::span<const std::uint8_t> prefix,
+    bool add_frame(std::uint8_t flags_more, bool command, std::span<const std::uint8_t> prefix,
                    std::span<const std::uint8_t> body) noexcept;
-    void append_staged(const std::uint8_t* p, std::size_t n) noexcept;
-    void append_reference(const std::uint8_t* p, std::size_t n) noexcept;
+    void append_staged(const std::uint8_t *p, std::size_t n) noexcept;
+    void append_reference(const std::uint8_t *p, std::size_t n) noexcept;
 
     std::unique_ptr<std::uint8_t[]> staging_;
     std::size_t staging_capacity_;
@@ -94,9 +93,9 @@ private:
     std::size_t copy_threshold_;
     std::unique_ptr<const_buffer[]> bufs_;
     std::size_t max_buffers_;
-    std::size_t first_ = 0;   // first gather entry not fully written
-    std::size_t count_ = 0;   // gather entries in use
-    std::size_t pending_ = 0; // bytes not yet consumed
+    std::size_t first_ = 0;    // first gather entry not fully written
+    std::size_t count_ = 0;    // gather entries in use
+    std::size_t pending_ = 0;  // bytes not yet consumed
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -12,18 +12,16 @@ constexpr std::size_t major_pos = 10;
 constexpr std::size_t mechanism_pos = 12;
 constexpr std::size_t as_server_pos = 32;
 
-constexpr bool is_mechanism_char(std::uint8_t c) noexcept
-{
-    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-           c == '.' || c == '+' || c == 0;
+constexpr bool is_mechanism_char(std::uint8_t c) noexcept {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
+           c == '+' || c == 0;
 }
 
-} // namespace
+}  // namespace
 
-std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism,
-                                                      bool as_server, std::uint8_t minor,
-                                                      std::size_t routing_id_size) noexcept
-{
+std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism, bool as_server,
+                                                      std::uint8_t minor,
+                                                      std::size_t routing_id_size) noexcept {
     std::array<std::uint8_t, greeting_size> g{};
     g[0] = 0xFF;
     std::uint64_t legacy_length = routing_id_size + 1;  // big-endian in octets 1-8
@@ -39,13 +37,10 @@ std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism
 }
 
 greeting_parser::greeting_parser(std::string_view expected_mechanism) noexcept
-    : expected_(expected_mechanism)
-{
-}
+    : expected_(expected_mechanism) {}
 
-std::string_view greeting_parser::peer_mechanism() const noexcept
-{
-    const auto* p = reinterpret_cast<const char*>(bytes_.data() + mechanism_pos);
+std::string_view greeting_parser::peer_mechanism() const noexcept {
+    const auto *p = reinterpret_cast<const char *>(bytes_.data() + mechanism_pos);
     std::size_t n = 0;
     while (n < mechanism_size && p[n] != 0)
         ++n;
@@ -54,8 +49,7 @@ std::string_view greeting_parser::peer_mechanism() const noexcept
 
 // Validates the octet just stored at `pos`. Octets are checked as they arrive so a
 // non-ZMTP peer is refused after its first octet, not after 64.
-wire_error greeting_parser::check_octet(std::size_t pos) const noexcept
-{
+wire_error greeting_parser::check_octet(std::size_t pos) const noexcept {
     const std::uint8_t c = bytes_[pos];
     if (pos == 0 && c != 0xFF)
         return wire_error::bad_signature;
@@ -78,8 +72,7 @@ wire_error greeting_parser::check_octet(std::size_t pos) const noexcept
     return wire_error::none;
 }
 
-std::size_t greeting_parser::feed(std::span<const std::uint8_t> in) noexcept
-{
+std::size_t greeting_parser::feed(std::span<const std::uint8_t> in) noexcept {
     std::size_t used = 0;
     while (used < in.size() && bytes_needed() > 0) {
         bytes_[received_] = in[used++];
@@ -89,4 +82,4 @@ std::size_t greeting_parser::feed(std::span<const std::uint8_t> in) noexcept
     return used;
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

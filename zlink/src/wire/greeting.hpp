@@ -42,8 +42,7 @@ struct zmtp_version {
     std::uint8_t minor = 0;
     // ZMTP 3.1 added the SUBSCRIBE/CANCEL/PING/PONG commands; a 3.0 peer gets
     // subscriptions in the message form (first body octet 1 = subscribe, 0 = cancel).
-    constexpr bool has_subscribe_commands() const noexcept
-    {
+    constexpr bool has_subscribe_commands() const noexcept {
         return major > 3 || (major == 3 && minor >= 1);
     }
 };
@@ -60,8 +59,7 @@ std::array<std::uint8_t, greeting_size> make_greeting(std::string_view mechanism
 // peer's greeting were accepted: the signature first; version-major after the peer's
 // signature (a ZMTP 1.0 peer is recognised by it); the rest after the peer's
 // version-major (a 2.x peer is refused before it sees our mechanism).
-constexpr std::size_t greeting_release(std::size_t peer_octets) noexcept
-{
+constexpr std::size_t greeting_release(std::size_t peer_octets) noexcept {
     if (peer_octets < signature_size)
         return signature_size;
     if (peer_octets == signature_size)
@@ -108,4 +106,4 @@ private:
     wire_error error_ = wire_error::none;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

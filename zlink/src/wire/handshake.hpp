@@ -35,9 +35,9 @@ namespace zlink::wire {
 
 // What every mechanism needs to know about our side of the connection.
 struct handshake_options {
-    socket_type self = socket_type::pair;          // must speak ZMTP (not STREAM)
-    std::span<const std::uint8_t> routing_id = {}; // ZMQ_ROUTING_ID (copied)
-    std::span<const property_view> extra = {};     // e.g. "X-..." metadata (copied)
+    socket_type self = socket_type::pair;           // must speak ZMTP (not STREAM)
+    std::span<const std::uint8_t> routing_id = {};  // ZMQ_ROUTING_ID (copied)
+    std::span<const property_view> extra = {};      // e.g. "X-..." metadata (copied)
     // Largest handshake command accepted from the peer; above it: handshake_too_large.
     std::size_t max_handshake_command = 64 * 1024;
     // Minor version we announce. zlink always speaks 3.1; interop tests set 0 to
@@ -47,15 +47,15 @@ struct handshake_options {
 
 // What a server-side mechanism needs to know about ZAP (RFC 27).
 struct zap_policy {
-    bool domain_set = false;     // ZMQ_ZAP_DOMAIN is not empty
-    bool enforce_domain = false; // ZMQ_ZAP_ENFORCE_DOMAIN
+    bool domain_set = false;      // ZMQ_ZAP_DOMAIN is not empty
+    bool enforce_domain = false;  // ZMQ_ZAP_ENFORCE_DOMAIN
 };
 
 // What the mechanism asks the ZAP handler (RFC 27 request frames it fills in;
 // the session adds version, request id, domain, address and identity).
 struct zap_request {
-    std::string mechanism;                            // "NULL", "PLAIN", "CURVE"
-    std::vector<std::vector<std::uint8_t>> credentials; // PLAIN: user, password; CURVE: client key
+    std::string mechanism;                               // "NULL", "PLAIN", "CURVE"
+    std::vector<std::vector<std::uint8_t>> credentials;  // PLAIN: user, password; CURVE: client key
 };
 
 // What the ZAP handler answered. When nothing is bound at inproc://zeromq.zap.01
@@ -64,7 +64,7 @@ struct zap_request {
 // ZMQ_ZAP_ENFORCE_DOMAIN is set), as libzmq 4.3.5 does.
 struct zap_reply {
     bool handler_missing = false;
-    std::string status_code;             // "200" accepts; "300", "400", "500" refuse
+    std::string status_code;  // "200" accepts; "300", "400", "500" refuse
     std::string status_text;
     std::string user_id;
     std::vector<std::uint8_t> metadata;  // ZMTP property encoding, may be empty
@@ -83,13 +83,13 @@ public:
     // Appends the complete wire encoding (frame header and body) of one
     // protected frame carrying `body` with `flags` to `out`.
     virtual wire_error seal(std::uint8_t flags, std::span<const std::uint8_t> body,
-                            std::vector<std::uint8_t>& out) = 0;
+                            std::vector<std::uint8_t> &out) = 0;
     // Opens the body of one received frame (for CURVE a MESSAGE command, name
     // included; anything else is refused). On success `body` holds the
     // plaintext and `flags` its frame_flag::more / frame_flag::command bits: a
     // command is then handled exactly as a command frame received in clear.
-    virtual wire_error open(std::span<const std::uint8_t> frame_body, std::uint8_t& flags,
-                            std::vector<std::uint8_t>& body) = 0;
+    virtual wire_error open(std::span<const std::uint8_t> frame_body, std::uint8_t &flags,
+                            std::vector<std::uint8_t> &body) = 0;
 };
 
 class handshake {
@@ -122,16 +122,16 @@ public:
     virtual std::span<const std::uint8_t> peer_metadata() const noexcept = 0;
 
     // "NULL", "PLAIN" or "CURVE".
-    virtual const char* mechanism() const noexcept = 0;
+    virtual const char *mechanism() const noexcept = 0;
 
     // ZAP: non-null while the handshake waits for the handler's answer.
-    virtual const zap_request* zap_pending() const noexcept { return nullptr; }
-    virtual void zap_answer(const zap_reply&) {}
+    virtual const zap_request *zap_pending() const noexcept { return nullptr; }
+    virtual void zap_answer(const zap_reply &) {}
     // ZAP's User-Id once accepted (empty without ZAP).
     virtual std::string_view user_id() const noexcept { return {}; }
 
     // After done(): non-null when message frames must pass through it.
-    virtual frame_transform* transform() noexcept { return nullptr; }
+    virtual frame_transform *transform() noexcept { return nullptr; }
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -36,12 +36,11 @@ constexpr std::uint32_t zap_bad_request_id = 0x20000002;
 constexpr std::uint32_t zap_bad_version = 0x20000003;
 constexpr std::uint32_t zap_invalid_status_code = 0x20000004;
 constexpr std::uint32_t zap_invalid_metadata = 0x20000005;
-} // namespace protocol_error
+}  // namespace protocol_error
 
-constexpr std::uint32_t efault = 14; // what libzmq reports when no ZAP handler answers
+constexpr std::uint32_t efault = 14;  // what libzmq reports when no ZAP handler answers
 
-std::uint32_t protocol_value(wire_error e) noexcept
-{
+std::uint32_t protocol_value(wire_error e) noexcept {
     namespace pe = protocol_error;
     switch (e) {
     case wire_error::mechanism_mismatch: return pe::zmtp_mechanism_mismatch;
@@ -72,12 +71,12 @@ std::uint32_t protocol_value(wire_error e) noexcept
     }
 }
 
-std::unique_ptr<handshake> make_curve(const handshake_options& zmtp, const security_config& sec)
-{
+std::unique_ptr<handshake> make_curve(const handshake_options &zmtp, const security_config &sec) {
 #ifdef ZLINK_HAVE_CURVE
     if (sec.as_server)
         return std::make_unique<curve_server>(zmtp, sec.curve_secret, sec.zap);
-    return std::make_unique<curve_client>(zmtp, sec.curve_public, sec.curve_secret, sec.curve_server);
+    return std::make_unique<curve_client>(zmtp, sec.curve_public, sec.curve_secret,
+                                          sec.curve_server);
 #else
     (void)zmtp;
     (void)sec;
@@ -85,10 +84,9 @@ std::unique_ptr<handshake> make_curve(const handshake_options& zmtp, const secur
 #endif
 }
 
-} // namespace
+}  // namespace
 
-bool curve_available() noexcept
-{
+bool curve_available() noexcept {
 #ifdef ZLINK_HAVE_CURVE
     return true;
 #else
@@ -96,23 +94,20 @@ bool curve_available() noexcept
 #endif
 }
 
-std::unique_ptr<handshake> make_handshake(const handshake_options& zmtp, const security_config& sec)
-{
+std::unique_ptr<handshake> make_handshake(const handshake_options &zmtp,
+                                          const security_config &sec) {
     switch (sec.kind) {
-    case mechanism_kind::null:
-        return std::make_unique<null_handshake>(zmtp, sec.zap);
+    case mechanism_kind::null: return std::make_unique<null_handshake>(zmtp, sec.zap);
     case mechanism_kind::plain:
         if (sec.as_server)
             return std::make_unique<plain_server>(zmtp);
         return std::make_unique<plain_client>(zmtp, sec.plain_username, sec.plain_password);
-    case mechanism_kind::curve:
-        return make_curve(zmtp, sec);
+    case mechanism_kind::curve: return make_curve(zmtp, sec);
     }
     return nullptr;
 }
 
-failure_report classify_failure(wire_error e, std::string_view detail) noexcept
-{
+failure_report classify_failure(wire_error e, std::string_view detail) noexcept {
     if (e == wire_error::auth_failed) {
         std::uint32_t code = 0;
         for (char c : detail)
@@ -124,4 +119,4 @@ failure_report classify_failure(wire_error e, std::string_view detail) noexcept
     return {failure_event::protocol, protocol_value(e)};
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -30,12 +30,12 @@ using curve_key = std::array<std::uint8_t, curve_key_size>;
 // The socket's security options as the wire layer needs them.
 struct security_config {
     mechanism_kind kind = mechanism_kind::null;
-    bool as_server = false;          // ZMQ_PLAIN_SERVER / ZMQ_CURVE_SERVER
-    std::string plain_username;      // client side, at most 255 octets each
+    bool as_server = false;      // ZMQ_PLAIN_SERVER / ZMQ_CURVE_SERVER
+    std::string plain_username;  // client side, at most 255 octets each
     std::string plain_password;
-    curve_key curve_public{};        // our long-term key pair
+    curve_key curve_public{};  // our long-term key pair
     curve_key curve_secret{};
-    curve_key curve_server{};        // client side: the server's long-term public key
+    curve_key curve_server{};  // client side: the server's long-term public key
     zap_policy zap;
 };
 
@@ -45,13 +45,14 @@ bool curve_available() noexcept;
 // A fresh handshake for one connection. Returns nullptr only when CURVE is asked
 // of a build without libsodium (the socket options refuse that earlier, with
 // ENOTSUP, so an engine never sees it).
-std::unique_ptr<handshake> make_handshake(const handshake_options& zmtp, const security_config& sec);
+std::unique_ptr<handshake> make_handshake(const handshake_options &zmtp,
+                                          const security_config &sec);
 
 // The monitor event a failure raises; the engine maps it to ZMQ_EVENT_HANDSHAKE_*.
 enum class failure_event : std::uint8_t {
-    protocol,  // ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL, value = ZMQ_PROTOCOL_ERROR_*
-    auth,      // ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, value = ZAP status code (300/400/500)
-    no_detail, // ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, value = errno (EFAULT: no ZAP handler)
+    protocol,   // ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL, value = ZMQ_PROTOCOL_ERROR_*
+    auth,       // ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, value = ZAP status code (300/400/500)
+    no_detail,  // ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, value = errno (EFAULT: no ZAP handler)
 };
 
 struct failure_report {
@@ -62,4 +63,4 @@ struct failure_report {
 // `detail` is handshake::error_detail() (the status code for auth_failed).
 failure_report classify_failure(wire_error e, std::string_view detail) noexcept;
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

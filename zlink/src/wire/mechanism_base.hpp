@@ -52,18 +52,18 @@ public:
     std::span<const std::uint8_t> peer_routing_id() const noexcept override;
     std::span<const std::uint8_t> peer_metadata() const noexcept override;
 
-    const zap_request* zap_pending() const noexcept override;
-    void zap_answer(const zap_reply& reply) override;
+    const zap_request *zap_pending() const noexcept override;
+    void zap_answer(const zap_reply &reply) override;
     std::string_view user_id() const noexcept override { return user_id_; }
 
 protected:
     // `mechanism` must be a literal ("PLAIN", "CURVE"): the greeting parser keeps it.
-    mechanism_base(const handshake_options& opts, const char* mechanism, bool as_server);
+    mechanism_base(const handshake_options &opts, const char *mechanism, bool as_server);
 
     // The peer's greeting was accepted; a client queues its HELLO here.
     virtual void on_greeting() {}
     // One complete command frame from the peer (name parsed, not interpreted).
-    virtual void on_command(const command_view& cmd) = 0;
+    virtual void on_command(const command_view &cmd) = 0;
     // ZAP said 200 (user_id() is set). Only called after ask_zap().
     virtual void on_zap_accepted() {}
     // Nothing is bound at inproc://zeromq.zap.01. Default: fail(no_zap_handler).
@@ -74,10 +74,10 @@ protected:
     // Queues the ERROR that refuses the client with a ZAP status code.
     virtual void send_refusal(std::string_view status_code) { send_error(status_code); }
 
-    const handshake_options& options() const noexcept { return opts_; }
+    const handshake_options &options() const noexcept { return opts_; }
     // The whole command body (name-size octet, name, data) that `cmd` views: the
     // RFCs give command layouts as offsets into it.
-    static std::span<const std::uint8_t> body_of(const command_view& cmd) noexcept;
+    static std::span<const std::uint8_t> body_of(const command_view &cmd) noexcept;
 
     // Frames `body` (name included) as a command and appends it to outgoing().
     void send_command(std::span<const std::uint8_t> body);
@@ -93,7 +93,7 @@ protected:
     bool accept_properties(std::span<const std::uint8_t> props);
     // A client's handling of the server's ERROR: a ZAP status code ("300", "400",
     // "500") fails with auth_failed, any other reason with peer_sent_error.
-    void on_error_command(const command_view& cmd);
+    void on_error_command(const command_view &cmd);
     void on_error_reason(std::string_view reason);
     // Publishes a ZAP request; the handshake waits for zap_answer().
     void ask_zap(std::string_view mechanism, std::vector<std::vector<std::uint8_t>> credentials);
@@ -126,4 +126,4 @@ private:
     std::string detail_;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

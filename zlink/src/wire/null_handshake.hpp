@@ -34,13 +34,13 @@ namespace zlink::wire {
 
 class null_handshake final : public mechanism_base {
 public:
-    explicit null_handshake(const handshake_options& opts, const zap_policy& zap = {});
+    explicit null_handshake(const handshake_options &opts, const zap_policy &zap = {});
 
-    const char* mechanism() const noexcept override { return "NULL"; }
+    const char *mechanism() const noexcept override { return "NULL"; }
 
 private:
     void on_greeting() override;
-    void on_command(const command_view& cmd) override;
+    void on_command(const command_view &cmd) override;
     void on_zap_accepted() override { send_ready(); }
     void on_zap_missing() override;
     void send_ready();
@@ -48,4 +48,4 @@ private:
     zap_policy zap_;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -1,7 +1,7 @@
 // PLAIN client: HELLO, then INITIATE once WELCOMEd, done on READY.
 #include "wire/plain_client.hpp"
 
-#include "wire/plain_server.hpp" // parse_libzmq_plain_error
+#include "wire/plain_server.hpp"  // parse_libzmq_plain_error
 
 #include <algorithm>
 
@@ -9,27 +9,21 @@ namespace zlink::wire {
 
 namespace {
 
-void append(std::vector<std::uint8_t>& out, std::string_view s)
-{
+void append(std::vector<std::uint8_t> &out, std::string_view s) {
     out.insert(out.end(), s.begin(), s.end());
 }
 
-} // namespace
+}  // namespace
 
-plain_client::plain_client(const handshake_options& opts, std::string username, std::string password)
+plain_client::plain_client(const handshake_options &opts, std::string username,
+                           std::string password)
     : mechanism_base(opts, "PLAIN", false), username_(std::move(username)),
-      password_(std::move(password))
-{
-}
+      password_(std::move(password)) {}
 
-plain_client::~plain_client()
-{
-    std::fill(password_.begin(), password_.end(), '\0');
-}
+plain_client::~plain_client() { std::fill(password_.begin(), password_.end(), '\0'); }
 
 // hello = command-size %d5 "HELLO" username password; each a 1-octet size + octets.
-void plain_client::on_greeting()
-{
+void plain_client::on_greeting() {
     std::vector<std::uint8_t> body;
     append(body, "\x05HELLO");
     body.push_back(static_cast<std::uint8_t>(username_.size()));
@@ -40,8 +34,7 @@ void plain_client::on_greeting()
     std::fill(body.begin(), body.end(), std::uint8_t{0});
 }
 
-void plain_client::on_command(const command_view& cmd)
-{
+void plain_client::on_command(const command_view &cmd) {
     if (cmd.kind == command_kind::error)
         return on_error_command(cmd);
     if (cmd.name == "WELCOME" && state_ == state::expect_welcome)
@@ -51,8 +44,7 @@ void plain_client::on_command(const command_view& cmd)
     fail(wire_error::unexpected_command, cmd.name);
 }
 
-void plain_client::on_welcome(const command_view& cmd)
-{
+void plain_client::on_welcome(const command_view &cmd) {
     if (!cmd.data.empty())
         return fail(wire_error::malformed_welcome);
     std::vector<std::uint8_t> body;
@@ -63,8 +55,7 @@ void plain_client::on_welcome(const command_view& cmd)
     state_ = state::expect_ready;
 }
 
-bool plain_client::on_unparsed_command(std::span<const std::uint8_t> body)
-{
+bool plain_client::on_unparsed_command(std::span<const std::uint8_t> body) {
     std::string_view reason;
     if (!parse_libzmq_plain_error(body, reason))
         return false;
@@ -72,10 +63,9 @@ bool plain_client::on_unparsed_command(std::span<const std::uint8_t> body)
     return true;
 }
 
-void plain_client::on_ready(const command_view& cmd)
-{
+void plain_client::on_ready(const command_view &cmd) {
     if (accept_properties(cmd.data))
         finish();
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

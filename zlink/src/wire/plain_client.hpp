@@ -19,16 +19,16 @@ namespace zlink::wire {
 class plain_client final : public mechanism_base {
 public:
     // `username` and `password` are at most 255 octets each (ZMQ_PLAIN_* refuse longer).
-    plain_client(const handshake_options& opts, std::string username, std::string password);
+    plain_client(const handshake_options &opts, std::string username, std::string password);
     ~plain_client() override;
 
-    const char* mechanism() const noexcept override { return "PLAIN"; }
+    const char *mechanism() const noexcept override { return "PLAIN"; }
 
 private:
     void on_greeting() override;
-    void on_command(const command_view& cmd) override;
-    void on_welcome(const command_view& cmd);
-    void on_ready(const command_view& cmd);
+    void on_command(const command_view &cmd) override;
+    void on_welcome(const command_view &cmd);
+    void on_ready(const command_view &cmd);
     bool on_unparsed_command(std::span<const std::uint8_t> body) override;
 
     enum class state : std::uint8_t { expect_welcome, expect_ready };
@@ -37,4 +37,4 @@ private:
     std::string password_;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

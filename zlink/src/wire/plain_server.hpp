@@ -23,25 +23,28 @@
 namespace zlink::wire {
 
 // libzmq 4.3.5's PLAIN ERROR body: 0x5E "RROR" reason-size reason.
-inline constexpr std::string_view libzmq_plain_error_prefix{"\x5E" "RROR", 5};
+inline constexpr std::string_view libzmq_plain_error_prefix{"\x5E"
+                                                            "RROR",
+                                                            5};
 // True (and `reason` set) for a body in that form.
-bool parse_libzmq_plain_error(std::span<const std::uint8_t> body, std::string_view& reason) noexcept;
+bool parse_libzmq_plain_error(std::span<const std::uint8_t> body,
+                              std::string_view &reason) noexcept;
 
 class plain_server final : public mechanism_base {
 public:
-    explicit plain_server(const handshake_options& opts);
+    explicit plain_server(const handshake_options &opts);
 
-    const char* mechanism() const noexcept override { return "PLAIN"; }
+    const char *mechanism() const noexcept override { return "PLAIN"; }
 
 private:
-    void on_command(const command_view& cmd) override;
+    void on_command(const command_view &cmd) override;
     void on_zap_accepted() override;
     void send_refusal(std::string_view status_code) override;
-    void on_hello(const command_view& cmd);
-    void on_initiate(const command_view& cmd);
+    void on_hello(const command_view &cmd);
+    void on_initiate(const command_view &cmd);
 
     enum class state : std::uint8_t { expect_hello, expect_initiate };
     state state_ = state::expect_hello;
 };
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -8,20 +8,18 @@ namespace zlink::wire {
 namespace {
 
 constexpr std::array<std::string_view, 12> names = {
-    "PAIR", "PUB", "SUB", "REQ", "REP", "DEALER",
+    "PAIR",   "PUB",  "SUB",  "REQ",  "REP",  "DEALER",
     "ROUTER", "PULL", "PUSH", "XPUB", "XSUB", "STREAM",
 };
 
-} // namespace
+}  // namespace
 
-std::string_view socket_type_name(socket_type t) noexcept
-{
+std::string_view socket_type_name(socket_type t) noexcept {
     const auto i = static_cast<std::size_t>(t);
     return i < names.size() ? names[i] : std::string_view("?");
 }
 
-std::optional<socket_type> parse_socket_type(std::string_view name) noexcept
-{
+std::optional<socket_type> parse_socket_type(std::string_view name) noexcept {
     // STREAM (index 11) is deliberately not parseable: it never appears on the wire.
     for (std::size_t i = 0; i + 1 < names.size(); ++i)
         if (names[i] == name)
@@ -29,8 +27,7 @@ std::optional<socket_type> parse_socket_type(std::string_view name) noexcept
     return std::nullopt;
 }
 
-bool compatible(socket_type self, socket_type peer) noexcept
-{
+bool compatible(socket_type self, socket_type peer) noexcept {
     using st = socket_type;
     switch (self) {
     case st::pair: return peer == st::pair;
@@ -49,4 +46,4 @@ bool compatible(socket_type self, socket_type peer) noexcept
     return false;
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

@@ -44,9 +44,8 @@ constexpr bool speaks_zmtp(socket_type t) noexcept { return t != socket_type::st
 
 // libzmq sends the Identity property only for these types (RFC 37: "A REQ, DEALER,
 // or ROUTER peer connecting to a ROUTER MAY announce its identity").
-constexpr bool sends_identity(socket_type t) noexcept
-{
+constexpr bool sends_identity(socket_type t) noexcept {
     return t == socket_type::req || t == socket_type::dealer || t == socket_type::router;
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

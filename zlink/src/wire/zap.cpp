@@ -9,38 +9,34 @@ namespace {
 
 zap_frame frame_of(std::string_view s) { return zap_frame(s.begin(), s.end()); }
 
-std::string_view text_of(std::span<const std::uint8_t> s)
-{
-    return {reinterpret_cast<const char*>(s.data()), s.size()};
+std::string_view text_of(std::span<const std::uint8_t> s) {
+    return {reinterpret_cast<const char *>(s.data()), s.size()};
 }
 
-bool valid_status(std::string_view code)
-{
+bool valid_status(std::string_view code) {
     return code == "200" || code == "300" || code == "400" || code == "500";
 }
 
-} // namespace
+}  // namespace
 
-std::vector<zap_frame> zap_request_frames(const zap_request& request, std::string_view domain,
+std::vector<zap_frame> zap_request_frames(const zap_request &request, std::string_view domain,
                                           std::string_view address,
-                                          std::span<const std::uint8_t> identity)
-{
+                                          std::span<const std::uint8_t> identity) {
     std::vector<zap_frame> frames;
     frames.reserve(7 + request.credentials.size());
-    frames.emplace_back(); // delimiter
+    frames.emplace_back();  // delimiter
     frames.push_back(frame_of(zap_version));
     frames.push_back(frame_of(zap_request_id));
     frames.push_back(frame_of(domain));
     frames.push_back(frame_of(address));
     frames.emplace_back(identity.begin(), identity.end());
     frames.push_back(frame_of(request.mechanism));
-    for (const auto& c : request.credentials)
+    for (const auto &c : request.credentials)
         frames.push_back(c);
     return frames;
 }
 
-wire_error parse_zap_reply(std::span<const zap_frame_view> frames, zap_reply& out)
-{
+wire_error parse_zap_reply(std::span<const zap_frame_view> frames, zap_reply &out) {
     if (frames.size() != zap_reply_frames)
         return wire_error::zap_malformed_reply;
     for (std::size_t i = 0; i < frames.size(); ++i)
@@ -66,9 +62,8 @@ wire_error parse_zap_reply(std::span<const zap_frame_view> frames, zap_reply& ou
     return wire_error::none;
 }
 
-bool zap_holds_connection(wire_error error, std::string_view detail) noexcept
-{
+bool zap_holds_connection(wire_error error, std::string_view detail) noexcept {
     return error == wire_error::auth_failed && detail == "300";
 }
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

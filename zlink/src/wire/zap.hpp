@@ -22,16 +22,16 @@
 namespace zlink::wire {
 
 inline constexpr std::string_view zap_endpoint = "inproc://zeromq.zap.01";
-inline constexpr std::string_view zap_inproc_name = zap_endpoint.substr(9); // "zeromq.zap.01"
+inline constexpr std::string_view zap_inproc_name = zap_endpoint.substr(9);  // "zeromq.zap.01"
 inline constexpr std::string_view zap_version = "1.0";
 // libzmq sends one request per connection and always numbers it "1".
 inline constexpr std::string_view zap_request_id = "1";
-inline constexpr std::size_t zap_reply_frames = 7; // delimiter included
+inline constexpr std::size_t zap_reply_frames = 7;  // delimiter included
 
 using zap_frame = std::vector<std::uint8_t>;
 
 // The request's frames, delimiter first; every frame but the last has MORE.
-std::vector<zap_frame> zap_request_frames(const zap_request& request, std::string_view domain,
+std::vector<zap_frame> zap_request_frames(const zap_request &request, std::string_view domain,
                                           std::string_view address,
                                           std::span<const std::uint8_t> identity);
 
@@ -46,11 +46,11 @@ struct zap_frame_view {
 // last), zap_unspecified (delimiter not empty), zap_bad_version,
 // zap_bad_request_id, zap_invalid_status_code (not 200/300/400/500),
 // zap_invalid_metadata.
-wire_error parse_zap_reply(std::span<const zap_frame_view> frames, zap_reply& out);
+wire_error parse_zap_reply(std::span<const zap_frame_view> frames, zap_reply &out);
 
 // True for a handshake refused by a ZAP 300 (temporary failure): no ERROR is
 // sent (RFC 27, CurveZMQ) and, as in libzmq 4.3.5, the connection is not closed
 // either; the handshake timer or the peer ends it.
 bool zap_holds_connection(wire_error error, std::string_view detail) noexcept;
 
-} // namespace zlink::wire
+}  // namespace zlink::wire

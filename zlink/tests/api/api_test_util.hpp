@@ -2,9 +2,9 @@
 // sockets that must keep working whatever a test case did to the API.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <string>
 #include <vector>
 

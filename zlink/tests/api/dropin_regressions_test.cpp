@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "zmq.h"
 #include "api_test_util.hpp"
+#include "zmq.h"
 
 namespace {
 

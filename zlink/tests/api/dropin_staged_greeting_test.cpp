@@ -13,9 +13,9 @@
 
 #include <gtest/gtest.h>
 
-#include "zmq.h"
 #include "api_test_util.hpp"
 #include "loopback_socket.hpp"
+#include "zmq.h"
 
 namespace {
 
@@ -83,7 +83,8 @@ public:
     std::string read_more() { return read_up_to(4096, quiet_ms); }
     bool closed() const { return closed_; }
     void write(const std::string &s) {
-        ASSERT_EQ(::send(fd_.get(), s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
+        ASSERT_EQ(::send(fd_.get(), s.data(), s.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(s.size()));
     }
 
 private:

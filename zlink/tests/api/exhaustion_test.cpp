@@ -64,13 +64,13 @@ namespace {
 // ---- file descriptors ----
 
 // Exits 0 when every check holds, 1 (after saying which failed) otherwise.
-#define CHILD_CHECK(cond, ...)                                                 \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            std::fprintf(stderr, "check failed: " #cond ": " __VA_ARGS__);    \
-            std::fprintf(stderr, "\n");                                        \
-            std::exit(1);                                                      \
-        }                                                                      \
+#define CHILD_CHECK(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            std::fprintf(stderr, "check failed: " #cond ": " __VA_ARGS__);                         \
+            std::fprintf(stderr, "\n");                                                            \
+            std::exit(1);                                                                          \
+        }                                                                                          \
     } while (0)
 
 void fd_exhaustion_child() {
@@ -89,8 +89,8 @@ void fd_exhaustion_child() {
         CHILD_CHECK(!zmq_socket(ctx, ZMQ_PAIR) && errno == EMFILE, "errno %d", errno);
     }
     errno = 0;
-    CHILD_CHECK(zmq_bind(sockets[0], "tcp://127.0.0.1:*") == -1 && errno == EMFILE,
-                "bind errno %d", errno);
+    CHILD_CHECK(zmq_bind(sockets[0], "tcp://127.0.0.1:*") == -1 && errno == EMFILE, "bind errno %d",
+                errno);
     // Free some descriptors: the same context carries on.  Sockets close in
     // the background (as in libzmq), so their descriptors come back shortly.
     for (int i = 0; i < 20; ++i) {
@@ -157,39 +157,53 @@ std::vector<starved_call> starved_calls() {
     return {
         {"ctx_new", [](w_t &, void *&made) { return made_or_fail(made = zmq_ctx_new()); },
          [](void *c) { zmq_ctx_term(c); }},
-        {"socket", [](w_t &w, void *&made) { return made_or_fail(made = zmq_socket(w.ctx, ZMQ_DEALER)); },
+        {"socket",
+         [](w_t &w, void *&made) { return made_or_fail(made = zmq_socket(w.ctx, ZMQ_DEALER)); },
          close_socket},
-        {"bind_tcp", [](w_t &w, void *&) -> long { return zmq_bind(w.a, "tcp://127.0.0.1:*"); }, no_release},
-        {"bind_inproc", [](w_t &w, void *&) -> long { return zmq_bind(w.a, "inproc://starved"); }, no_release},
+        {"bind_tcp", [](w_t &w, void *&) -> long { return zmq_bind(w.a, "tcp://127.0.0.1:*"); },
+         no_release},
+        {"bind_inproc", [](w_t &w, void *&) -> long { return zmq_bind(w.a, "inproc://starved"); },
+         no_release},
         // Not zmq_connect: a failed allocation after its session exists but
         // before it starts can leave zmq_ctx_term waiting for that session.
         // The connecter's lifecycle moves to transport/connecter with the
         // engine split; README "Not supported" says so until then.
-        {"setsockopt_routing_id", [](w_t &w, void *&) -> long {
+        {"setsockopt_routing_id",
+         [](w_t &w, void *&) -> long {
              return zmq_setsockopt(w.a, ZMQ_ROUTING_ID, "a-long-routing-id-past-sso", 26);
-         }, no_release},
-        {"socket_monitor", [](w_t &w, void *&) -> long {
+         },
+         no_release},
+        {"socket_monitor",
+         [](w_t &w, void *&) -> long {
              return zmq_socket_monitor(w.a, "inproc://starved-monitor", ZMQ_EVENT_ALL);
-         }, no_release},
-        {"poll_many", [](w_t &w, void *&) -> long {
+         },
+         no_release},
+        {"poll_many",
+         [](w_t &w, void *&) -> long {
              static zmq_pollitem_t items[40];  // static: the test itself must not allocate
              for (auto &i : items)
                  i = {w.b, 0, ZMQ_POLLIN, 0};
              return zmq_poll(items, 40, 0);
-         }, no_release},
+         },
+         no_release},
         {"timers_new", [](w_t &, void *&made) { return made_or_fail(made = zmq_timers_new()); },
          [](void *t) { zmq_timers_destroy(&t); }},
-        {"timers_add", [](w_t &, void *&) -> long {
+        {"timers_add",
+         [](w_t &, void *&) -> long {
              long id = zmq_timers_add(g_timers, 10, noop_timer, nullptr);
              return id < 0 ? -1 : zmq_timers_cancel(g_timers, static_cast<int>(id));
-         }, no_release},
+         },
+         no_release},
         {"stopwatch", [](w_t &, void *&made) { return made_or_fail(made = zmq_stopwatch_start()); },
          [](void *sw) { zmq_stopwatch_stop(sw); }},
-        {"atomic_counter", [](w_t &, void *&made) { return made_or_fail(made = zmq_atomic_counter_new()); },
+        {"atomic_counter",
+         [](w_t &, void *&made) { return made_or_fail(made = zmq_atomic_counter_new()); },
          [](void *c) { zmq_atomic_counter_destroy(&c); }},
-        {"threadstart", [](w_t &, void *&made) {
+        {"threadstart",
+         [](w_t &, void *&made) {
              return made_or_fail(made = zmq_threadstart([](void *) {}, nullptr));
-         }, [](void *t) { zmq_threadclose(t); }},
+         },
+         [](void *t) { zmq_threadclose(t); }},
     };
 }
 

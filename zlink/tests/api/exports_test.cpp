@@ -60,7 +60,8 @@ TEST(Exports, TheSharedLibraryRunsWhenLoadedWithDlopen) {
     auto socket = reinterpret_cast<void *(*)(void *, int)>(fn("zmq_socket"));
     auto bind = reinterpret_cast<int (*)(void *, const char *)>(fn("zmq_bind"));
     auto connect = reinterpret_cast<int (*)(void *, const char *)>(fn("zmq_connect"));
-    auto getsockopt = reinterpret_cast<int (*)(void *, int, void *, size_t *)>(fn("zmq_getsockopt"));
+    auto getsockopt =
+        reinterpret_cast<int (*)(void *, int, void *, size_t *)>(fn("zmq_getsockopt"));
     auto send = reinterpret_cast<int (*)(void *, const void *, size_t, int)>(fn("zmq_send"));
     auto recv = reinterpret_cast<int (*)(void *, void *, size_t, int)>(fn("zmq_recv"));
     auto close = reinterpret_cast<int (*)(void *)>(fn("zmq_close"));

@@ -102,7 +102,8 @@ TEST(Fork, ChildWithItsOwnContextDeliversToTheParent) {
 
     char buf[16];
     for (int i = 0; i < messages; ++i) {
-        ASSERT_EQ(5, zmq_recv(pull, buf, sizeof buf, 0)) << "message " << i << ": " << zmq_strerror(errno);
+        ASSERT_EQ(5, zmq_recv(pull, buf, sizeof buf, 0))
+            << "message " << i << ": " << zmq_strerror(errno);
         EXPECT_EQ(0, std::memcmp(buf, "Hello", 5));
     }
     EXPECT_EQ(0, child.exit_code());

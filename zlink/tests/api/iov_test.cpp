@@ -24,9 +24,7 @@ protected:
         ASSERT_EQ(zmq_bind(in, "inproc://iov"), 0);
         ASSERT_EQ(zmq_connect(out, "inproc://iov"), 0);
     }
-    static iovec part(const char *text) {
-        return {const_cast<char *>(text), std::strlen(text)};
-    }
+    static iovec part(const char *text) { return {const_cast<char *>(text), std::strlen(text)}; }
     void *in = nullptr, *out = nullptr;
 };
 

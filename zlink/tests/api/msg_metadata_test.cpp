@@ -17,8 +17,8 @@ using zlink::msg_t;
 // A metadata_t whose destruction the test can observe.
 struct counted_metadata {
     static metadata_t *make() {
-        return new metadata_t({{"Socket-Type", "DEALER"}, {"Routing-Id", "peer-7"},
-                               {"Peer-Address", "127.0.0.1"}});
+        return new metadata_t(
+            {{"Socket-Type", "DEALER"}, {"Routing-Id", "peer-7"}, {"Peer-Address", "127.0.0.1"}});
     }
 };
 

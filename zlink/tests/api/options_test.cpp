@@ -18,8 +18,8 @@
 #include <gtest/gtest.h>
 
 #include "core/options.hpp"
-#include "zmq.h"
 #include "zlink.h"
+#include "zmq.h"
 
 namespace {
 

@@ -39,7 +39,8 @@ TEST(SocksCodec, MethodChoice) {
     EXPECT_EQ(zlink::socks_check_choice(none, false), zlink::socks_error::ok);
     EXPECT_EQ(zlink::socks_check_choice(pass, true), zlink::socks_error::ok);
     EXPECT_EQ(zlink::socks_check_choice(refused, false), zlink::socks_error::no_method);
-    EXPECT_EQ(zlink::socks_check_choice(pass, false), zlink::socks_error::malformed);  // not offered
+    EXPECT_EQ(zlink::socks_check_choice(pass, false),
+              zlink::socks_error::malformed);  // not offered
     EXPECT_EQ(zlink::socks_check_choice(v4, false), zlink::socks_error::malformed);
 }
 
@@ -62,12 +63,14 @@ TEST(SocksCodec, ConnectRequestByAddressType) {
     EXPECT_EQ(of(out), v6);
     ASSERT_EQ(zlink::socks_connect_request("ex.org", 1, out), zlink::socks_error::ok);
     EXPECT_EQ(of(out), (bytes{5, 1, 0, 3, 6, 'e', 'x', '.', 'o', 'r', 'g', 0, 1}));
-    EXPECT_EQ(zlink::socks_connect_request(std::string(256, 'a'), 1, out), zlink::socks_error::bad_target);
+    EXPECT_EQ(zlink::socks_connect_request(std::string(256, 'a'), 1, out),
+              zlink::socks_error::bad_target);
 }
 
 TEST(SocksCodec, ReplyHeadSaysHowMuchFollows) {
     std::size_t rest = 0;
-    const std::uint8_t v4[5] = {5, 0, 0, 1, 127}, v6[5] = {5, 0, 0, 4, 0}, name[5] = {5, 0, 0, 3, 9};
+    const std::uint8_t v4[5] = {5, 0, 0, 1, 127}, v6[5] = {5, 0, 0, 4, 0},
+                       name[5] = {5, 0, 0, 3, 9};
     EXPECT_EQ(zlink::socks_check_reply_head(v4, rest), zlink::socks_error::ok);
     EXPECT_EQ(rest, 5u);
     EXPECT_EQ(zlink::socks_check_reply_head(v6, rest), zlink::socks_error::ok);
@@ -93,8 +96,8 @@ enum class answer { good, garbage_reply, refused_reply, bad_version_choice };
 class mock_proxy {
 public:
     mock_proxy(std::vector<answer> script, std::string user = {}, std::string pass = {})
-        : script_(std::move(script)), user_(std::move(user)), pass_(std::move(pass)),
-          listener_(8), thread_([this] { serve(); }) {}
+        : script_(std::move(script)), user_(std::move(user)), pass_(std::move(pass)), listener_(8),
+          thread_([this] { serve(); }) {}
     ~mock_proxy() {
         stop_ = true;
         thread_.join();
@@ -161,7 +164,8 @@ private:
             std::uint8_t p[256];
             if (!read_exact(client, p, plen))
                 return {};
-            const bool ok = user == user_ && std::string(reinterpret_cast<char *>(p), plen) == pass_;
+            const bool ok =
+                user == user_ && std::string(reinterpret_cast<char *>(p), plen) == pass_;
             send_all(client, {1, std::uint8_t(ok ? 0 : 1)});
             if (!ok)
                 return {};
@@ -184,7 +188,8 @@ private:
             return {};
         }
         // Every destination is this host; the port is the request's last two bytes.
-        const std::uint16_t port = static_cast<std::uint16_t>(b[5 + rest - 2] << 8 | b[5 + rest - 1]);
+        const std::uint16_t port =
+            static_cast<std::uint16_t>(b[5 + rest - 2] << 8 | b[5 + rest - 1]);
         test_support::unique_fd remote = test_support::try_connect_loopback(port);
         if (!remote) {
             send_all(client, {5, 5, 0, 1, 0, 0, 0, 0, 0, 0});

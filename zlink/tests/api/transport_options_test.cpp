@@ -364,8 +364,8 @@ TEST_F(TransportOptions, WildcardBindIsUnboundByItsResolvedEndpoint) {
 // stopped the monitor first, so CLOSED never arrived).
 TEST_F(TransportOptions, MonitorSeesTheClosingEventsBeforeItStops) {
     void *s = socket(ZMQ_PAIR);
-    void *monitor = monitor_of(s, "inproc://closing-events",
-                               ZMQ_EVENT_CLOSED | ZMQ_EVENT_MONITOR_STOPPED);
+    void *monitor =
+        monitor_of(s, "inproc://closing-events", ZMQ_EVENT_CLOSED | ZMQ_EVENT_MONITOR_STOPPED);
     ASSERT_EQ(zmq_bind(s, "tcp://127.0.0.1:*"), 0);
     zmq_close(s);
     EXPECT_NE(wait_event(monitor, ZMQ_EVENT_CLOSED, 3000), -1);

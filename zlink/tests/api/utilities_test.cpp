@@ -43,7 +43,8 @@ TEST(Capabilities, OnlyWhatWorks) {
 TEST(Strerror, NativeErrorsHaveLibzmqsWords) {
     EXPECT_STREQ(zmq_strerror(ETERM), "Context was terminated");
     EXPECT_STREQ(zmq_strerror(EFSM), "Operation cannot be accomplished in current state");
-    EXPECT_STREQ(zmq_strerror(ENOCOMPATPROTO), "The protocol is not compatible with the socket type");
+    EXPECT_STREQ(zmq_strerror(ENOCOMPATPROTO),
+                 "The protocol is not compatible with the socket type");
     EXPECT_STREQ(zmq_strerror(EMTHREAD), "No thread available");
     EXPECT_STREQ(zmq_strerror(EHOSTUNREACH), "Host unreachable");
     EXPECT_STREQ(zmq_strerror(EINVAL), std::strerror(EINVAL));

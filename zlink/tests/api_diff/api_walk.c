@@ -137,7 +137,8 @@ static void walk_socket_options(void) {
             for (size_t p = 0; p < sizeof set_probes / sizeof set_probes[0]; ++p) {
                 void *t = zmq_socket(ctx, type);
                 if (!t) {
-                    printf("set/%d/%d/%s\tsocket %s\n", type, option, set_probes[p].name, err_name(errno));
+                    printf("set/%d/%d/%s\tsocket %s\n", type, option, set_probes[p].name,
+                           err_name(errno));
                     continue;
                 }
                 int rc = zmq_setsockopt(t, option, set_probes[p].val, set_probes[p].len);
@@ -165,7 +166,8 @@ static void walk_ctx(void) {
             int rc = zmq_ctx_set(ctx, option, values[k]);
             int e = errno;
             int back = zmq_ctx_get(ctx, option);
-            printf("ctx_set/%d/%d\t%s then %d\n", option, values[k], rc == 0 ? "ok" : err_name(e), back);
+            printf("ctx_set/%d/%d\t%s then %d\n", option, values[k], rc == 0 ? "ok" : err_name(e),
+                   back);
             zmq_ctx_term(ctx);
         }
     }
@@ -173,8 +175,8 @@ static void walk_ctx(void) {
 }
 
 static void walk_has(void) {
-    static const char *caps[] = {"ipc", "pgm", "epgm", "tipc", "norm", "curve", "gssapi", "draft", "vmci",
-                                 "ws", "wss", "udp", "bogus"};
+    static const char *caps[] = {"ipc",   "pgm",  "epgm", "tipc", "norm", "curve", "gssapi",
+                                 "draft", "vmci", "ws",   "wss",  "udp",  "bogus"};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; ++i)
         printf("has/%s\t%d\n", caps[i], zmq_has(caps[i]));
 }
@@ -188,9 +190,11 @@ static void msg_props(const char *key, zmq_msg_t *m) {
         if (props[i] == ZMQ_SRCFD && v >= 0)
             printf("msg/%s/get%d\tfd\n", key, props[i]);
         else
-            printf("msg/%s/get%d\t%d%s%s\n", key, props[i], v, v < 0 ? " " : "", v < 0 ? err_name(errno) : "");
+            printf("msg/%s/get%d\t%d%s%s\n", key, props[i], v, v < 0 ? " " : "",
+                   v < 0 ? err_name(errno) : "");
     }
-    static const char *names[] = {"Socket-Type", "Identity", "Routing-Id", "User-Id", "Peer-Address", "X-None"};
+    static const char *names[] = {"Socket-Type", "Identity",     "Routing-Id",
+                                  "User-Id",     "Peer-Address", "X-None"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
         const char *v = zmq_msg_gets(m, names[i]);
         printf("msg/%s/gets/%s\t%s%s\n", key, names[i], v ? v : "NULL ", v ? "" : err_name(errno));
@@ -254,9 +258,8 @@ static void walk_poll(void *ctx) {
     int fds[2];
     if (pipe(fds) != 0)
         return;
-    zmq_pollitem_t items[3] = {{a, 0, ZMQ_POLLIN | ZMQ_POLLOUT, 0},
-                               {b, 0, ZMQ_POLLIN, 0},
-                               {NULL, fds[0], ZMQ_POLLIN, 0}};
+    zmq_pollitem_t items[3] = {
+        {a, 0, ZMQ_POLLIN | ZMQ_POLLOUT, 0}, {b, 0, ZMQ_POLLIN, 0}, {NULL, fds[0], ZMQ_POLLIN, 0}};
     poll_line("idle", items, 3, 0);
     zmq_send(a, "x", 1, 0);
     poll_line("after_send", items, 3, 100);
@@ -306,9 +309,9 @@ static void walk_monitor(void *ctx) {
         printf("monitor/sockets\t%s\n", err_name(errno));
         return;
     }
-    printf("monitor/bad_endpoint\t%s\n", zmq_socket_monitor(server, "tcp://127.0.0.1:1", ZMQ_EVENT_ALL) == 0
-                                            ? "ok"
-                                            : err_name(errno));
+    printf("monitor/bad_endpoint\t%s\n",
+           zmq_socket_monitor(server, "tcp://127.0.0.1:1", ZMQ_EVENT_ALL) == 0 ? "ok"
+                                                                               : err_name(errno));
     zmq_socket_monitor(server, "inproc://mon-server", ZMQ_EVENT_ALL);
     zmq_socket_monitor(client, "inproc://mon-client", ZMQ_EVENT_ALL);
     void *ms = zmq_socket(ctx, ZMQ_PAIR), *mc = zmq_socket(ctx, ZMQ_PAIR);
@@ -382,28 +385,38 @@ static void walk_fd(void *ctx) {
 }
 
 static void walk_errors(void *ctx) {
-    printf("err/setsockopt_null\t%s\n", zmq_setsockopt(NULL, ZMQ_LINGER, &v_zero, sizeof v_zero) == 0
-                                             ? "ok"
-                                             : err_name(errno));
+    printf("err/setsockopt_null\t%s\n",
+           zmq_setsockopt(NULL, ZMQ_LINGER, &v_zero, sizeof v_zero) == 0 ? "ok" : err_name(errno));
     size_t len = sizeof(int);
     int v;
-    printf("err/getsockopt_null\t%s\n", zmq_getsockopt(NULL, ZMQ_LINGER, &v, &len) == 0 ? "ok" : err_name(errno));
+    printf("err/getsockopt_null\t%s\n",
+           zmq_getsockopt(NULL, ZMQ_LINGER, &v, &len) == 0 ? "ok" : err_name(errno));
     void *s = zmq_socket(ctx, ZMQ_PAIR);
-    static const char *eps[] = {"", "tcp://", "tcp://127.0.0.1", "bogus://x", "ipc://", "inproc://",
-                                "tcp://127.0.0.1:99999", "pgm://eth0;239.1.1.1:5555", "udp://127.0.0.1:5555",
+    static const char *eps[] = {"",
+                                "tcp://",
+                                "tcp://127.0.0.1",
+                                "bogus://x",
+                                "ipc://",
+                                "inproc://",
+                                "tcp://127.0.0.1:99999",
+                                "pgm://eth0;239.1.1.1:5555",
+                                "udp://127.0.0.1:5555",
                                 "tcp://no.such.host.invalid:5555"};
     for (size_t i = 0; i < sizeof eps / sizeof eps[0]; ++i) {
         printf("err/bind/%s\t%s\n", eps[i], zmq_bind(s, eps[i]) == 0 ? "ok" : err_name(errno));
-        printf("err/connect/%s\t%s\n", eps[i], zmq_connect(s, eps[i]) == 0 ? "ok" : err_name(errno));
+        printf("err/connect/%s\t%s\n", eps[i],
+               zmq_connect(s, eps[i]) == 0 ? "ok" : err_name(errno));
     }
-    printf("err/unbind_unknown\t%s\n", zmq_unbind(s, "tcp://127.0.0.1:1") == 0 ? "ok" : err_name(errno));
+    printf("err/unbind_unknown\t%s\n",
+           zmq_unbind(s, "tcp://127.0.0.1:1") == 0 ? "ok" : err_name(errno));
     printf("err/disconnect_unknown\t%s\n",
            zmq_disconnect(s, "tcp://127.0.0.1:1") == 0 ? "ok" : err_name(errno));
     printf("err/recv_pair_dontwait\t%s\n",
            zmq_recv(s, &v, sizeof v, ZMQ_DONTWAIT) >= 0 ? "ok" : err_name(errno));
     zmq_close(s);
     void *req = zmq_socket(ctx, ZMQ_REQ);
-    printf("err/req_recv_first\t%s\n", zmq_recv(req, &v, sizeof v, ZMQ_DONTWAIT) >= 0 ? "ok" : err_name(errno));
+    printf("err/req_recv_first\t%s\n",
+           zmq_recv(req, &v, sizeof v, ZMQ_DONTWAIT) >= 0 ? "ok" : err_name(errno));
     zmq_close(req);
     void *sub = zmq_socket(ctx, ZMQ_SUB);
     printf("err/sub_send\t%s\n", zmq_send(sub, "x", 1, ZMQ_DONTWAIT) >= 0 ? "ok" : err_name(errno));

@@ -6,8 +6,8 @@
 // while connecters are between lookup and post as often as the scheduler allows.
 #include <gtest/gtest.h>
 
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -69,11 +69,13 @@ TEST(InprocBinderClose, ConnectRacingTheBindersCloseNeitherCrashesNorHangs) {
     {
         Connecters connecters;
         for (int i = 0; i < 2; ++i)
-            connecters.threads.emplace_back(connect_and_close_until, ctx, std::cref(connecters.stop));
+            connecters.threads.emplace_back(connect_and_close_until, ctx,
+                                            std::cref(connecters.stop));
         for (int round = 0; round < 1000; ++round) {
             void *b = socket_when_descriptors_allow(ctx);
             ASSERT_NE(b, nullptr) << "round " << round << ": " << zmq_strerror(zmq_errno());
-            ASSERT_EQ(zmq_bind(b, endpoint), 0) << "round " << round << ": " << zmq_strerror(zmq_errno());
+            ASSERT_EQ(zmq_bind(b, endpoint), 0)
+                << "round " << round << ": " << zmq_strerror(zmq_errno());
             zmq_close(b);  // no pipes yet: the reaper deletes it at once
             std::this_thread::yield();
         }

@@ -55,7 +55,7 @@ TEST(LargeBlocks, TheBudgetBoundsWhatIsHeld) {
     for (void *b : blocks)
         lb::give(b, n);
     EXPECT_LE(lb::held_bytes(), lb::budget());
-    ASSERT_GE(lb::budget(), n);            // the default budget, as the tests run
+    ASSERT_GE(lb::budget(), n);                     // the default budget, as the tests run
     EXPECT_GT(lb::held_bytes(), lb::budget() - n);  // it filled up to the budget
     // Drain them so later tests see room again.
     for (size_t i = 0; i < blocks.size(); ++i)

@@ -60,8 +60,10 @@ TEST(Monitor, HostileGreetingClosesOnlyThatConnection) {
     int zero = 0, to = 5000;
     zmq_setsockopt(srv, ZMQ_LINGER, &zero, sizeof zero);
     zmq_setsockopt(srv, ZMQ_RCVTIMEO, &to, sizeof to);
-    ASSERT_EQ(zmq_socket_monitor(srv, "inproc://mon2", ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                                                           ZMQ_EVENT_HANDSHAKE_SUCCEEDED), 0);
+    ASSERT_EQ(
+        zmq_socket_monitor(srv, "inproc://mon2",
+                           ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_SUCCEEDED),
+        0);
     void *mon = zmq_socket(ctx, ZMQ_PAIR);
     ASSERT_EQ(zmq_connect(mon, "inproc://mon2"), 0);
     ASSERT_EQ(zmq_bind(srv, "tcp://127.0.0.1:*"), 0);

@@ -154,10 +154,14 @@ TEST(PairInproc, ZeroCopyMessageKeepsItsBytes) {
     char *buf = new char[100000];
     std::memset(buf, 'z', 100000);
     zmq_msg_t m;
-    ASSERT_EQ(zmq_msg_init_data(&m, buf, 100000, [](void *d, void *) {
-        delete[] static_cast<char *>(d);
-        freed = true;
-    }, nullptr), 0);
+    ASSERT_EQ(zmq_msg_init_data(
+                  &m, buf, 100000,
+                  [](void *d, void *) {
+                      delete[] static_cast<char *>(d);
+                      freed = true;
+                  },
+                  nullptr),
+              0);
     ASSERT_EQ(zmq_msg_send(&m, b, 0), 100000);
     zmq_msg_t r;
     zmq_msg_init(&r);
@@ -210,7 +214,7 @@ TEST(PairInproc, SignalInterruptsBlockingRecvWithEintr) {
     Ctx c;
     void *a = zmq_socket(c.ctx, ZMQ_PAIR);
     ASSERT_EQ(zmq_bind(a, "inproc://eintr"), 0);
-    struct sigaction sa {};
+    struct sigaction sa{};
     sa.sa_handler = [](int) {};
     sigaction(SIGUSR1, &sa, nullptr);  // no SA_RESTART: poll() returns EINTR
     pthread_t self = pthread_self();

@@ -26,14 +26,17 @@ protected:
         zmq_setsockopt(b, ZMQ_RCVTIMEO, &to, sizeof to);
     }
     void TearDown() override {
-        if (a) zmq_close(a);
-        if (b) zmq_close(b);
+        if (a)
+            zmq_close(a);
+        if (b)
+            zmq_close(b);
         EXPECT_EQ(zmq_ctx_term(ctx), 0);
     }
     std::string bind_any(void *s) {
-        std::string ep = GetParam() == "tcp" ? "tcp://127.0.0.1:*"
-                                             : "ipc://@zlink-core-test-" + std::to_string(getpid()) +
-                                                   "-" + std::to_string(counter++);
+        std::string ep = GetParam() == "tcp"
+                             ? "tcp://127.0.0.1:*"
+                             : "ipc://@zlink-core-test-" + std::to_string(getpid()) + "-" +
+                                   std::to_string(counter++);
         EXPECT_EQ(zmq_bind(s, ep.c_str()), 0) << zmq_strerror(zmq_errno());
         char buf[256];
         size_t len = sizeof buf;

@@ -109,8 +109,8 @@ protected:
         for (const auto &f : sent)
             a.outbox.push_back(make_msg(f.body, f.more));
         a.engine->restart_output();
-        ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == sent.size(); },
-                              std::chrono::seconds(20)));
+        ASSERT_TRUE(run_until(
+            ioc, [&] { return b.received.size() == sent.size(); }, std::chrono::seconds(20)));
         for (size_t i = 0; i < sent.size(); ++i) {
             ASSERT_EQ(b.received[i].body.size(), sent[i].body.size()) << i;
             EXPECT_TRUE(b.received[i].body == sent[i].body) << "frame " << i << " corrupted";

@@ -57,7 +57,7 @@ public:
     int zap_requests = 0;
     std::optional<std::pair<int, int>> refused;  // handshake_refused(event, value)
     bool answer_zap_at_once = false;
-    bool keep = false;         // also keep the received messages themselves
+    bool keep = false;  // also keep the received messages themselves
     std::vector<msg_t> kept;
 
     ~recording_host() override {
@@ -78,8 +78,8 @@ public:
     bool push_frame(msg_t &m) override {
         if (received.size() >= capacity)
             return false;
-        received.push_back({std::string(static_cast<const char *>(m.data()), m.size()),
-                            m.has_more()});
+        received.push_back(
+            {std::string(static_cast<const char *>(m.data()), m.size()), m.has_more()});
         if (keep)
             kept.push_back(m);  // ownership moves to kept
         else

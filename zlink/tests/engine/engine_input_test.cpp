@@ -32,7 +32,10 @@ TEST_F(EngineRaw, AFullHostLeavesNoReadOwedAndRestartOwesOneAgain) {
 TEST_F(EngineRaw, APingBetweenMessagesIsAnsweredAndNotDelivered) {
     start_null(options_for(ZMQ_PAIR));
     write_all(peer(), greeting_bytes() + ready_bytes("PAIR") + frame_bytes("a", false) +
-                          frame_bytes(std::string("\x04PING\x00\x00" "ctx", 10), false, true) +
+                          frame_bytes(std::string("\x04PING\x00\x00"
+                                                  "ctx",
+                                                  10),
+                                      false, true) +
                           frame_bytes("b", false));
     ASSERT_TRUE(run_until(ioc, [&] { return host.received.size() == 2; }));
     EXPECT_EQ(host.received[0].body, "a");
@@ -54,7 +57,7 @@ TEST_F(EngineRaw, AMalformedCommandFailsTheConnectionAsAProtocolError) {
 
 TEST_F(EngineRaw, ABodyLargerThanTheChunkIsReadIntoTheMessageWhole) {
     options_t o = options_for(ZMQ_PAIR);
-    o.in_batch = o.in_batch_ceiling = 256;  // a chunk of 1 KiB
+    o.batch.in = o.batch.in_ceiling = 256;  // a chunk of 1 KiB
     start_null(o);
     write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
     ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
@@ -63,7 +66,8 @@ TEST_F(EngineRaw, ABodyLargerThanTheChunkIsReadIntoTheMessageWhole) {
     for (int shift = 56; shift >= 0; shift -= 8)
         wire += static_cast<char>((body.size() >> shift) & 0xff);
     std::thread writer([&] { write_all(peer(), wire + body); });
-    const bool got = run_until(ioc, [&] { return host.received.size() == 1; }, std::chrono::seconds(20));
+    const bool got =
+        run_until(ioc, [&] { return host.received.size() == 1; }, std::chrono::seconds(20));
     writer.join();
     ASSERT_TRUE(got);
     EXPECT_TRUE(host.received[0].body == body);

@@ -29,11 +29,14 @@ TEST_F(EngineRaw, AFailedHandshakeWritesItsErrorThenStopsOnce) {
     write_all(peer(), greeting_bytes() + ready_bytes("PUB"));
     ASSERT_TRUE(run_until(ioc, [&] { return host.engine->phase() != engine_phase::handshake; }));
     // Failing, or already stopped if our ERROR went out at once.
-    EXPECT_TRUE(host.engine->phase() == engine_phase::failing || host.engine->phase() == engine_phase::stopped);
+    EXPECT_TRUE(host.engine->phase() == engine_phase::failing ||
+                host.engine->phase() == engine_phase::stopped);
     ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
     EXPECT_EQ(host.engine->phase(), engine_phase::stopped);
     EXPECT_FALSE(host.ended->handshake_done);
-    EXPECT_NE(read_available(peer()).find("\x05" "ERROR"), std::string::npos);
+    EXPECT_NE(read_available(peer()).find("\x05"
+                                          "ERROR"),
+              std::string::npos);
 }
 
 TEST_F(EngineRaw, TerminateStopsWithoutTellingTheHost) {

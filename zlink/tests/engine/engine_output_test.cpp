@@ -38,16 +38,21 @@ TEST_F(EngineRaw, AFullSocketBufferWaitsForWritabilityThenSendsTheRestInOrder) {
     const std::string big = pattern(300000, 3);
     host.send(big, true);
     host.send("last");
-    ASSERT_TRUE(run_until(ioc, [&] { return host.engine->output().writing() == write_state::writable; }));
+    ASSERT_TRUE(
+        run_until(ioc, [&] { return host.engine->output().writing() == write_state::writable; }));
     host.send("queued while waiting");  // must not write past the waiting batch
     EXPECT_EQ(host.engine->output().writing(), write_state::writable);
-    ASSERT_TRUE(run_until(ioc, [&] {
-        got += read_available(peer());
-        return got.find("queued while waiting") != std::string::npos;
-    }, std::chrono::seconds(20)));
+    ASSERT_TRUE(run_until(
+        ioc,
+        [&] {
+            got += read_available(peer());
+            return got.find("queued while waiting") != std::string::npos;
+        },
+        std::chrono::seconds(20)));
     const auto at_big = got.find(big.substr(0, 64));
     ASSERT_NE(at_big, std::string::npos);
-    EXPECT_TRUE(got.compare(at_big, big.size(), big) == 0) << "the large body arrived cut or out of order";
+    EXPECT_TRUE(got.compare(at_big, big.size(), big) == 0)
+        << "the large body arrived cut or out of order";
     EXPECT_LT(got.find("last"), got.find("queued while waiting"));
     EXPECT_FALSE(host.ended);
 }

@@ -51,7 +51,10 @@ TEST_F(EngineRaw, IncompatiblePeerGetsOurErrorCommandBeforeTheClose) {
     ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
     bool eof = false;
     std::string got = read_available(peer(), &eof);
-    EXPECT_NE(got.find("\x05" "ERROR"), std::string::npos) << "no ERROR command before the close";
+    EXPECT_NE(got.find("\x05"
+                       "ERROR"),
+              std::string::npos)
+        << "no ERROR command before the close";
     EXPECT_TRUE(eof);
     EXPECT_EQ(host.ended->event, ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL);
 }
@@ -67,7 +70,7 @@ TEST_F(EngineRaw, OtherMechanismIsAMechanismMismatch) {
 
 TEST_F(EngineRaw, HandshakeTimeoutDropsAPeerThatSaysNothing) {
     options_t o = options_for(ZMQ_PAIR);
-    o.handshake_ivl = 50;
+    o.liveness.handshake_ivl = 50;
     start_null(o);
     ASSERT_TRUE(run_until(ioc, [&] { return host.ended.has_value(); }));
     EXPECT_FALSE(host.ended->handshake_done);
@@ -106,8 +109,8 @@ TEST_F(EnginePair, ManySmallFramesAreBatchedIntoFewReadsAndFlushes) {
 TEST_F(EnginePair, AStreamOfSmallFramesGrowsTheBatchesAStaticSizeDoesNot) {
     auto flushes_for = [&](int ceiling) {
         options_t o = options_for(ZMQ_PAIR);
-        o.in_batch = o.out_batch = 8192;
-        o.in_batch_ceiling = o.out_batch_ceiling = ceiling;
+        o.batch.in = o.batch.out = 8192;
+        o.batch.in_ceiling = o.batch.out_ceiling = ceiling;
         int fds[2];
         socket_pair(fds);
         recording_host x, y;
@@ -139,8 +142,8 @@ TEST_F(EnginePair, AStreamOfSmallFramesGrowsTheBatchesAStaticSizeDoesNot) {
 
 TEST_F(EnginePair, TinyBatchesAndSizesAroundTheCopyThresholdArriveIntact) {
     options_t o = options_for(ZMQ_PAIR);
-    o.in_batch = 256;
-    o.out_batch = 256;
+    o.batch.in = 256;
+    o.batch.out = 256;
     start(o, o);
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     std::vector<frame> sent;
@@ -197,13 +200,14 @@ TEST_F(EnginePair, LargeMessagesUnderASmallSocketBufferArriveIntact) {
         ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     }
     options_t oa = options_for(ZMQ_PAIR);
-    oa.max_transfer = 3001;
+    oa.batch.max_transfer = 3001;
     start(oa, options_for(ZMQ_PAIR));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     std::vector<frame> sent;
     for (int i = 0; i < 6; ++i) {
         sent.push_back({pattern(i % 2 ? 7 : 300, i), true});
-        sent.push_back({pattern((size_t(256) << 10) + static_cast<size_t>(i), 100 + i), i % 3 == 0});
+        sent.push_back(
+            {pattern((size_t(256) << 10) + static_cast<size_t>(i), 100 + i), i % 3 == 0});
     }
     sent.push_back({"end", false});
     ASSERT_NO_FATAL_FAILURE(send_and_expect_intact(sent));
@@ -217,12 +221,12 @@ TEST_F(EnginePair, LargeMessagesUnderASmallSocketBufferArriveIntact) {
 // frame still arrives once, in order, intact, with its MORE flag.
 TEST_F(EnginePair, FirstWriteCapKeepsLargeMessagesAndStreamsIntact) {
     options_t oa = options_for(ZMQ_PAIR);
-    oa.first_write = static_cast<int>(zlink::first_write_bytes);
+    oa.batch.first_write = static_cast<int>(zlink::first_write_bytes);
     start(oa, options_for(ZMQ_PAIR));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     std::vector<frame> sent;
     sent.push_back({pattern(size_t(256) << 10, 1), false});  // cut: larger than the minimum batch
-    for (int i = 0; i < 24; ++i)  // cut when another waits behind it
+    for (int i = 0; i < 24; ++i)                             // cut when another waits behind it
         sent.push_back({pattern((size_t(64) << 10) + static_cast<size_t>(i), 10 + i), i % 4 == 1});
     sent.push_back({pattern(40000, 99), false});  // the last: nothing waits, goes whole
     sent.push_back({"end", false});
@@ -315,8 +319,8 @@ TEST_F(EngineRaw, PeerHangUpDuringTheGreetingIsAHandshakeFailureWithoutDetail) {
 
 TEST_F(EnginePair, PingsKeepAQuietConnectionAlive) {
     options_t oa = options_for(ZMQ_PAIR);
-    oa.heartbeat_ivl = 20;
-    oa.heartbeat_timeout = 100;
+    oa.liveness.heartbeat_ivl = 20;
+    oa.liveness.heartbeat_timeout = 100;
     start(oa, options_for(ZMQ_PAIR));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
     run_until(ioc, [] { return false; }, std::chrono::milliseconds(400));
@@ -326,8 +330,8 @@ TEST_F(EnginePair, PingsKeepAQuietConnectionAlive) {
 
 TEST_F(EngineRaw, SilentPeerIsDroppedAfterTheHeartbeatTimeout) {
     options_t o = options_for(ZMQ_PAIR);
-    o.heartbeat_ivl = 20;
-    o.heartbeat_timeout = 100;
+    o.liveness.heartbeat_ivl = 20;
+    o.liveness.heartbeat_timeout = 100;
     start_null(o);
     write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
     ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
@@ -367,12 +371,20 @@ TEST_F(EnginePair, FrameTransformCarriesSubscribeAndCancelCommands) {
     auto *ta = &ha->transform_impl;
     start(options_for(ZMQ_SUB), options_for(ZMQ_PUB), std::move(ha), std::move(hb));
     ASSERT_TRUE(run_until(ioc, [&] { return a.ready && b.ready; }));
-    a.send(std::string("\x01" "news"));
-    a.send(std::string("\x00" "news", 5));
+    a.send(std::string("\x01"
+                       "news"));
+    a.send(std::string("\x00"
+                       "news",
+                       5));
     ASSERT_TRUE(run_until(ioc, [&] { return b.received.size() == 2 || b.ended; }));
     EXPECT_FALSE(b.ended) << b.ended->reason;
-    EXPECT_EQ(b.received, (std::vector<frame>{{std::string("\x01" "news"), false},
-                                              {std::string("\x00" "news", 5), false}}));
+    EXPECT_EQ(b.received, (std::vector<frame>{{std::string("\x01"
+                                                           "news"),
+                                               false},
+                                              {std::string("\x00"
+                                                           "news",
+                                                           5),
+                                               false}}));
     EXPECT_EQ(ta->sealed, 2);
 }
 
@@ -415,7 +427,7 @@ TEST_F(EnginePair, ZapAnsweredInsideTheRequestGoesOnAtOnce) {
 
 TEST_F(EngineRaw, RawModeCarriesBytesAndAnEmptyMessageCloses) {
     options_t o = options_for(ZMQ_STREAM);
-    o.raw_socket = true;
+    o.role.raw_socket = true;
     start(o, nullptr);
     ASSERT_TRUE(host.ready.has_value()) << "raw connections are ready at once";
     write_all(peer(), "abc");

@@ -66,7 +66,8 @@ TEST(ReceiveChunk, AWindowKeepsItsBytesAcrossLaterReadsAndAFreshChunk) {
     c.consume(body.size());
     const std::uint8_t *after = c.read_target();
     ASSERT_TRUE(c.prepare(batch));
-    EXPECT_EQ(c.read_target(), after) << "a chunk with windows must not be rewritten from its start";
+    EXPECT_EQ(c.read_target(), after)
+        << "a chunk with windows must not be rewritten from its start";
     // Fill the chunk until a fresh one must come; the window still reads its bytes.
     for (int i = 0; i < 8; ++i) {
         read_into(c, std::string(batch, static_cast<char>('0' + i)));

@@ -10,10 +10,10 @@
 //              [--size S] [--routing-id ID] [--rcvhwm H]
 //       Receives data messages [<seq>] or [<seq>, body of S bytes]; the body
 //       pattern is checked byte by byte (a message must arrive whole). ROUTER
-//       strips the sender id frame. --until-seq stops after a seq >= N. A "sync" message makes it print "READY"
-//       once (the connection is up); "end" stops an --until-end run. Prints
-//       "FIRST <seq>" on the first data message and, at the end,
-//       "DONE n=<count> first=<seq> last=<seq>" (exit 0), or "ERROR <why>" (exit 1).
+//       strips the sender id frame. --until-seq stops after a seq >= N. A "sync" message makes it
+//       print "READY" once (the connection is up); "end" stops an --until-end run. Prints "FIRST
+//       <seq>" on the first data message and, at the end, "DONE n=<count> first=<seq> last=<seq>"
+//       (exit 0), or "ERROR <why>" (exit 1).
 #include <zmq.h>
 
 #include <unistd.h>
@@ -40,10 +40,14 @@ struct args_t {
 }
 
 int type_of(const std::string &t) {
-    if (t == "PAIR") return ZMQ_PAIR;
-    if (t == "DEALER") return ZMQ_DEALER;
-    if (t == "ROUTER") return ZMQ_ROUTER;
-    if (t == "SUB") return ZMQ_SUB;
+    if (t == "PAIR")
+        return ZMQ_PAIR;
+    if (t == "DEALER")
+        return ZMQ_DEALER;
+    if (t == "ROUTER")
+        return ZMQ_ROUTER;
+    if (t == "SUB")
+        return ZMQ_SUB;
     usage("--type " + t + ": allowed PAIR, DEALER, ROUTER, SUB");
 }
 
@@ -52,25 +56,41 @@ args_t parse(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string k = argv[i];
         auto val = [&]() -> std::string {
-            if (i + 1 >= argc) usage(k + " needs a value");
+            if (i + 1 >= argc)
+                usage(k + " needs a value");
             return argv[++i];
         };
-        if (k == "--role") a.role = val();
-        else if (k == "--type") a.type = val();
-        else if (k == "--bind") a.bind = val();
-        else if (k == "--connect") a.connect = val();
-        else if (k == "--order") a.order = val();
-        else if (k == "--routing-id") a.routing_id = val();
-        else if (k == "--epoch") a.epoch = std::stol(val());
-        else if (k == "--count") a.count = std::stol(val());
-        else if (k == "--until-seq") a.until_seq = std::stol(val());
-        else if (k == "--size") a.size = std::stol(val());
-        else if (k == "--rcvhwm") a.rcvhwm = std::stol(val());
-        else if (k == "--until-end") a.until_end = true;
-        else usage("unknown argument " + k);
+        if (k == "--role")
+            a.role = val();
+        else if (k == "--type")
+            a.type = val();
+        else if (k == "--bind")
+            a.bind = val();
+        else if (k == "--connect")
+            a.connect = val();
+        else if (k == "--order")
+            a.order = val();
+        else if (k == "--routing-id")
+            a.routing_id = val();
+        else if (k == "--epoch")
+            a.epoch = std::stol(val());
+        else if (k == "--count")
+            a.count = std::stol(val());
+        else if (k == "--until-seq")
+            a.until_seq = std::stol(val());
+        else if (k == "--size")
+            a.size = std::stol(val());
+        else if (k == "--rcvhwm")
+            a.rcvhwm = std::stol(val());
+        else if (k == "--until-end")
+            a.until_end = true;
+        else
+            usage("unknown argument " + k);
     }
-    if (a.role != "sender" && a.role != "receiver") usage("--role: allowed sender, receiver");
-    if (a.bind.empty() == a.connect.empty()) usage("give exactly one of --bind, --connect");
+    if (a.role != "sender" && a.role != "receiver")
+        usage("--role: allowed sender, receiver");
+    if (a.bind.empty() == a.connect.empty())
+        usage("give exactly one of --bind, --connect");
     if (a.order != "contiguous" && a.order != "increasing")
         usage("--order " + a.order + ": allowed contiguous, increasing");
     return a;
@@ -120,21 +140,26 @@ int run_receiver(void *s, const args_t &a) {
             zmq_getsockopt(s, ZMQ_RCVMORE, &more, &len);
             return more != 0;
         }());
-        if (a.type == "ROUTER") frames.erase(frames.begin());  // sender id
-        if (frames.empty()) fail("message with no frame after the routing id");
+        if (a.type == "ROUTER")
+            frames.erase(frames.begin());  // sender id
+        if (frames.empty())
+            fail("message with no frame after the routing id");
         const std::string &head = frames[0];
         if (head == "sync") {
-            if (!ready) say("READY");
+            if (!ready)
+                say("READY");
             ready = true;
             continue;
         }
         if (head == "end") {
-            if (!a.until_end) fail("unexpected end marker");
+            if (!a.until_end)
+                fail("unexpected end marker");
             break;
         }
         char *endp = nullptr;
         const long seq = std::strtol(head.c_str(), &endp, 10);
-        if (head.empty() || *endp != '\0') fail("bad header frame '" + head + "'");
+        if (head.empty() || *endp != '\0')
+            fail("bad header frame '" + head + "'");
         const size_t want_frames = a.size > 0 ? 2 : 1;
         if (frames.size() != want_frames)
             fail("seq " + head + ": " + std::to_string(frames.size()) + " frames, want " +
@@ -155,10 +180,13 @@ int run_receiver(void *s, const args_t &a) {
         }
         last = seq;
         ++n;
-        if (a.count > 0 && n == a.count) break;
-        if (a.until_seq >= 0 && seq >= a.until_seq) break;
+        if (a.count > 0 && n == a.count)
+            break;
+        if (a.until_seq >= 0 && seq >= a.until_seq)
+            break;
     }
-    say("DONE n=" + std::to_string(n) + " first=" + std::to_string(first) + " last=" + std::to_string(last));
+    say("DONE n=" + std::to_string(n) + " first=" + std::to_string(first) +
+        " last=" + std::to_string(last));
     return 0;
 }
 
@@ -168,17 +196,20 @@ int main(int argc, char **argv) {
     const args_t a = parse(argc, argv);
     void *ctx = zmq_ctx_new();
     void *s = zmq_socket(ctx, type_of(a.type));
-    if (!s) fail(std::string("zmq_socket: ") + zmq_strerror(zmq_errno()));
+    if (!s)
+        fail(std::string("zmq_socket: ") + zmq_strerror(zmq_errno()));
     if (!a.routing_id.empty())
         zmq_setsockopt(s, ZMQ_ROUTING_ID, a.routing_id.data(), a.routing_id.size());
     if (a.rcvhwm >= 0) {
         const int h = static_cast<int>(a.rcvhwm);
         zmq_setsockopt(s, ZMQ_RCVHWM, &h, sizeof h);
     }
-    if (a.type == "SUB") zmq_setsockopt(s, ZMQ_SUBSCRIBE, "", 0);
+    if (a.type == "SUB")
+        zmq_setsockopt(s, ZMQ_SUBSCRIBE, "", 0);
     const int rc = a.bind.empty() ? zmq_connect(s, a.connect.c_str()) : zmq_bind(s, a.bind.c_str());
     if (rc != 0)
-        fail((a.bind.empty() ? "connect " + a.connect : "bind " + a.bind) + ": " + zmq_strerror(zmq_errno()));
+        fail((a.bind.empty() ? "connect " + a.connect : "bind " + a.bind) + ": " +
+             zmq_strerror(zmq_errno()));
     const int out = a.role == "sender" ? run_sender(s, a) : run_receiver(s, a);
     int zero = 0;
     zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -40,14 +40,16 @@ class child_process {
 public:
     explicit child_process(const std::vector<std::string> &args) {
         int fds[2];
-        if (::pipe2(fds, O_CLOEXEC) != 0) return;
+        if (::pipe2(fds, O_CLOEXEC) != 0)
+            return;
         pid_ = ::fork();
         if (pid_ == 0) {
             ::dup2(fds[1], STDOUT_FILENO);
             std::vector<char *> argv;
             static std::string path = FAULT_PEER_PATH;
             argv.push_back(path.data());
-            for (auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+            for (auto &a : args)
+                argv.push_back(const_cast<char *>(a.c_str()));
             argv.push_back(nullptr);
             ::execv(argv[0], argv.data());
             std::_Exit(127);
@@ -60,7 +62,8 @@ public:
             ::kill(pid_, SIGKILL);
             ::waitpid(pid_, nullptr, 0);
         }
-        if (out_ >= 0) ::close(out_);
+        if (out_ >= 0)
+            ::close(out_);
     }
     child_process(const child_process &) = delete;
     child_process &operator=(const child_process &) = delete;
@@ -79,28 +82,38 @@ public:
                 buf_.erase(0, nl + 1);
                 return line;
             }
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-            if (left.count() <= 0) return std::nullopt;
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            if (left.count() <= 0)
+                return std::nullopt;
             pollfd p{out_, POLLIN, 0};
-            if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+            if (::poll(&p, 1, static_cast<int>(left.count())) <= 0)
+                continue;
             char chunk[512];
             const ssize_t n = ::read(out_, chunk, sizeof chunk);
-            if (n <= 0) return std::nullopt;
+            if (n <= 0)
+                return std::nullopt;
             buf_.append(chunk, static_cast<size_t>(n));
         }
     }
     // Reads lines until one starts with `prefix` (others, e.g. FIRST, are kept
     // in `seen`); returns that line or nullopt.
-    std::optional<std::string> expect_line(const std::string &prefix, std::chrono::milliseconds timeout,
+    std::optional<std::string> expect_line(const std::string &prefix,
+                                           std::chrono::milliseconds timeout,
                                            std::vector<std::string> *seen = nullptr) {
         const auto deadline = clock::now() + timeout;
         for (;;) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
             auto line = read_line(std::max(left, 1ms));
-            if (!line) return std::nullopt;
-            if (line->rfind(prefix, 0) == 0) return line;
-            if (seen) seen->push_back(*line);
-            if (line->rfind("ERROR", 0) == 0) return line;  // the caller shows it
+            if (!line)
+                return std::nullopt;
+            if (line->rfind(prefix, 0) == 0)
+                return line;
+            if (seen)
+                seen->push_back(*line);
+            if (line->rfind("ERROR", 0) == 0)
+                return line;  // the caller shows it
         }
     }
     // Exit status (WEXITSTATUS) or -1 for a signal / timeout (then killed).
@@ -136,8 +149,10 @@ inline int free_tcp_port() { return test_support::loopback_listener{}.port(); }
 
 inline std::string fixed_endpoint(const std::string &transport) {
     static std::atomic<int> n{0};
-    if (transport == "tcp") return "tcp://127.0.0.1:" + std::to_string(free_tcp_port());
-    return "ipc:///tmp/zlink-faults-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + ".sock";
+    if (transport == "tcp")
+        return "tcp://127.0.0.1:" + std::to_string(free_tcp_port());
+    return "ipc:///tmp/zlink-faults-" + std::to_string(::getpid()) + "-" + std::to_string(n++) +
+           ".sock";
 }
 
 inline void set_int(void *s, int opt, int v) { zmq_setsockopt(s, opt, &v, sizeof v); }
@@ -145,7 +160,8 @@ inline void set_int(void *s, int opt, int v) { zmq_setsockopt(s, opt, &v, sizeof
 inline std::string last_endpoint(void *s) {
     char buf[256];
     size_t len = sizeof buf;
-    if (zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, buf, &len) != 0) return {};
+    if (zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, buf, &len) != 0)
+        return {};
     return std::string(buf, strnlen(buf, len));
 }
 
@@ -171,13 +187,16 @@ inline std::vector<std::string> recv_frames(void *s, int flags = 0) {
 // Sends the attack on a fresh connection; "" if the target closed it (or,
 // for a hang-up case, after we closed), else why not.
 inline std::string raw_attack(int port, const std::string &bytes, bool we_hang_up) {
-    const test_support::unique_fd conn = test_support::try_connect_loopback(static_cast<std::uint16_t>(port));
-    if (!conn) return std::string("connect: ") + std::strerror(errno);
+    const test_support::unique_fd conn =
+        test_support::try_connect_loopback(static_cast<std::uint16_t>(port));
+    if (!conn)
+        return std::string("connect: ") + std::strerror(errno);
     const int fd = conn.get();
     size_t off = 0;
     while (off < bytes.size()) {
         const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
-        if (n <= 0) break;  // already closed on us
+        if (n <= 0)
+            break;  // already closed on us
         off += static_cast<size_t>(n);
     }
     std::string why;
@@ -186,7 +205,8 @@ inline std::string raw_attack(int port, const std::string &bytes, bool we_hang_u
         why = "connection still open after 5 s";
         while (clock::now() < deadline) {
             pollfd p{fd, POLLIN, 0};
-            if (::poll(&p, 1, 100) <= 0) continue;
+            if (::poll(&p, 1, 100) <= 0)
+                continue;
             char buf[4096];
             const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
             if (n == 0 || (n < 0 && errno == ECONNRESET)) {
@@ -197,7 +217,6 @@ inline std::string raw_attack(int port, const std::string &bytes, bool we_hang_u
     }
     return why;
 }
-
 
 inline std::string fault_peer_path() { return FAULT_PEER_PATH; }
 

@@ -46,7 +46,7 @@ constexpr int max_msg = 1 << 20;
 
 struct attack_t {
     const char *name;
-    bool target_has_max;  // ZMQ_MAXMSGSIZE set on the target
+    bool target_has_max;   // ZMQ_MAXMSGSIZE set on the target
     bool client_hangs_up;  // (d): we close; otherwise the target must close on us
     std::function<std::string(int rep, std::mt19937 &)> bytes;
 };
@@ -55,9 +55,13 @@ const attack_t attacks[] = {
     {"malformed_greeting", true, false,
      [](int rep, std::mt19937 &) {
          switch (rep % 3) {
-         case 0: { std::string g = greeting(); g[0] = '\x00'; return g; }  // bad signature
-         case 1: return greeting(2, 0);                                     // ZMTP 2.0
-         default: return greeting(0, 0);                                    // version 0.0
+         case 0: {
+             std::string g = greeting();
+             g[0] = '\x00';
+             return g;
+         }  // bad signature
+         case 1: return greeting(2, 0);   // ZMTP 2.0
+         default: return greeting(0, 0);  // version 0.0
          }
      }},
     {"unsupported_mechanism", true, false,
@@ -65,10 +69,16 @@ const attack_t attacks[] = {
     {"frame_over_maxmsgsize", true, false,
      [](int, std::mt19937 &) {
          // Header declares MAXMSGSIZE + 1 and 64 KiB of the body follow.
-         return greeting() + ready_dealer() + long_frame_header(max_msg + 1) + std::string(64 * 1024, 'x');
+         return greeting() + ready_dealer() + long_frame_header(max_msg + 1) +
+                std::string(64 * 1024, 'x');
      }},
     {"truncated_frame_then_close", true, true,
-     [](int, std::mt19937 &) { return greeting() + ready_dealer() + std::string("\x00\x10" "abc", 5); }},
+     [](int, std::mt19937 &) {
+         return greeting() + ready_dealer() +
+                std::string("\x00\x10"
+                            "abc",
+                            5);
+     }},
     // (d) also during the handshake: half a greeting, then the client hangs up.
     {"truncated_greeting_then_close", true, true,
      [](int, std::mt19937 &) { return greeting().substr(0, 20); }},
@@ -76,11 +86,14 @@ const attack_t attacks[] = {
      [](int, std::mt19937 &rng) {
          // At least a greeting's length, so the target always has enough to decide.
          std::string g(64 + rng() % 4032, '\0');
-         for (auto &c : g) c = static_cast<char>(rng());
+         for (auto &c : g)
+             c = static_cast<char>(rng());
          return g;
      }},
     {"huge_declared_size_2pow62", false, false,
-     [](int, std::mt19937 &) { return greeting() + ready_dealer() + long_frame_header(uint64_t{1} << 62); }},
+     [](int, std::mt19937 &) {
+         return greeting() + ready_dealer() + long_frame_header(uint64_t{1} << 62);
+     }},
 };
 
 void PrintTo(const attack_t &a, std::ostream *os) { *os << a.name; }
@@ -88,7 +101,8 @@ void PrintTo(const attack_t &a, std::ostream *os) { *os << a.name; }
 long rss_bytes() {
     long pages = 0, resident = 0;
     if (FILE *f = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
         std::fclose(f);
     }
     return resident * ::sysconf(_SC_PAGESIZE);
@@ -136,12 +150,16 @@ protected:
 
     // The good peer sends, the target answers it by routing id.
     bool round_trip(int rep) {
-        const std::string ping = "ping " + std::to_string(rep), pong = "pong " + std::to_string(rep);
-        if (zmq_send(good_, ping.data(), ping.size(), 0) < 0) return false;
+        const std::string ping = "ping " + std::to_string(rep),
+                          pong = "pong " + std::to_string(rep);
+        if (zmq_send(good_, ping.data(), ping.size(), 0) < 0)
+            return false;
         auto in = recv_frames(target_);
         EXPECT_EQ(in, (std::vector<std::string>{"good", ping})) << "rep " << rep;
-        if (zmq_send(target_, "good", 4, ZMQ_SNDMORE) < 0 || zmq_send(target_, pong.data(), pong.size(), 0) < 0) {
-            ADD_FAILURE() << "rep " << rep << ": good peer unroutable: " << zmq_strerror(zmq_errno());
+        if (zmq_send(target_, "good", 4, ZMQ_SNDMORE) < 0 ||
+            zmq_send(target_, pong.data(), pong.size(), 0) < 0) {
+            ADD_FAILURE() << "rep " << rep
+                          << ": good peer unroutable: " << zmq_strerror(zmq_errno());
             return false;
         }
         auto back = recv_frames(good_);
@@ -152,9 +170,11 @@ protected:
     // Next monitor event number, or -1 after `timeout_ms`.
     int next_event(int timeout_ms) {
         zmq_pollitem_t it{mon_, 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&it, 1, timeout_ms) != 1) return -1;
+        if (zmq_poll(&it, 1, timeout_ms) != 1)
+            return -1;
         auto f = recv_frames(mon_);
-        if (f.size() != 2 || f[0].size() != 6) return -1;
+        if (f.size() != 2 || f[0].size() != 6)
+            return -1;
         uint16_t ev;
         std::memcpy(&ev, f[0].data(), 2);
         ev == ZMQ_EVENT_ACCEPTED ? ++accepted_ : is_failure_event(ev) ? ++failures_ : 0;
@@ -162,7 +182,9 @@ protected:
         return ev;
     }
 
-    std::string attack(const std::string &bytes, bool we_hang_up) { return raw_attack(port_, bytes, we_hang_up); }
+    std::string attack(const std::string &bytes, bool we_hang_up) {
+        return raw_attack(port_, bytes, we_hang_up);
+    }
 
     void *ctx_ = nullptr, *target_ = nullptr, *mon_ = nullptr, *good_ = nullptr;
     int port_ = 0;
@@ -175,7 +197,8 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
     std::mt19937 rng(12345);
     long rss_base = 0, rss_peak = 0;
     // Events of the good peer's connection, before any attack.
-    while (next_event(200) != -1) {}
+    while (next_event(200) != -1) {
+    }
     ASSERT_EQ(failures_, 0);
     const int accepted_before = accepted_;
     for (int rep = 0; rep < reps; ++rep) {
@@ -184,18 +207,25 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
         ASSERT_EQ(why, "") << a.name << " rep " << rep;
         // zmq_socket_monitor(3) must report the failed connection.
         const auto deadline = clock::now() + 5s;
-        while (failures_ == failures_before && clock::now() < deadline) next_event(100);
-        ASSERT_GT(failures_, failures_before) << a.name << " rep " << rep << ": no disconnect/handshake-failure event";
+        while (failures_ == failures_before && clock::now() < deadline)
+            next_event(100);
+        ASSERT_GT(failures_, failures_before)
+            << a.name << " rep " << rep << ": no disconnect/handshake-failure event";
         ASSERT_TRUE(round_trip(rep)) << "the good peer was not served after rep " << rep;
-        if (rep == warmup) rss_base = rss_bytes();
-        if (rep > warmup) rss_peak = std::max(rss_peak, rss_bytes());
+        if (rep == warmup)
+            rss_base = rss_bytes();
+        if (rep > warmup)
+            rss_peak = std::max(rss_peak, rss_bytes());
     }
-    while (next_event(100) != -1) {}
-    EXPECT_EQ(accepted_ - accepted_before, reps) << "every attack is one accepted connection; the good peer never reconnected";
+    while (next_event(100) != -1) {
+    }
+    EXPECT_EQ(accepted_ - accepted_before, reps)
+        << "every attack is one accepted connection; the good peer never reconnected";
     RecordProperty("rss_base_kib", static_cast<int>(rss_base >> 10));
     RecordProperty("rss_peak_kib", static_cast<int>(rss_peak >> 10));
-    std::printf("%s: RSS after %d reps %ld KiB, peak over the next %d reps %ld KiB (+%ld KiB)\n", a.name, warmup,
-                rss_base >> 10, reps - warmup - 1, rss_peak >> 10, (rss_peak - rss_base) >> 10);
+    std::printf("%s: RSS after %d reps %ld KiB, peak over the next %d reps %ld KiB (+%ld KiB)\n",
+                a.name, warmup, rss_base >> 10, reps - warmup - 1, rss_peak >> 10,
+                (rss_peak - rss_base) >> 10);
     std::string seen;
     for (auto [ev, n] : events_) {
         char one[32];
@@ -207,14 +237,16 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
     // ASan keeps freed blocks in its quarantine (up to 256 MiB), so RSS grows here
     // whether or not anything leaks; in this build LeakSanitizer checks for leaks at
     // exit instead, and the plain build of this same test asserts the RSS bound.
-    std::printf("%s: RSS bound not asserted under AddressSanitizer (quarantine); LeakSanitizer checks leaks\n",
+    std::printf("%s: RSS bound not asserted under AddressSanitizer (quarantine); LeakSanitizer "
+                "checks leaks\n",
                 a.name);
 #elif defined(__SANITIZE_THREAD__)
     // TSan's shadow memory and per-thread/per-sync-object state grow RSS by ~5 KiB
     // per connection (measured 1.25 MiB over 249), the size of leak this bound is
     // meant to catch; the TSan build looks for races, the plain and ASan builds of
     // this same test check memory.
-    std::printf("%s: RSS bound not asserted under ThreadSanitizer (shadow memory); plain and ASan builds check it\n",
+    std::printf("%s: RSS bound not asserted under ThreadSanitizer (shadow memory); plain and ASan "
+                "builds check it\n",
                 a.name);
 #else
     EXPECT_LT(rss_peak - rss_base, rss_growth_limit) << "memory grows with each hostile connection";

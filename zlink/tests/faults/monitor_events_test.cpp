@@ -45,9 +45,11 @@ protected:
     }
     event_t next(int timeout_ms) {
         zmq_pollitem_t it{mon_, 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&it, 1, timeout_ms) != 1) return {-1, 0};
+        if (zmq_poll(&it, 1, timeout_ms) != 1)
+            return {-1, 0};
         auto f = recv_frames(mon_);
-        if (f.size() != 2 || f[0].size() != 6) return {-2, 0};
+        if (f.size() != 2 || f[0].size() != 6)
+            return {-2, 0};
         uint16_t ev;
         uint32_t val;
         std::memcpy(&ev, f[0].data(), 2);
@@ -89,8 +91,10 @@ using events = std::vector<std::string>;
 // connection." libzmq: HANDSHAKE_FAILED_PROTOCOL(ZMTP_MECHANISM_MISMATCH), DISCONNECTED.
 TEST_F(MonitorEvents, MechanismMismatch) {
     char want[48];
-    std::snprintf(want, sizeof want, "HANDSHAKE_FAILED_PROTOCOL(0x%08x)", ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH);
-    EXPECT_EQ(events_after(greeting(3, 1, "PLAIN"), false), (events{"ACCEPTED", want, "DISCONNECTED"}));
+    std::snprintf(want, sizeof want, "HANDSHAKE_FAILED_PROTOCOL(0x%08x)",
+                  ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH);
+    EXPECT_EQ(events_after(greeting(3, 1, "PLAIN"), false),
+              (events{"ACCEPTED", want, "DISCONNECTED"}));
 }
 
 // The peer hangs up in the middle of its greeting. libzmq:

@@ -31,9 +31,11 @@ protected:
         ep_ = fixed_endpoint(GetParam());
     }
     void TearDown() override {
-        if (s_) zmq_close(s_);
+        if (s_)
+            zmq_close(s_);
         zmq_ctx_term(ctx_);
-        if (ep_.rfind("ipc://", 0) == 0) ::unlink(ep_.substr(6).c_str());
+        if (ep_.rfind("ipc://", 0) == 0)
+            ::unlink(ep_.substr(6).c_str());
     }
     // The surviving socket: connects before the peer exists (reconnect
     // attempts until it binds) and retries every reconnect_ivl_ms.
@@ -51,8 +53,10 @@ protected:
     // Next message body from a child sender ("E:seq"), the ROUTER id stripped.
     std::string next_body(bool router) {
         auto f = recv_frames(s_);
-        if (f.empty()) return "<recv: " + std::string(zmq_strerror(zmq_errno())) + ">";
-        if (router) f.erase(f.begin());
+        if (f.empty())
+            return "<recv: " + std::string(zmq_strerror(zmq_errno())) + ">";
+        if (router)
+            f.erase(f.begin());
         return f.size() == 1 ? f[0] : "<" + std::to_string(f.size()) + " frames>";
     }
 
@@ -65,7 +69,8 @@ protected:
         survivor(survivor_type);
         constexpr int before = 300, after = 300;
         {
-            child_process c1({"--role", "sender", "--type", child_type, "--bind", ep_, "--epoch", "1"});
+            child_process c1(
+                {"--role", "sender", "--type", child_type, "--bind", ep_, "--epoch", "1"});
             ASSERT_TRUE(c1.started());
             ASSERT_EQ(c1.expect_line("BOUND", line_timeout).value_or("<none>"), "BOUND");
             for (int i = 0; i < before; ++i)
@@ -82,7 +87,8 @@ protected:
             ++next1;
             body = next_body(router);
         }
-        ASSERT_EQ(body, "2:0") << "first message after the restart (epoch 1 ended at 1:" << next1 - 1 << ")";
+        ASSERT_EQ(body, "2:0") << "first message after the restart (epoch 1 ended at 1:"
+                               << next1 - 1 << ")";
         for (int i = 1; i < after; ++i)
             ASSERT_EQ(next_body(router), "2:" + std::to_string(i));
     }
@@ -110,7 +116,10 @@ protected:
         struct joiner {
             std::atomic<bool> &stop;
             std::thread &t;
-            ~joiner() { stop = true; t.join(); }
+            ~joiner() {
+                stop = true;
+                t.join();
+            }
         } join_at_exit{stop, sender};
 
         long first1 = -1;
@@ -136,10 +145,12 @@ protected:
             << "delivery did not resume after the restart: " << done.value_or("<no output>");
         ASSERT_EQ(c2.wait_exit(5s), 0);
         long n = -1, first = -1, last = -1;
-        ASSERT_EQ(std::sscanf(done->c_str(), "DONE n=%ld first=%ld last=%ld", &n, &first, &last), 3) << *done;
+        ASSERT_EQ(std::sscanf(done->c_str(), "DONE n=%ld first=%ld last=%ld", &n, &first, &last), 3)
+            << *done;
         EXPECT_GT(first, first1) << "the restarted peer got data the first one had";
         EXPECT_GE(last, target);
-        if (survivor_type != ZMQ_PUB) EXPECT_EQ(n, last - first + 1) << "contiguous";
+        if (survivor_type != ZMQ_PUB)
+            EXPECT_EQ(n, last - first + 1) << "contiguous";
     }
 
     void *ctx_ = nullptr;

@@ -33,9 +33,11 @@ std::string read_exactly(int fd, size_t n) {
     char buf[256];
     while (got.size() < n) {
         pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, 3000) != 1) break;
+        if (::poll(&p, 1, 3000) != 1)
+            break;
         const ssize_t r = ::recv(fd, buf, std::min(sizeof buf, n - got.size()), 0);
-        if (r <= 0) break;
+        if (r <= 0)
+            break;
         got.append(buf, static_cast<size_t>(r));
     }
     return got;

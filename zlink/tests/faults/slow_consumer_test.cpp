@@ -33,7 +33,8 @@ constexpr size_t body_size = 16 * 1024;
 // Same pattern as fault_peer checks: byte i of message seq.
 std::string body_for(long seq) {
     std::string b(body_size, '\0');
-    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<char>(static_cast<unsigned char>(seq * 7 + i));
+    for (size_t i = 0; i < b.size(); ++i)
+        b[i] = static_cast<char>(static_cast<unsigned char>(seq * 7 + i));
     return b;
 }
 
@@ -62,7 +63,8 @@ protected:
         s_ = zmq_socket(ctx_, p_.type);
         set_int(s_, ZMQ_LINGER, 0);
         set_int(s_, ZMQ_SNDHWM, hwm);
-        if (p_.type == ZMQ_ROUTER) set_int(s_, ZMQ_ROUTER_MANDATORY, 1);
+        if (p_.type == ZMQ_ROUTER)
+            set_int(s_, ZMQ_ROUTER_MANDATORY, 1);
         const std::string ep = transport_ == "tcp" ? "tcp://127.0.0.1:*" : fixed_endpoint("ipc");
         ASSERT_EQ(zmq_bind(s_, ep.c_str()), 0) << ep << ": " << zmq_strerror(zmq_errno());
         ep_ = last_endpoint(s_);
@@ -70,17 +72,20 @@ protected:
     void TearDown() override {
         zmq_close(s_);
         zmq_ctx_term(ctx_);
-        if (ep_.rfind("ipc://", 0) == 0) ::unlink(ep_.substr(6).c_str());
+        if (ep_.rfind("ipc://", 0) == 0)
+            ::unlink(ep_.substr(6).c_str());
     }
 
     // One whole message; -1 with errno when refused (only ever on the first
     // frame: HWM counts whole messages).
     int send_msg(const std::string &head, const std::string *body, int flags) {
-        if (p_.type == ZMQ_ROUTER && zmq_send(s_, "slow", 4, ZMQ_SNDMORE | flags) < 0) return -1;
+        if (p_.type == ZMQ_ROUTER && zmq_send(s_, "slow", 4, ZMQ_SNDMORE | flags) < 0)
+            return -1;
         const bool more = body != nullptr;
         if (zmq_send(s_, head.data(), head.size(), (more ? ZMQ_SNDMORE : 0) | flags) < 0) {
             // A refused header after an accepted ROUTER id would split a message.
-            if (p_.type == ZMQ_ROUTER) ADD_FAILURE() << "refused after the routing id frame";
+            if (p_.type == ZMQ_ROUTER)
+                ADD_FAILURE() << "refused after the routing id frame";
             return -1;
         }
         if (more && zmq_send(s_, body->data(), body->size(), flags) < 0) {
@@ -95,8 +100,10 @@ protected:
         const auto deadline = clock::now() + 10s;
         while (clock::now() < deadline) {
             // May be dropped/unroutable until connected; queued ones count towards the HWM.
-            if (send_msg("sync", nullptr, ZMQ_DONTWAIT) == 0) ++syncs_sent_;
-            if (auto l = c.read_line(20ms)) return *l == "READY";
+            if (send_msg("sync", nullptr, ZMQ_DONTWAIT) == 0)
+                ++syncs_sent_;
+            if (auto l = c.read_line(20ms))
+                return *l == "READY";
         }
         return false;
     }
@@ -109,11 +116,17 @@ protected:
 };
 
 TEST_P(SlowConsumer, FrozenConsumerProcess) {
-    std::vector<std::string> args{"--role", "receiver", "--type", p_.child, "--connect", ep_,
-                                  "--size", std::to_string(body_size), "--rcvhwm", std::to_string(hwm)};
-    if (p_.blocking) args.insert(args.end(), {"--count", std::to_string(count)});
-    else args.insert(args.end(), {"--until-end", "--order", "increasing"});
-    if (p_.type == ZMQ_ROUTER) args.insert(args.end(), {"--routing-id", "slow"});
+    std::vector<std::string> args{"--role",    "receiver",
+                                  "--type",    p_.child,
+                                  "--connect", ep_,
+                                  "--size",    std::to_string(body_size),
+                                  "--rcvhwm",  std::to_string(hwm)};
+    if (p_.blocking)
+        args.insert(args.end(), {"--count", std::to_string(count)});
+    else
+        args.insert(args.end(), {"--until-end", "--order", "increasing"});
+    if (p_.type == ZMQ_ROUTER)
+        args.insert(args.end(), {"--routing-id", "slow"});
     child_process c(args);
     ASSERT_TRUE(c.started());
     ASSERT_TRUE(sync_with(c)) << "the consumer never connected";
@@ -140,7 +153,8 @@ TEST_P(SlowConsumer, FrozenConsumerProcess) {
         ASSERT_TRUE(done && done->rfind("DONE ", 0) == 0) << done.value_or("<no DONE>");
         ASSERT_EQ(c.wait_exit(5s), 0);
         long n = 0, first = 0, last = 0;
-        ASSERT_EQ(std::sscanf(done->c_str(), "DONE n=%ld first=%ld last=%ld", &n, &first, &last), 3);
+        ASSERT_EQ(std::sscanf(done->c_str(), "DONE n=%ld first=%ld last=%ld", &n, &first, &last),
+                  3);
         RecordProperty("received", static_cast<int>(n));
         EXPECT_GT(n, 0);
         EXPECT_LT(n, count) << "nothing was dropped although the subscriber was frozen";
@@ -185,21 +199,24 @@ TEST_P(SlowConsumer, FrozenConsumerProcess) {
         const std::string b = body_for(seq);
         if (send_msg(std::to_string(seq), &b, 0) != 0) {
             const std::string why = zmq_strerror(zmq_errno());
-            FAIL() << "seq " << seq << ": " << why << "; consumer said: "
-                   << c.expect_line("DONE", 1s).value_or("<nothing>");
+            FAIL() << "seq " << seq << ": " << why
+                   << "; consumer said: " << c.expect_line("DONE", 1s).value_or("<nothing>");
         }
     }
     std::vector<std::string> seen;
     auto done = c.expect_line("DONE ", 30s, &seen);
     ASSERT_TRUE(done.has_value()) << "the consumer did not get all messages";
-    EXPECT_EQ(*done, "DONE n=" + std::to_string(count) + " first=0 last=" + std::to_string(count - 1));
+    EXPECT_EQ(*done,
+              "DONE n=" + std::to_string(count) + " first=0 last=" + std::to_string(count - 1));
     EXPECT_EQ(c.wait_exit(5s), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(, SlowConsumer,
-                         ::testing::Combine(::testing::Values("tcp", "ipc"), ::testing::ValuesIn(patterns)),
+                         ::testing::Combine(::testing::Values("tcp", "ipc"),
+                                            ::testing::ValuesIn(patterns)),
                          [](const auto &info) {
-                             return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param).name;
+                             return std::string(std::get<0>(info.param)) + "_" +
+                                    std::get<1>(info.param).name;
                          });
 
 }  // namespace

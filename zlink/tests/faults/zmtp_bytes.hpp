@@ -28,7 +28,8 @@ inline std::string ready_dealer() {
 }
 inline std::string long_frame_header(uint64_t size) {
     std::string h(1, '\x02');  // long, no MORE
-    for (int i = 7; i >= 0; --i) h += static_cast<char>((size >> (8 * i)) & 0xff);
+    for (int i = 7; i >= 0; --i)
+        h += static_cast<char>((size >> (8 * i)) & 0xff);
     return h;
 }
 

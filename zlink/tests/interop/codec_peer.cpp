@@ -37,27 +37,23 @@ using namespace zlink::wire;
 using frames = std::vector<std::string>;
 using clock_type = std::chrono::steady_clock;
 
-[[noreturn]] void fail(const std::string& why)
-{
+[[noreturn]] void fail(const std::string &why) {
     std::fprintf(stderr, "codec_peer: FAIL: %s\n", why.c_str());
     std::exit(1);
 }
 
-void check(bool ok, const std::string& why)
-{
+void check(bool ok, const std::string &why) {
     if (!ok)
         fail(why);
 }
 
-std::span<const std::uint8_t> bytes_of(const std::string& s)
-{
-    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+std::span<const std::uint8_t> bytes_of(const std::string &s) {
+    return {reinterpret_cast<const std::uint8_t *>(s.data()), s.size()};
 }
 
 // ---- plain sockets ------------------------------------------------------------------
 
-int open_endpoint(const std::string& ep, bool bind)
-{
+int open_endpoint(const std::string &ep, bool bind) {
     int fd = -1;
     if (ep.rfind("ipc://", 0) == 0) {
         sockaddr_un sa{};
@@ -67,7 +63,7 @@ int open_endpoint(const std::string& ep, bool bind)
         std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
         fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
         if (bind) {
-            check(::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0, "bind " + ep);
+            check(::bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa) == 0, "bind " + ep);
             check(::listen(fd, 1) == 0, "listen");
             std::printf("ENDPOINT %s\n", ep.c_str());
             std::fflush(stdout);
@@ -78,7 +74,7 @@ int open_endpoint(const std::string& ep, bool bind)
         }
         // The binder may still be starting its listener: retry briefly.
         for (int i = 0; i < 100; ++i) {
-            if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0)
+            if (::connect(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa) == 0)
                 return fd;
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
@@ -103,9 +99,9 @@ int open_endpoint(const std::string& ep, bool bind)
         check(::listen(fd, 1) == 0, "listen");
         sockaddr_storage ss{};
         socklen_t len = sizeof ss;
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&ss), &len);
         char h[NI_MAXHOST], p[NI_MAXSERV];
-        ::getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, h, sizeof h, p, sizeof p,
+        ::getnameinfo(reinterpret_cast<sockaddr *>(&ss), len, h, sizeof h, p, sizeof p,
                       NI_NUMERICHOST | NI_NUMERICSERV);
         std::printf("ENDPOINT tcp://%s:%s\n", h, p);
         std::fflush(stdout);
@@ -124,10 +120,11 @@ int open_endpoint(const std::string& ep, bool bind)
 
 class connection {
 public:
-    connection(int fd, socket_type self, const std::string& id, bool zmtp30)
-        : fd_(fd), hs_({.self = self, .routing_id = bytes_of(id), .announce_minor = zmtp30 ? std::uint8_t{0} : our_minor}),
-          zmtp30_(zmtp30)
-    {
+    connection(int fd, socket_type self, const std::string &id, bool zmtp30)
+        : fd_(fd), hs_({.self = self,
+                        .routing_id = bytes_of(id),
+                        .announce_minor = zmtp30 ? std::uint8_t{0} : our_minor}),
+          zmtp30_(zmtp30) {
         timeval tv{5, 0};
         ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         while (!hs_.done()) {
@@ -144,32 +141,30 @@ public:
 
     zmtp_version peer_version() const { return hs_.peer_version(); }
     bool closed() const { return closed_; }
-    std::vector<std::string> subscriptions; // for publishers: active topics (multiset)
+    std::vector<std::string> subscriptions;  // for publishers: active topics (multiset)
     bool saw_subscribe = false, saw_cancel = false;
 
-    void send(const frames& msg)
-    {
+    void send(const frames &msg) {
         for (std::size_t i = 0; i < msg.size(); ++i)
             push([&] { return enc_.add(bytes_of(msg[i]), i + 1 < msg.size()); });
         flush();
     }
 
-    void send_ping(std::uint16_t ttl_deciseconds)
-    {
+    void send_ping(std::uint16_t ttl_deciseconds) {
         push([&] { return enc_.add_ping(ttl_deciseconds, bytes_of("probe")); });
         flush();
     }
 
-    void send_subscription(bool subscribe, const std::string& topic)
-    {
-        push([&] { return enc_.add_subscription(subscribe, bytes_of(topic), hs_.session_version()); });
+    void send_subscription(bool subscribe, const std::string &topic) {
+        push([&] {
+            return enc_.add_subscription(subscribe, bytes_of(topic), hs_.session_version());
+        });
         flush();
     }
 
     // One whole message; nullopt on timeout (or, with wait=false, when nothing is
     // buffered or readable right now). Commands are handled on the way.
-    std::optional<frames> recv(bool wait = true)
-    {
+    std::optional<frames> recv(bool wait = true) {
         frames msg;
         for (;;) {
             std::size_t used = 0;
@@ -194,7 +189,8 @@ public:
                 }
                 return msg;
             }
-            check(s != frame_decoder::step::error, std::string("decode: ") + to_string(dec_.error()));
+            check(s != frame_decoder::step::error,
+                  std::string("decode: ") + to_string(dec_.error()));
             if (!wait && msg.empty()) {
                 pollfd p{fd_, POLLIN, 0};
                 if (::poll(&p, 1, 0) <= 0)
@@ -207,28 +203,26 @@ public:
 
 private:
     // Appends to the batch; a full batch is written out first.
-    template <class Add> void push(Add add)
-    {
+    template <class Add>
+    void push(Add add) {
         if (!add()) {
             flush();
             check(add(), "frame does not fit an empty batch");
         }
     }
 
-    void flush()
-    {
+    void flush() {
         while (!enc_.empty()) {
             std::vector<iovec> iov;
-            for (const auto& b : enc_.buffers())
-                iov.push_back({const_cast<std::uint8_t*>(b.data), b.size});
+            for (const auto &b : enc_.buffers())
+                iov.push_back({const_cast<std::uint8_t *>(b.data), b.size});
             const ssize_t n = ::writev(fd_, iov.data(), static_cast<int>(iov.size()));
             check(n > 0, "writev");
             enc_.consume(static_cast<std::size_t>(n));
         }
     }
 
-    void write_all(std::span<const std::uint8_t> b)
-    {
+    void write_all(std::span<const std::uint8_t> b) {
         while (!b.empty()) {
             const ssize_t n = ::write(fd_, b.data(), b.size());
             check(n > 0, "write");
@@ -237,8 +231,7 @@ private:
     }
 
     // Reads more bytes; false on timeout or EOF (closed() tells which).
-    bool fill()
-    {
+    bool fill() {
         if (closed_)
             return false;
         if (begin_ == end_)
@@ -260,8 +253,7 @@ private:
         return true;
     }
 
-    void on_command()
-    {
+    void on_command() {
         command_view cmd;
         check(parse_command(body_, cmd) == wire_error::none, "malformed command");
         if (cmd.kind == command_kind::ping) {
@@ -273,7 +265,8 @@ private:
         } else if (cmd.kind == command_kind::subscribe || cmd.kind == command_kind::cancel) {
             // A real ZMTP 3.0 peer does not know these commands: the subscription
             // would be lost. The other side must have downgraded to the message form.
-            check(!zmtp30_, "ZMTP 3.0 peer received a ZMTP 3.1 " + std::string(cmd.name) + " command");
+            check(!zmtp30_,
+                  "ZMTP 3.0 peer received a ZMTP 3.1 " + std::string(cmd.name) + " command");
             track(cmd.kind == command_kind::subscribe,
                   std::string(cmd.data.begin(), cmd.data.end()));
         } else if (cmd.kind == command_kind::error) {
@@ -282,8 +275,7 @@ private:
     }
 
     // ZMTP 3.0 form (libzmq accepts and may send it): \x01/\x00 + topic.
-    bool on_subscription_message(const frames& msg)
-    {
+    bool on_subscription_message(const frames &msg) {
         if (msg.size() != 1)
             return false;
         std::span<const std::uint8_t> topic;
@@ -294,8 +286,7 @@ private:
         return true;
     }
 
-    void track(bool subscribe, const std::string& topic)
-    {
+    void track(bool subscribe, const std::string &topic) {
         if (subscribe) {
             saw_subscribe = true;
             subscriptions.push_back(topic);
@@ -326,8 +317,7 @@ private:
 
 // ---- roles (same scripts as peer.cpp) -------------------------------------------------
 
-std::string big_payload(char lead)
-{
+std::string big_payload(char lead) {
     std::string s(1 << 20, '\0');
     for (std::size_t i = 0; i < s.size(); ++i)
         s[i] = static_cast<char>('a' + (i * 31) % 26);
@@ -335,8 +325,7 @@ std::string big_payload(char lead)
     return s;
 }
 
-frames script_message(long i)
-{
+frames script_message(long i) {
     switch (i) {
     case 0: return {"hello"};
     case 1: return {"multi", "part", "", "end"};
@@ -346,8 +335,7 @@ frames script_message(long i)
     }
 }
 
-bool stdin_has_line()
-{
+bool stdin_has_line() {
     pollfd p{0, POLLIN, 0};
     if (::poll(&p, 1, 0) <= 0)
         return false;
@@ -356,35 +344,43 @@ bool stdin_has_line()
     return true;
 }
 
-bool matches(const connection& c, const std::string& msg)
-{
-    for (const auto& t : c.subscriptions)
+bool matches(const connection &c, const std::string &msg) {
+    for (const auto &t : c.subscriptions)
         if (msg.compare(0, t.size(), t) == 0)
             return true;
     return false;
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char **argv) {
     std::string role, type, bind, connect, id;
     long count = 0;
     int heartbeat_ms = 0;
     bool zmtp30 = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string k = argv[i], v = argv[i + 1];
-        if (k == "--role") role = v;
-        else if (k == "--type") type = v;
-        else if (k == "--bind") bind = v;
-        else if (k == "--connect") connect = v;
-        else if (k == "--count") count = std::stol(v);
-        else if (k == "--id") id = v;
-        else if (k == "--zmtp") zmtp30 = (v == "3.0");
-        else if (k == "--heartbeat") heartbeat_ms = std::stoi(v); // pauses like peer.cpp; sends no PING
-        else fail("unsupported option " + k + " (codec peer: --role --type --bind/--connect --count --id)");
+        if (k == "--role")
+            role = v;
+        else if (k == "--type")
+            type = v;
+        else if (k == "--bind")
+            bind = v;
+        else if (k == "--connect")
+            connect = v;
+        else if (k == "--count")
+            count = std::stol(v);
+        else if (k == "--id")
+            id = v;
+        else if (k == "--zmtp")
+            zmtp30 = (v == "3.0");
+        else if (k == "--heartbeat")
+            heartbeat_ms = std::stoi(v);  // pauses like peer.cpp; sends no PING
+        else
+            fail("unsupported option " + k +
+                 " (codec peer: --role --type --bind/--connect --count --id)");
     }
-    std::signal(SIGPIPE, SIG_IGN); // a vanished peer shows up as EPIPE, reported below
+    std::signal(SIGPIPE, SIG_IGN);  // a vanished peer shows up as EPIPE, reported below
     const auto st = parse_socket_type(type);
     check(st.has_value(), "unsupported --type '" + type + "'");
     const int fd = open_endpoint(bind.empty() ? connect : bind, !bind.empty());
@@ -426,7 +422,9 @@ int main(int argc, char** argv)
             check(!c.recv(false).has_value(), "unexpected message");
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count();
+        const auto ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start)
+                .count();
         check(ms >= 250, "peer hung up after " + std::to_string(ms) + " ms, before the 300 ms TTL");
         std::printf("peer closed %lld ms after the PING\n", static_cast<long long>(ms));
     } else if (role == "subscriber") {
@@ -436,7 +434,8 @@ int main(int argc, char** argv)
         while (!(single && multi && large)) {
             const auto f = c.recv();
             check(f.has_value(), "subscriber timed out");
-            check(!f->empty() && !(*f)[0].empty() && (*f)[0][0] == 'A', "message outside subscription");
+            check(!f->empty() && !(*f)[0].empty() && (*f)[0][0] == 'A',
+                  "message outside subscription");
             single |= *f == frames{"A-single"};
             multi |= *f == frames{"A-multi", "", "end"};
             large |= *f == frames{big};
@@ -450,13 +449,13 @@ int main(int argc, char** argv)
             check(clock_type::now() < deadline, "publisher was never told to stop");
             while (c.recv(false)) {
             }
-            if (c.closed()) { // subscriber gone: wait for the driver's stop
+            if (c.closed()) {  // subscriber gone: wait for the driver's stop
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 continue;
             }
             // PUB filters at the publisher (RFC 29), so only matching messages go out.
-            for (const frames& m : {frames{"B-filtered-" + std::to_string(round)}, frames{"A-single"},
-                                    frames{"A-multi", "", "end"}})
+            for (const frames &m : {frames{"B-filtered-" + std::to_string(round)},
+                                    frames{"A-single"}, frames{"A-multi", "", "end"}})
                 if (matches(c, m[0]))
                     c.send(m);
             if (round % 10 == 0 && matches(c, big))

@@ -56,49 +56,56 @@ struct args {
     bool envelope = false;
 };
 
-[[noreturn]] void fail(const std::string& why)
-{
+[[noreturn]] void fail(const std::string &why) {
     std::fprintf(stderr, "interop_peer: FAIL: %s (zmq_errno %d: %s)\n", why.c_str(), zmq_errno(),
                  zmq_strerror(zmq_errno()));
     std::exit(1);
 }
 
-void check(bool ok, const std::string& why)
-{
+void check(bool ok, const std::string &why) {
     if (!ok)
         fail(why);
 }
 
-int type_of(const std::string& t)
-{
-    if (t == "PAIR") return ZMQ_PAIR;
-    if (t == "PUB") return ZMQ_PUB;
-    if (t == "SUB") return ZMQ_SUB;
-    if (t == "XPUB") return ZMQ_XPUB;
-    if (t == "XSUB") return ZMQ_XSUB;
-    if (t == "DEALER") return ZMQ_DEALER;
-    if (t == "ROUTER") return ZMQ_ROUTER;
-    if (t == "STREAM") return ZMQ_STREAM;
-    if (t == "REQ") return ZMQ_REQ;
-    if (t == "REP") return ZMQ_REP;
-    if (t == "PUSH") return ZMQ_PUSH;
-    if (t == "PULL") return ZMQ_PULL;
+int type_of(const std::string &t) {
+    if (t == "PAIR")
+        return ZMQ_PAIR;
+    if (t == "PUB")
+        return ZMQ_PUB;
+    if (t == "SUB")
+        return ZMQ_SUB;
+    if (t == "XPUB")
+        return ZMQ_XPUB;
+    if (t == "XSUB")
+        return ZMQ_XSUB;
+    if (t == "DEALER")
+        return ZMQ_DEALER;
+    if (t == "ROUTER")
+        return ZMQ_ROUTER;
+    if (t == "STREAM")
+        return ZMQ_STREAM;
+    if (t == "REQ")
+        return ZMQ_REQ;
+    if (t == "REP")
+        return ZMQ_REP;
+    if (t == "PUSH")
+        return ZMQ_PUSH;
+    if (t == "PULL")
+        return ZMQ_PULL;
     fail("unknown --type '" + t +
          "'; allowed: PAIR PUB SUB XPUB XSUB DEALER ROUTER STREAM REQ REP PUSH PULL");
 }
 
-bool stdin_has_line()
-{
+bool stdin_has_line() {
     pollfd p{0, POLLIN, 0};
     if (::poll(&p, 1, 0) <= 0)
         return false;
     char buf[256];
-    (void)::read(0, buf, sizeof buf); // a line or EOF: either means stop
+    (void)::read(0, buf, sizeof buf);  // a line or EOF: either means stop
     return true;
 }
 
-std::string big_payload(char lead)
-{
+std::string big_payload(char lead) {
     std::string s(1 << 20, '\0');
     for (std::size_t i = 0; i < s.size(); ++i)
         s[i] = static_cast<char>('a' + (i * 31) % 26);
@@ -106,8 +113,7 @@ std::string big_payload(char lead)
     return s;
 }
 
-void send_frames(void* s, const frames& f, int flags = 0)
-{
+void send_frames(void *s, const frames &f, int flags = 0) {
     for (std::size_t i = 0; i < f.size(); ++i) {
         const int more = i + 1 < f.size() ? ZMQ_SNDMORE : 0;
         const int rc = zmq_send(s, f[i].data(), f[i].size(), more | flags);
@@ -116,8 +122,7 @@ void send_frames(void* s, const frames& f, int flags = 0)
 }
 
 // Receives one whole message; false on timeout (RCVTIMEO).
-bool recv_frames(void* s, frames& out)
-{
+bool recv_frames(void *s, frames &out) {
     out.clear();
     for (;;) {
         zmq_msg_t m;
@@ -127,7 +132,7 @@ bool recv_frames(void* s, frames& out)
             check(out.empty() && zmq_errno() == EAGAIN, "recv failed mid-message");
             return false;
         }
-        out.emplace_back(static_cast<const char*>(zmq_msg_data(&m)), zmq_msg_size(&m));
+        out.emplace_back(static_cast<const char *>(zmq_msg_data(&m)), zmq_msg_size(&m));
         const bool more = zmq_msg_more(&m);
         zmq_msg_close(&m);
         if (!more)
@@ -135,16 +140,14 @@ bool recv_frames(void* s, frames& out)
     }
 }
 
-std::string describe(const frames& f)
-{
+std::string describe(const frames &f) {
     std::string d = std::to_string(f.size()) + " frame(s):";
-    for (const auto& x : f)
+    for (const auto &x : f)
         d += " [" + std::to_string(x.size()) + "B " + x.substr(0, 12) + "]";
     return d;
 }
 
-frames script_message(long i)
-{
+frames script_message(long i) {
     switch (i) {
     case 0: return {"hello"};
     case 1: return {"multi", "part", "", "end"};
@@ -155,8 +158,7 @@ frames script_message(long i)
 }
 constexpr long script_length = 104;
 
-void run_initiator(void* s, const args& a, int type)
-{
+void run_initiator(void *s, const args &a, int type) {
     if (type == ZMQ_ROUTER) {
         const int one = 1;
         zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
@@ -170,7 +172,8 @@ void run_initiator(void* s, const args& a, int type)
                 if (zmq_send(s, a.peer_id.data(), a.peer_id.size(), ZMQ_SNDMORE) >= 0)
                     break;
                 check(zmq_errno() == EHOSTUNREACH, "ROUTER send of routing id");
-                check(clock_type::now() < deadline, "peer '" + a.peer_id + "' never became routable");
+                check(clock_type::now() < deadline,
+                      "peer '" + a.peer_id + "' never became routable");
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
         }
@@ -191,13 +194,12 @@ void run_initiator(void* s, const args& a, int type)
             check(!got.empty() && got[0].empty(), "echo without its delimiter: " + describe(got));
             got.erase(got.begin());
         }
-        check(got == msg, "echo of message " + std::to_string(i) + " differs: got " + describe(got) +
-                              ", sent " + describe(msg));
+        check(got == msg, "echo of message " + std::to_string(i) + " differs: got " +
+                              describe(got) + ", sent " + describe(msg));
     }
 }
 
-void run_echo(void* s, const args& a)
-{
+void run_echo(void *s, const args &a) {
     long echoed = 0;
     while (a.count == 0 || echoed < a.count) {
         if (a.count == 0 && stdin_has_line())
@@ -215,8 +217,7 @@ void run_echo(void* s, const args& a)
 
 // Stays connected until told to stop (the driver waits for the puller first):
 // what is checked here is the pipeline, not delivery at close under LINGER.
-void run_pusher(void* s)
-{
+void run_pusher(void *s) {
     for (long i = 0; i < script_length; ++i)
         send_frames(s, script_message(i));
     const auto deadline = clock_type::now() + std::chrono::seconds(30);
@@ -226,8 +227,7 @@ void run_pusher(void* s)
     }
 }
 
-void run_puller(void* s)
-{
+void run_puller(void *s) {
     for (long i = 0; i < script_length; ++i) {
         frames got;
         check(recv_frames(s, got), "message " + std::to_string(i) + " never arrived");
@@ -237,17 +237,20 @@ void run_puller(void* s)
     }
 }
 
-void run_publisher(void* s, int type)
-{
+void run_publisher(void *s, int type) {
     const std::string big = big_payload('A');
     bool saw_subscribe = false, saw_cancel = false;
     auto drain_subscriptions = [&] {
         frames f;
         while (type == ZMQ_XPUB && recv_frames(s, f)) {
             check(f.size() == 1, "XPUB got a multipart subscription message");
-            if (f[0] == std::string("\x01" "A", 2))
+            if (f[0] == std::string("\x01"
+                                    "A",
+                                    2))
                 saw_subscribe = true;
-            else if (f[0] == std::string("\x00" "A", 2))
+            else if (f[0] == std::string("\x00"
+                                         "A",
+                                         2))
                 saw_cancel = true;
             else
                 fail("XPUB got unexpected upstream message " + describe(f));
@@ -273,12 +276,13 @@ void run_publisher(void* s, int type)
     }
 }
 
-void run_subscriber(void* s, int type)
-{
+void run_subscriber(void *s, int type) {
     if (type == ZMQ_SUB)
         check(zmq_setsockopt(s, ZMQ_SUBSCRIBE, "A", 1) == 0, "ZMQ_SUBSCRIBE");
     else
-        send_frames(s, {std::string("\x01" "A", 2)});
+        send_frames(s, {std::string("\x01"
+                                    "A",
+                                    2)});
     const std::string big = big_payload('A');
     bool single = false, multi = false, large = false;
     const auto deadline = clock_type::now() + std::chrono::seconds(15);
@@ -301,13 +305,14 @@ void run_subscriber(void* s, int type)
     if (type == ZMQ_SUB)
         check(zmq_setsockopt(s, ZMQ_UNSUBSCRIBE, "A", 1) == 0, "ZMQ_UNSUBSCRIBE");
     else
-        send_frames(s, {std::string("\x00" "A", 2)});
+        send_frames(s, {std::string("\x00"
+                                    "A",
+                                    2)});
     // Give the cancellation time to leave before the socket closes.
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
 }
 
-void run_stream_server(void* s)
-{
+void run_stream_server(void *s) {
     frames f;
     check(recv_frames(s, f) && f.size() == 2 && f[1].empty(), "no connect notification");
     const std::string id = f[0];
@@ -324,8 +329,7 @@ void run_stream_server(void* s)
           "no disconnect notification");
 }
 
-void run_stream_client(void* s)
-{
+void run_stream_client(void *s) {
     frames f;
     check(recv_frames(s, f) && f.size() == 2 && f[1].empty(), "no connect notification");
     const std::string id = f[0];
@@ -338,39 +342,49 @@ void run_stream_client(void* s)
     check(data == "pong\n", "raw server sent '" + data + "'");
 }
 
-args parse(int argc, char** argv)
-{
+args parse(int argc, char **argv) {
     args a;
     for (int i = 1; i < argc; ++i) {
         const std::string k = argv[i];
         check(i + 1 < argc, "option " + k + " needs a value");
         const std::string v = argv[++i];
-        if (k == "--role") a.role = v;
-        else if (k == "--type") a.type = v;
-        else if (k == "--bind") a.bind = v;
-        else if (k == "--connect") a.connect = v;
-        else if (k == "--id") a.id = v;
-        else if (k == "--peer-id") a.peer_id = v;
-        else if (k == "--count") a.count = std::stol(v);
-        else if (k == "--maxmsgsize") a.maxmsgsize = std::stoll(v);
-        else if (k == "--heartbeat") a.heartbeat_ms = std::stoi(v);
-        else if (k == "--envelope") a.envelope = v == "1";
-        else if (k == "--zmtp") {} // zlink and libzmq always announce 3.1; codec_peer can play 3.0
-        else fail("unknown option " + k);
+        if (k == "--role")
+            a.role = v;
+        else if (k == "--type")
+            a.type = v;
+        else if (k == "--bind")
+            a.bind = v;
+        else if (k == "--connect")
+            a.connect = v;
+        else if (k == "--id")
+            a.id = v;
+        else if (k == "--peer-id")
+            a.peer_id = v;
+        else if (k == "--count")
+            a.count = std::stol(v);
+        else if (k == "--maxmsgsize")
+            a.maxmsgsize = std::stoll(v);
+        else if (k == "--heartbeat")
+            a.heartbeat_ms = std::stoi(v);
+        else if (k == "--envelope")
+            a.envelope = v == "1";
+        else if (k == "--zmtp") {
+        }  // zlink and libzmq always announce 3.1; codec_peer can play 3.0
+        else
+            fail("unknown option " + k);
     }
     check(!a.role.empty() && !a.type.empty(), "--role and --type are required");
     check(a.bind.empty() != a.connect.empty(), "exactly one of --bind/--connect is required");
     return a;
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char **argv) {
     const args a = parse(argc, argv);
     const int type = type_of(a.type);
-    void* ctx = zmq_ctx_new();
-    void* s = zmq_socket(ctx, type);
+    void *ctx = zmq_ctx_new();
+    void *s = zmq_socket(ctx, type);
     check(s != nullptr, "zmq_socket");
     const int timeout = 5000, linger = 2000;
     zmq_setsockopt(s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
@@ -404,15 +418,24 @@ int main(int argc, char** argv)
         check(zmq_connect(s, a.connect.c_str()) == 0, "connect " + a.connect);
     }
 
-    if (a.role == "initiator") run_initiator(s, a, type);
-    else if (a.role == "echo") run_echo(s, a);
-    else if (a.role == "pusher") run_pusher(s);
-    else if (a.role == "puller") run_puller(s);
-    else if (a.role == "publisher") run_publisher(s, type);
-    else if (a.role == "subscriber") run_subscriber(s, type);
-    else if (a.role == "stream-server") run_stream_server(s);
-    else if (a.role == "stream-client") run_stream_client(s);
-    else fail("unknown --role '" + a.role + "'");
+    if (a.role == "initiator")
+        run_initiator(s, a, type);
+    else if (a.role == "echo")
+        run_echo(s, a);
+    else if (a.role == "pusher")
+        run_pusher(s);
+    else if (a.role == "puller")
+        run_puller(s);
+    else if (a.role == "publisher")
+        run_publisher(s, type);
+    else if (a.role == "subscriber")
+        run_subscriber(s, type);
+    else if (a.role == "stream-server")
+        run_stream_server(s);
+    else if (a.role == "stream-client")
+        run_stream_client(s);
+    else
+        fail("unknown --role '" + a.role + "'");
 
     zmq_close(s);
     zmq_ctx_term(ctx);

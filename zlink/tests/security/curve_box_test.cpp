@@ -13,26 +13,29 @@
 namespace zlink::wire {
 namespace {
 
-std::vector<std::uint8_t> unhex(std::string_view h)
-{
+std::vector<std::uint8_t> unhex(std::string_view h) {
     std::vector<std::uint8_t> out;
     for (std::size_t i = 0; i + 1 < h.size(); i += 2)
-        out.push_back(static_cast<std::uint8_t>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16)));
+        out.push_back(
+            static_cast<std::uint8_t>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16)));
     return out;
 }
 
-curve_key key(std::string_view h)
-{
+curve_key key(std::string_view h) {
     curve_key k{};
     const auto v = unhex(h);
     std::copy(v.begin(), v.end(), k.begin());
     return k;
 }
 
-const curve_key alice_secret = key("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
-const curve_key alice_public = key("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
-const curve_key bob_secret = key("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
-const curve_key bob_public = key("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
+const curve_key alice_secret =
+    key("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+const curve_key alice_public =
+    key("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
+const curve_key bob_secret =
+    key("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
+const curve_key bob_public =
+    key("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
 
 const auto box_nonce_bytes = unhex("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37");
 const auto box_plain = unhex(
@@ -45,8 +48,7 @@ const auto box_cipher = unhex(
     "48e526ae90224368517acfeabd6bb3732bc0e9da99832b61ca01b6de56244a9e88d5f9b37973f622a43d14a6599b"
     "1f654cb45a74e355a5");
 
-curve_box::nonce box_nonce()
-{
+curve_box::nonce box_nonce() {
     curve_box::nonce n{};
     std::copy(box_nonce_bytes.begin(), box_nonce_bytes.end(), n.begin());
     return n;
@@ -57,8 +59,7 @@ protected:
     void SetUp() override { ASSERT_TRUE(curve_box::ready()); }
 };
 
-TEST_F(CurveBox, PublicKeysFromSecretKeys)
-{
+TEST_F(CurveBox, PublicKeysFromSecretKeys) {
     curve_key pub{};
     ASSERT_TRUE(curve_box::public_of(alice_secret, pub));
     EXPECT_EQ(pub, alice_public);
@@ -66,15 +67,13 @@ TEST_F(CurveBox, PublicKeysFromSecretKeys)
     EXPECT_EQ(pub, bob_public);
 }
 
-TEST_F(CurveBox, SealMatchesNaclVector)
-{
+TEST_F(CurveBox, SealMatchesNaclVector) {
     std::vector<std::uint8_t> out(box_plain.size() + curve_box::mac_size);
     ASSERT_TRUE(curve_box::seal(out, box_plain, box_nonce(), bob_public, alice_secret));
     EXPECT_EQ(out, box_cipher);
 }
 
-TEST_F(CurveBox, SharedKeyGivesTheSameBox)
-{
+TEST_F(CurveBox, SharedKeyGivesTheSameBox) {
     curve_key shared{};
     ASSERT_TRUE(curve_box::precompute(shared, bob_public, alice_secret));
     std::vector<std::uint8_t> out(box_plain.size() + curve_box::mac_size);
@@ -88,29 +87,29 @@ TEST_F(CurveBox, SharedKeyGivesTheSameBox)
     EXPECT_TRUE(std::equal(text.begin(), text.end(), box_cipher.begin() + curve_box::mac_size));
 }
 
-TEST_F(CurveBox, BobOpensAlicesBox)
-{
+TEST_F(CurveBox, BobOpensAlicesBox) {
     std::vector<std::uint8_t> out(box_plain.size());
     ASSERT_TRUE(curve_box::open(out, box_cipher, box_nonce(), alice_public, bob_secret));
     EXPECT_EQ(out, box_plain);
 }
 
-TEST_F(CurveBox, TamperedBoxDoesNotOpen)
-{
-    for (std::size_t at : {std::size_t{0}, std::size_t{15}, std::size_t{16}, box_cipher.size() - 1}) {
+TEST_F(CurveBox, TamperedBoxDoesNotOpen) {
+    for (std::size_t at :
+         {std::size_t{0}, std::size_t{15}, std::size_t{16}, box_cipher.size() - 1}) {
         auto bad = box_cipher;
         bad[at] ^= 0x01;
         std::vector<std::uint8_t> out(box_plain.size());
-        EXPECT_FALSE(curve_box::open(out, bad, box_nonce(), alice_public, bob_secret)) << "octet " << at;
+        EXPECT_FALSE(curve_box::open(out, bad, box_nonce(), alice_public, bob_secret))
+            << "octet " << at;
     }
     auto nonce = box_nonce();
     nonce[23] ^= 1;
     std::vector<std::uint8_t> out(box_plain.size());
-    EXPECT_FALSE(curve_box::open(out, box_cipher, nonce, alice_public, bob_secret)) << "other nonce";
+    EXPECT_FALSE(curve_box::open(out, box_cipher, nonce, alice_public, bob_secret))
+        << "other nonce";
 }
 
-TEST_F(CurveBox, WrongSizesAreRefused)
-{
+TEST_F(CurveBox, WrongSizesAreRefused) {
     std::vector<std::uint8_t> small(box_plain.size());
     EXPECT_FALSE(curve_box::seal(small, box_plain, box_nonce(), bob_public, alice_secret));
     std::vector<std::uint8_t> out(4);
@@ -118,8 +117,7 @@ TEST_F(CurveBox, WrongSizesAreRefused)
                                  bob_secret));
 }
 
-TEST_F(CurveBox, NoncesAreLaidOutAsTheRfcSays)
-{
+TEST_F(CurveBox, NoncesAreLaidOutAsTheRfcSays) {
     const auto s = curve_box::short_nonce("CurveZMQMESSAGEC", 0x0102030405060708ull);
     EXPECT_EQ(std::string(s.begin(), s.begin() + 16), "CurveZMQMESSAGEC");
     EXPECT_EQ(std::vector<std::uint8_t>(s.begin() + 16, s.end()),
@@ -130,5 +128,5 @@ TEST_F(CurveBox, NoncesAreLaidOutAsTheRfcSays)
     EXPECT_EQ(l[23], 7);
 }
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire

@@ -6,8 +6,8 @@
 #include "wire/curve_server.hpp"
 #include "wire/mechanism.hpp"
 
-#include "handshake_pair.hpp"
 #include "../wire/test_bytes.hpp"
+#include "handshake_pair.hpp"
 
 #include <gtest/gtest.h>
 #include <sodium.h>
@@ -30,15 +30,13 @@ struct keypair {
     keypair() { curve_box::keypair(pub, sec); }
 };
 
-bytes greeting(bool as_server)
-{
+bytes greeting(bool as_server) {
     bytes m{'C', 'U', 'R', 'V', 'E'};
     m.resize(20, 0);
     return cat({{0xFF}, repeat(0, 8), {0x7F, 3, 1}, m, {as_server ? 1 : 0}, repeat(0, 31)});
 }
 
-bytes frame(const bytes& body)
-{
+bytes frame(const bytes &body) {
     bytes h{0x04};
     if (body.size() <= 255) {
         h.push_back(static_cast<std::uint8_t>(body.size()));
@@ -51,17 +49,16 @@ bytes frame(const bytes& body)
 }
 
 // NaCl's crypto_box: 32 zero octets before the plaintext, 16 before the box.
-bytes nacl_box(const bytes& plain, const std::uint8_t* nonce, const curve_key& pk, const curve_key& sk)
-{
+bytes nacl_box(const bytes &plain, const std::uint8_t *nonce, const curve_key &pk,
+               const curve_key &sk) {
     bytes m(32 + plain.size(), 0), c(m.size());
     std::copy(plain.begin(), plain.end(), m.begin() + 32);
     EXPECT_EQ(crypto_box(c.data(), m.data(), m.size(), nonce, pk.data(), sk.data()), 0);
     return bytes(c.begin() + 16, c.end());
 }
 
-bool nacl_open(bytes& plain, std::span<const std::uint8_t> box, const std::uint8_t* nonce,
-               const curve_key& pk, const curve_key& sk)
-{
+bool nacl_open(bytes &plain, std::span<const std::uint8_t> box, const std::uint8_t *nonce,
+               const curve_key &pk, const curve_key &sk) {
     bytes c(16 + box.size(), 0), m(c.size());
     std::copy(box.begin(), box.end(), c.begin() + 16);
     if (crypto_box_open(m.data(), c.data(), c.size(), nonce, pk.data(), sk.data()) != 0)
@@ -70,8 +67,7 @@ bool nacl_open(bytes& plain, std::span<const std::uint8_t> box, const std::uint8
     return true;
 }
 
-bytes nonce_of(std::string_view prefix, std::uint64_t n)
-{
+bytes nonce_of(std::string_view prefix, std::uint64_t n) {
     bytes b(prefix.begin(), prefix.end());
     for (int i = 7; i >= 0; --i)
         b.push_back(static_cast<std::uint8_t>(n >> (8 * i)));
@@ -84,17 +80,20 @@ struct rfc_client {
     curve_key server{};
     std::uint64_t nonce = 1;
 
-    bytes hello(std::uint8_t major = 1, std::uint8_t minor = 0)
-    {
+    bytes hello(std::uint8_t major = 1, std::uint8_t minor = 0) {
         const bytes n = nonce_of("CurveZMQHELLO---", nonce++);
         const bytes box = nacl_box(bytes(64, 0), n.data(), server, shortterm.sec);
-        return cat({{5}, "HELLO", {major, minor}, repeat(0, 72),
-                    bytes(shortterm.pub.begin(), shortterm.pub.end()), bytes(n.begin() + 16, n.end()), box});
+        return cat({{5},
+                    "HELLO",
+                    {major, minor},
+                    repeat(0, 72),
+                    bytes(shortterm.pub.begin(), shortterm.pub.end()),
+                    bytes(n.begin() + 16, n.end()),
+                    box});
     }
 
     // Returns S' and the cookie from a WELCOME body, or false.
-    bool welcome(std::span<const std::uint8_t> body, curve_key& server_short, bytes& cookie)
-    {
+    bool welcome(std::span<const std::uint8_t> body, curve_key &server_short, bytes &cookie) {
         if (body.size() != 168)
             return false;
         const bytes n = cat({"WELCOME-", bytes(body.begin() + 8, body.begin() + 24)});
@@ -106,29 +105,28 @@ struct rfc_client {
         return true;
     }
 
-    bytes initiate(const curve_key& server_short, const bytes& cookie, const bytes& props,
-                   const curve_key* vouched_short = nullptr)
-    {
-        const curve_key& cp = vouched_short ? *vouched_short : shortterm.pub;
+    bytes initiate(const curve_key &server_short, const bytes &cookie, const bytes &props,
+                   const curve_key *vouched_short = nullptr) {
+        const curve_key &cp = vouched_short ? *vouched_short : shortterm.pub;
         const bytes vouch_nonce = cat({"VOUCH---", repeat(0x5A, 16)});
-        const bytes vouch = nacl_box(cat({bytes(cp.begin(), cp.end()), bytes(server.begin(), server.end())}),
-                                     vouch_nonce.data(), server_short, longterm.sec);
+        const bytes vouch =
+            nacl_box(cat({bytes(cp.begin(), cp.end()), bytes(server.begin(), server.end())}),
+                     vouch_nonce.data(), server_short, longterm.sec);
         const bytes plain = cat({bytes(longterm.pub.begin(), longterm.pub.end()),
                                  bytes(vouch_nonce.begin() + 8, vouch_nonce.end()), vouch, props});
         const bytes n = nonce_of("CurveZMQINITIATE", nonce++);
-        return cat({{8}, "INITIATE", cookie, bytes(n.begin() + 16, n.end()),
+        return cat({{8},
+                    "INITIATE",
+                    cookie,
+                    bytes(n.begin() + 16, n.end()),
                     nacl_box(plain, n.data(), server_short, shortterm.sec)});
     }
 };
 
-bytes dealer_props()
-{
-    return cat({{11}, "Socket-Type", {0, 0, 0, 6}, "DEALER"});
-}
+bytes dealer_props() { return cat({{11}, "Socket-Type", {0, 0, 0, 6}, "DEALER"}); }
 
 // The command bodies of the frames in `out` from octet `at` on.
-std::vector<bytes> command_bodies(std::span<const std::uint8_t> out, std::size_t at = 0)
-{
+std::vector<bytes> command_bodies(std::span<const std::uint8_t> out, std::size_t at = 0) {
     std::vector<bytes> cmds;
     while (at + 2 <= out.size()) {
         std::size_t size = out[at + 1], h = 2;
@@ -145,13 +143,11 @@ std::vector<bytes> command_bodies(std::span<const std::uint8_t> out, std::size_t
     return cmds;
 }
 
-std::vector<bytes> commands_after_greeting(std::span<const std::uint8_t> out)
-{
+std::vector<bytes> commands_after_greeting(std::span<const std::uint8_t> out) {
     return command_bodies(out, greeting_size);
 }
 
-bytes frame_body_of_first(std::span<const std::uint8_t> out)
-{
+bytes frame_body_of_first(std::span<const std::uint8_t> out) {
     const auto cmds = command_bodies(out);
     return cmds.empty() ? bytes{} : cmds[0];
 }
@@ -161,19 +157,17 @@ protected:
     void SetUp() override { ASSERT_TRUE(curve_box::ready()); }
     keypair server_keys, client_keys;
 
-    curve_client client(const curve_key* server_key = nullptr)
-    {
+    curve_client client(const curve_key *server_key = nullptr) {
         return curve_client({.self = socket_type::dealer, .routing_id = test::as_span("id-1")},
-                            client_keys.pub, client_keys.sec, server_key ? *server_key : server_keys.pub);
+                            client_keys.pub, client_keys.sec,
+                            server_key ? *server_key : server_keys.pub);
     }
-    curve_server server(zap_policy zap = {})
-    {
+    curve_server server(zap_policy zap = {}) {
         return curve_server({.self = socket_type::router}, server_keys.sec, zap);
     }
 
     // Runs an rfc_client's HELLO through a server; returns the WELCOME body.
-    bytes hello_to(curve_server& s, rfc_client& rc)
-    {
+    bytes hello_to(curve_server &s, rfc_client &rc) {
         rc.server = server_keys.pub;
         const bytes in = cat({greeting(false), frame(rc.hello())});
         EXPECT_EQ(s.feed(in), in.size());
@@ -183,12 +177,11 @@ protected:
     }
 };
 
-TEST_F(Curve, HandshakeSucceedsAndCarriesMessagesBothWays)
-{
+TEST_F(Curve, HandshakeSucceedsAndCarriesMessagesBothWays) {
     auto c = client();
     auto s = server();
     handshake_pair p(c, s);
-    p.zap = [](const zap_request&) { return zap_status("200", "alice"); };
+    p.zap = [](const zap_request &) { return zap_status("200", "alice"); };
     p.run();
     ASSERT_TRUE(c.done()) << to_string(c.error()) << " " << c.error_detail();
     ASSERT_TRUE(s.done()) << to_string(s.error()) << " " << s.error_detail();
@@ -206,7 +199,8 @@ TEST_F(Curve, HandshakeSucceedsAndCarriesMessagesBothWays)
     ASSERT_NE(s.transform(), nullptr);
 
     bytes wire;
-    ASSERT_EQ(c.transform()->seal(frame_flag::more, test::as_span("hello"), wire), wire_error::none);
+    ASSERT_EQ(c.transform()->seal(frame_flag::more, test::as_span("hello"), wire),
+              wire_error::none);
     std::uint8_t flags = 0;
     bytes got;
     ASSERT_EQ(s.transform()->open(std::span(wire).subspan(2), flags, got), wire_error::none);
@@ -218,48 +212,44 @@ TEST_F(Curve, HandshakeSucceedsAndCarriesMessagesBothWays)
     EXPECT_EQ(std::string(got.begin(), got.end()), "back");
 }
 
-TEST_F(Curve, EverySplitPointGivesTheSameResult)
-{
+TEST_F(Curve, EverySplitPointGivesTheSameResult) {
     auto c = client();
     auto s = server();
     handshake_pair p(c, s);
     p.chunk = 1;
-    p.zap = [](const zap_request&) { return zap_status("200"); };
+    p.zap = [](const zap_request &) { return zap_status("200"); };
     p.run();
     EXPECT_TRUE(c.done());
     EXPECT_TRUE(s.done());
 }
 
-TEST_F(Curve, NoHandlerAndNoEnforcementMeansEncryptionOnly)
-{
+TEST_F(Curve, NoHandlerAndNoEnforcementMeansEncryptionOnly) {
     auto c = client();
     auto s = server({.domain_set = true, .enforce_domain = false});
     handshake_pair p(c, s);
-    p.zap = [](const zap_request&) { return zap_missing(); };
+    p.zap = [](const zap_request &) { return zap_missing(); };
     p.run();
     EXPECT_TRUE(c.done());
     EXPECT_TRUE(s.done());
     EXPECT_EQ(s.user_id(), "");
 }
 
-TEST_F(Curve, NoHandlerWithEnforcedDomainFails)
-{
+TEST_F(Curve, NoHandlerWithEnforcedDomainFails) {
     auto c = client();
     auto s = server({.domain_set = true, .enforce_domain = true});
     handshake_pair p(c, s);
-    p.zap = [](const zap_request&) { return zap_missing(); };
+    p.zap = [](const zap_request &) { return zap_missing(); };
     p.run();
     EXPECT_EQ(s.error(), wire_error::no_zap_handler);
     EXPECT_FALSE(c.done());
 }
 
-TEST_F(Curve, EnforcedWithoutDomainNeverAsksZap)
-{
+TEST_F(Curve, EnforcedWithoutDomainNeverAsksZap) {
     auto c = client();
     auto s = server({.domain_set = false, .enforce_domain = true});
     handshake_pair p(c, s);
     bool asked = false;
-    p.zap = [&](const zap_request&) {
+    p.zap = [&](const zap_request &) {
         asked = true;
         return zap_status("400");
     };
@@ -269,12 +259,11 @@ TEST_F(Curve, EnforcedWithoutDomainNeverAsksZap)
     EXPECT_TRUE(c.done());
 }
 
-TEST_F(Curve, ZapRefusalReachesTheClient)
-{
+TEST_F(Curve, ZapRefusalReachesTheClient) {
     auto c = client();
     auto s = server();
     handshake_pair p(c, s);
-    p.zap = [](const zap_request&) { return zap_status("400"); };
+    p.zap = [](const zap_request &) { return zap_status("400"); };
     p.run();
     EXPECT_EQ(s.error(), wire_error::auth_failed);
     EXPECT_EQ(c.error(), wire_error::auth_failed);
@@ -282,12 +271,11 @@ TEST_F(Curve, ZapRefusalReachesTheClient)
     EXPECT_EQ(c.transform(), nullptr);
 }
 
-TEST_F(Curve, TemporaryZapFailureDisconnectsSilently)
-{
+TEST_F(Curve, TemporaryZapFailureDisconnectsSilently) {
     auto c = client();
     auto s = server();
     handshake_pair p(c, s);
-    p.zap = [](const zap_request&) { return zap_status("300"); };
+    p.zap = [](const zap_request &) { return zap_status("300"); };
     p.run();
     EXPECT_EQ(s.error(), wire_error::auth_failed);
     EXPECT_EQ(s.error_detail(), "300");
@@ -295,33 +283,34 @@ TEST_F(Curve, TemporaryZapFailureDisconnectsSilently)
     EXPECT_TRUE(s.outgoing().empty()) << "no ERROR for 300";
 }
 
-TEST_F(Curve, ClientWithWrongServerKeyIsRefused)
-{
+TEST_F(Curve, ClientWithWrongServerKeyIsRefused) {
     keypair other;
     auto c = client(&other.pub);
     auto s = server();
     handshake_pair p(c, s);
-    p.zap = [](const zap_request&) { return zap_status("200"); };
+    p.zap = [](const zap_request &) { return zap_status("200"); };
     p.run();
     EXPECT_EQ(s.error(), wire_error::cryptographic);
-    EXPECT_EQ(classify_failure(s.error(), {}).value, 0x11000001u) << "ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC";
+    EXPECT_EQ(classify_failure(s.error(), {}).value, 0x11000001u)
+        << "ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC";
     EXPECT_FALSE(c.done());
 }
 
-TEST_F(Curve, ServerAcceptsAnIndependentRfcClient)
-{
+TEST_F(Curve, ServerAcceptsAnIndependentRfcClient) {
     auto s = server();
     rfc_client rc;
     const bytes welcome = hello_to(s, rc);
     curve_key server_short{};
     bytes cookie;
-    ASSERT_TRUE(rc.welcome(welcome, server_short, cookie)) << "WELCOME opens with NaCl's crypto_box_open";
+    ASSERT_TRUE(rc.welcome(welcome, server_short, cookie))
+        << "WELCOME opens with NaCl's crypto_box_open";
     EXPECT_EQ(cookie.size(), 96u);
     s.consume_outgoing(s.outgoing().size());
     const bytes init = frame(rc.initiate(server_short, cookie, dealer_props()));
     ASSERT_EQ(s.feed(init), init.size());
     ASSERT_NE(s.zap_pending(), nullptr);
-    EXPECT_EQ(s.zap_pending()->credentials[0], bytes(rc.longterm.pub.begin(), rc.longterm.pub.end()));
+    EXPECT_EQ(s.zap_pending()->credentials[0],
+              bytes(rc.longterm.pub.begin(), rc.longterm.pub.end()));
     s.zap_answer(zap_status("200"));
     ASSERT_TRUE(s.done()) << to_string(s.error());
     // READY = %d5 "READY" nonce(8) Box[props](S'->C'), nonce "CurveZMQREADY---" + 1.
@@ -330,14 +319,14 @@ TEST_F(Curve, ServerAcceptsAnIndependentRfcClient)
     EXPECT_EQ(curve_box::load_u64(ready.data() + 6), 1u);
     bytes props;
     const bytes n = nonce_of("CurveZMQREADY---", 1);
-    ASSERT_TRUE(nacl_open(props, std::span(ready).subspan(14), n.data(), server_short, rc.shortterm.sec));
+    ASSERT_TRUE(
+        nacl_open(props, std::span(ready).subspan(14), n.data(), server_short, rc.shortterm.sec));
     std::span<const std::uint8_t> type;
     ASSERT_TRUE(find_property(props, "Socket-Type", type));
     EXPECT_EQ(std::string(type.begin(), type.end()), "ROUTER");
 }
 
-TEST_F(Curve, VouchForAnotherShortTermKeyIsAKeyExchangeFailure)
-{
+TEST_F(Curve, VouchForAnotherShortTermKeyIsAKeyExchangeFailure) {
     auto s = server();
     rfc_client rc;
     curve_key server_short{};
@@ -349,8 +338,7 @@ TEST_F(Curve, VouchForAnotherShortTermKeyIsAKeyExchangeFailure)
     EXPECT_EQ(s.zap_pending(), nullptr);
 }
 
-TEST_F(Curve, InitiateReplayedOnAnotherConnectionIsRefused)
-{
+TEST_F(Curve, InitiateReplayedOnAnotherConnectionIsRefused) {
     // An eavesdropper replays connection 1's whole INITIATE (cookie and box) on
     // connection 2. Each WELCOME draws a fresh cookie key, so s2 cannot open it.
     auto s1 = server();
@@ -367,8 +355,7 @@ TEST_F(Curve, InitiateReplayedOnAnotherConnectionIsRefused)
     EXPECT_NE(s1.zap_pending(), nullptr) << "the same INITIATE is good on its own connection";
 }
 
-TEST_F(Curve, TamperedCookieIsRefused)
-{
+TEST_F(Curve, TamperedCookieIsRefused) {
     auto s = server();
     rfc_client rc;
     curve_key server_short{};
@@ -379,45 +366,45 @@ TEST_F(Curve, TamperedCookieIsRefused)
     EXPECT_EQ(s.error(), wire_error::cryptographic);
 }
 
-TEST_F(Curve, InitiateNonceMustFollowHello)
-{
+TEST_F(Curve, InitiateNonceMustFollowHello) {
     auto s = server();
     rfc_client rc;
     curve_key server_short{};
     bytes cookie;
     ASSERT_TRUE(rc.welcome(hello_to(s, rc), server_short, cookie));
-    rc.nonce = 1; // HELLO used 1 already
+    rc.nonce = 1;  // HELLO used 1 already
     s.feed(frame(rc.initiate(server_short, cookie, dealer_props())));
     EXPECT_EQ(s.error(), wire_error::invalid_sequence);
 }
 
-TEST_F(Curve, BadMetadataInInitiateIsRefused)
-{
+TEST_F(Curve, BadMetadataInInitiateIsRefused) {
     auto s = server();
     rfc_client rc;
     curve_key server_short{};
     bytes cookie;
     ASSERT_TRUE(rc.welcome(hello_to(s, rc), server_short, cookie));
-    s.feed(frame(rc.initiate(server_short, cookie, cat({{11}, "Socket-Type", {0, 0, 0, 9}, "DEAL"}))));
+    s.feed(
+        frame(rc.initiate(server_short, cookie, cat({{11}, "Socket-Type", {0, 0, 0, 9}, "DEAL"}))));
     EXPECT_EQ(s.error(), wire_error::malformed_metadata);
 }
 
-TEST_F(Curve, IncompatibleSocketTypeGetsAnErrorInClear)
-{
+TEST_F(Curve, IncompatibleSocketTypeGetsAnErrorInClear) {
     auto s = server();
     rfc_client rc;
     curve_key server_short{};
     bytes cookie;
     ASSERT_TRUE(rc.welcome(hello_to(s, rc), server_short, cookie));
     s.consume_outgoing(s.outgoing().size());
-    s.feed(frame(rc.initiate(server_short, cookie, cat({{11}, "Socket-Type", {0, 0, 0, 3}, "SUB"}))));
+    s.feed(
+        frame(rc.initiate(server_short, cookie, cat({{11}, "Socket-Type", {0, 0, 0, 3}, "SUB"}))));
     EXPECT_EQ(s.error(), wire_error::incompatible_socket_type);
     const auto cmds = frame_body_of_first(s.outgoing());
-    EXPECT_EQ(std::string(cmds.begin(), cmds.begin() + 6), "\x05""ERROR");
+    EXPECT_EQ(std::string(cmds.begin(), cmds.begin() + 6), "\x05"
+                                                           "ERROR");
 }
 
 struct bad_hello {
-    const char* name;
+    const char *name;
     std::size_t size;
     std::uint8_t major, minor;
     wire_error error;
@@ -425,8 +412,7 @@ struct bad_hello {
 
 class CurveServerRefusesHello : public Curve, public ::testing::WithParamInterface<bad_hello> {};
 
-TEST_P(CurveServerRefusesHello, WithTheRightError)
-{
+TEST_P(CurveServerRefusesHello, WithTheRightError) {
     auto s = server();
     rfc_client rc;
     rc.server = server_keys.pub;
@@ -445,26 +431,23 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_hello{"version_2_0", 200, 2, 0, wire_error::malformed_hello},
                       bad_hello{"version_1_1", 200, 1, 1, wire_error::malformed_hello},
                       bad_hello{"truncated_box", 180, 1, 0, wire_error::malformed_hello}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto &info) { return std::string(info.param.name); });
 
-TEST_F(Curve, ServerRefusesInitiateBeforeHello)
-{
+TEST_F(Curve, ServerRefusesInitiateBeforeHello) {
     auto s = server();
     s.feed(cat({greeting(false), frame(cat({{8}, "INITIATE", repeat(0, 300)}))}));
     EXPECT_EQ(s.error(), wire_error::unexpected_command);
 }
 
-TEST_F(Curve, ServerRefusesShortInitiate)
-{
+TEST_F(Curve, ServerRefusesShortInitiate) {
     auto s = server();
     rfc_client rc;
     hello_to(s, rc);
-    s.feed(frame(cat({{8}, "INITIATE", repeat(0, 247)}))); // 256 octets, one short
+    s.feed(frame(cat({{8}, "INITIATE", repeat(0, 247)})));  // 256 octets, one short
     EXPECT_EQ(s.error(), wire_error::malformed_initiate);
 }
 
-TEST_F(Curve, ClientHelloIsLaidOutAsTheRfcSays)
-{
+TEST_F(Curve, ClientHelloIsLaidOutAsTheRfcSays) {
     auto c = client();
     const bytes g = greeting(true);
     c.feed(g);
@@ -475,25 +458,25 @@ TEST_F(Curve, ClientHelloIsLaidOutAsTheRfcSays)
     EXPECT_EQ(out[1], 200);
     const bytes hello(out.begin() + 2, out.end());
     EXPECT_EQ(std::string(hello.begin(), hello.begin() + 8), std::string("\x05HELLO\x01\x00", 8));
-    EXPECT_EQ(bytes(hello.begin() + 8, hello.begin() + 80), repeat(0, 72)) << "anti-amplification padding";
+    EXPECT_EQ(bytes(hello.begin() + 8, hello.begin() + 80), repeat(0, 72))
+        << "anti-amplification padding";
     EXPECT_EQ(curve_box::load_u64(hello.data() + 112), 1u);
     curve_key client_short{};
     std::copy(hello.begin() + 80, hello.begin() + 112, client_short.begin());
     bytes zeros;
     const bytes n = nonce_of("CurveZMQHELLO---", 1);
-    ASSERT_TRUE(nacl_open(zeros, std::span(hello).subspan(120), n.data(), client_short, server_keys.sec));
+    ASSERT_TRUE(
+        nacl_open(zeros, std::span(hello).subspan(120), n.data(), client_short, server_keys.sec));
     EXPECT_EQ(zeros, repeat(0, 64));
 }
 
-TEST_F(Curve, ClientRefusesWelcomeOfTheWrongSize)
-{
+TEST_F(Curve, ClientRefusesWelcomeOfTheWrongSize) {
     auto c = client();
     c.feed(cat({greeting(true), frame(cat({{7}, "WELCOME", repeat(0, 159)}))}));
     EXPECT_EQ(c.error(), wire_error::cryptographic) << "as libzmq reports it";
 }
 
-TEST_F(Curve, ClientRefusesTamperedWelcome)
-{
+TEST_F(Curve, ClientRefusesTamperedWelcome) {
     auto c = client();
     auto s = server();
     s.feed(cat({greeting(false)}));
@@ -508,19 +491,17 @@ TEST_F(Curve, ClientRefusesTamperedWelcome)
     EXPECT_EQ(c.error(), wire_error::cryptographic);
 }
 
-TEST_F(Curve, ClientRefusesShortReady)
-{
+TEST_F(Curve, ClientRefusesShortReady) {
     auto c = client();
     auto s = server();
     handshake_pair p(c, s);
-    p.run(); // stops with the server waiting for ZAP: the client awaits READY
+    p.run();  // stops with the server waiting for ZAP: the client awaits READY
     ASSERT_NE(s.zap_pending(), nullptr);
     c.feed(frame(cat({{5}, "READY", repeat(0, 23)})));
     EXPECT_EQ(c.error(), wire_error::malformed_ready);
 }
 
-TEST_F(Curve, ClientRefusesForgedReady)
-{
+TEST_F(Curve, ClientRefusesForgedReady) {
     auto c = client();
     auto s = server();
     handshake_pair p(c, s);
@@ -529,5 +510,5 @@ TEST_F(Curve, ClientRefusesForgedReady)
     EXPECT_EQ(c.error(), wire_error::cryptographic);
 }
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire

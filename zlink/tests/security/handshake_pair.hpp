@@ -17,34 +17,32 @@
 
 namespace zlink::wire::test {
 
-using zap_handler = std::function<std::optional<zap_reply>(const zap_request&)>;
+using zap_handler = std::function<std::optional<zap_reply>(const zap_request &)>;
 
 class handshake_pair {
 public:
-    handshake_pair(handshake& client, handshake& server) : sides_{&client, &server} {}
+    handshake_pair(handshake &client, handshake &server) : sides_{&client, &server} {}
 
     // Octets delivered per feed() call (1 exercises every split point).
     std::size_t chunk = std::numeric_limits<std::size_t>::max();
     zap_handler zap;                 // answers the server's (or any side's) ZAP requests
     std::vector<zap_request> asked;  // every request answered, in order
 
-    void run()
-    {
+    void run() {
         for (int guard = 0; guard < 100000; ++guard)
             if (!step())
                 return;
     }
 
     // Octets one side wrote that the other has not consumed (0 = client's).
-    const std::vector<std::uint8_t>& inbox(int side) const { return inbox_[side]; }
-    std::vector<std::uint8_t>& inbox(int side) { return inbox_[side]; }
+    const std::vector<std::uint8_t> &inbox(int side) const { return inbox_[side]; }
+    std::vector<std::uint8_t> &inbox(int side) { return inbox_[side]; }
 
 private:
-    bool step()
-    {
+    bool step() {
         bool moved = false;
         for (int i = 0; i < 2; ++i) {
-            handshake& from = *sides_[i];
+            handshake &from = *sides_[i];
             const auto out = from.outgoing();
             if (!out.empty()) {
                 inbox_[1 - i].insert(inbox_[1 - i].end(), out.begin(), out.end());
@@ -57,11 +55,10 @@ private:
         return moved;
     }
 
-    bool feed(int i)
-    {
-        handshake& hs = *sides_[i];
+    bool feed(int i) {
+        handshake &hs = *sides_[i];
         bool moved = answer_zap(hs);
-        auto& in = inbox_[i];
+        auto &in = inbox_[i];
         while (!in.empty() && !hs.done() && !hs.failed() && !hs.zap_pending()) {
             const std::size_t n = std::min(chunk, in.size());
             const std::size_t used = hs.feed(std::span(in).first(n));
@@ -74,9 +71,8 @@ private:
         return moved;
     }
 
-    bool answer_zap(handshake& hs)
-    {
-        const zap_request* r = hs.zap_pending();
+    bool answer_zap(handshake &hs) {
+        const zap_request *r = hs.zap_pending();
         if (!r || !zap)
             return false;
         const auto reply = zap(*r);
@@ -87,12 +83,11 @@ private:
         return true;
     }
 
-    handshake* sides_[2];
+    handshake *sides_[2];
     std::vector<std::uint8_t> inbox_[2];
 };
 
-inline zap_reply zap_status(const char* code, const char* user = "")
-{
+inline zap_reply zap_status(const char *code, const char *user = "") {
     zap_reply r;
     r.status_code = code;
     r.status_text = code[0] == '2' ? "OK" : "refused";
@@ -100,11 +95,10 @@ inline zap_reply zap_status(const char* code, const char* user = "")
     return r;
 }
 
-inline zap_reply zap_missing()
-{
+inline zap_reply zap_missing() {
     zap_reply r;
     r.handler_missing = true;
     return r;
 }
 
-} // namespace zlink::wire::test
+}  // namespace zlink::wire::test

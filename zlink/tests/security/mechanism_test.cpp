@@ -16,18 +16,17 @@ namespace {
 const handshake_options opts{.self = socket_type::dealer};
 
 struct pick {
-    const char* name;
+    const char *name;
     mechanism_kind kind;
     bool as_server;
-    const char* mechanism;
+    const char *mechanism;
     bool greeting_as_server;
 };
 
 class Factory : public ::testing::TestWithParam<pick> {};
 
-TEST_P(Factory, PicksMechanismAndSide)
-{
-    const auto& c = GetParam();
+TEST_P(Factory, PicksMechanismAndSide) {
+    const auto &c = GetParam();
     if (c.kind == mechanism_kind::curve && !curve_available())
         GTEST_FAIL() << "CURVE case listed in a build without CURVE";
     security_config sec;
@@ -41,12 +40,12 @@ TEST_P(Factory, PicksMechanismAndSide)
     ASSERT_EQ(hs->feed(peer_start), sizeof peer_start);
     const auto g = hs->outgoing();
     ASSERT_GE(g.size(), greeting_size);
-    EXPECT_EQ(std::string(g.begin() + 12, g.begin() + 12 + std::string(c.mechanism).size()), c.mechanism);
+    EXPECT_EQ(std::string(g.begin() + 12, g.begin() + 12 + std::string(c.mechanism).size()),
+              c.mechanism);
     EXPECT_EQ(g[32], c.greeting_as_server ? 1 : 0) << "as-server octet of the greeting";
 }
 
-std::vector<pick> picks()
-{
+std::vector<pick> picks() {
     std::vector<pick> v{{"null", mechanism_kind::null, false, "NULL", false},
                         {"null_server_flag_ignored", mechanism_kind::null, true, "NULL", false},
                         {"plain_client", mechanism_kind::plain, false, "PLAIN", false},
@@ -59,10 +58,9 @@ std::vector<pick> picks()
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Factory, ::testing::ValuesIn(picks()),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto &info) { return std::string(info.param.name); });
 
-TEST(Factory, CurveWithoutLibsodiumIsNull)
-{
+TEST(Factory, CurveWithoutLibsodiumIsNull) {
     security_config sec;
     sec.kind = mechanism_kind::curve;
     EXPECT_EQ(make_handshake(opts, sec) == nullptr, !curve_available());
@@ -70,15 +68,14 @@ TEST(Factory, CurveWithoutLibsodiumIsNull)
 
 struct classified {
     wire_error error;
-    const char* detail;
+    const char *detail;
     failure_event event;
     std::uint32_t value;
 };
 
 class Classify : public ::testing::TestWithParam<classified> {};
 
-TEST_P(Classify, AsLibzmqReportsIt)
-{
+TEST_P(Classify, AsLibzmqReportsIt) {
     const auto f = classify_failure(GetParam().error, GetParam().detail);
     EXPECT_EQ(f.event, GetParam().event) << to_string(GetParam().error);
     EXPECT_EQ(f.value, GetParam().value) << to_string(GetParam().error);
@@ -92,8 +89,10 @@ INSTANTIATE_TEST_SUITE_P(
         classified{wire_error::no_zap_handler, "", failure_event::no_detail, EFAULT},
         classified{wire_error::mechanism_mismatch, "", failure_event::protocol,
                    ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH},
-        classified{wire_error::cryptographic, "", failure_event::protocol, ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC},
-        classified{wire_error::key_exchange, "", failure_event::protocol, ZMQ_PROTOCOL_ERROR_ZMTP_KEY_EXCHANGE},
+        classified{wire_error::cryptographic, "", failure_event::protocol,
+                   ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC},
+        classified{wire_error::key_exchange, "", failure_event::protocol,
+                   ZMQ_PROTOCOL_ERROR_ZMTP_KEY_EXCHANGE},
         classified{wire_error::invalid_sequence, "", failure_event::protocol,
                    ZMQ_PROTOCOL_ERROR_ZMTP_INVALID_SEQUENCE},
         classified{wire_error::malformed_hello, "", failure_event::protocol,
@@ -122,11 +121,10 @@ INSTANTIATE_TEST_SUITE_P(
         classified{wire_error::zap_invalid_metadata, "", failure_event::protocol, 0x20000005},
         classified{wire_error::zap_unspecified, "", failure_event::protocol, 0x20000000}));
 
-TEST(ErrorText, EveryKindHasADescription)
-{
+TEST(ErrorText, EveryKindHasADescription) {
     for (int e = 0; e <= static_cast<int>(wire_error::buffer_too_small); ++e)
         EXPECT_STRNE(to_string(static_cast<wire_error>(e)), "unknown wire error") << e;
 }
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire

@@ -16,12 +16,11 @@ using test::zap_status;
 
 const handshake_options pair_opts{.self = socket_type::pair};
 
-TEST(NullZap, NoDomainNoRequest)
-{
+TEST(NullZap, NoDomainNoRequest) {
     null_handshake a(pair_opts), b(pair_opts);
     handshake_pair p(a, b);
     bool asked = false;
-    p.zap = [&](const zap_request&) {
+    p.zap = [&](const zap_request &) {
         asked = true;
         return zap_status("400");
     };
@@ -30,8 +29,7 @@ TEST(NullZap, NoDomainNoRequest)
     EXPECT_TRUE(a.done() && b.done());
 }
 
-TEST(NullZap, DomainAsksBeforeReady)
-{
+TEST(NullZap, DomainAsksBeforeReady) {
     null_handshake client(pair_opts), server(pair_opts, {.domain_set = true});
     handshake_pair p(client, server);
     p.run();
@@ -47,15 +45,15 @@ TEST(NullZap, DomainAsksBeforeReady)
     EXPECT_EQ(server.user_id(), "anonymous");
 }
 
-TEST(NullZap, RefusalSendsTheStatusCode)
-{
-    for (const char* code : {"400", "500"}) {
+TEST(NullZap, RefusalSendsTheStatusCode) {
+    for (const char *code : {"400", "500"}) {
         null_handshake client(pair_opts), server(pair_opts, {.domain_set = true});
         handshake_pair p(client, server);
-        p.zap = [&](const zap_request&) { return zap_status(code); };
+        p.zap = [&](const zap_request &) { return zap_status(code); };
         p.run();
         EXPECT_EQ(server.error(), wire_error::auth_failed);
-        EXPECT_EQ(client.error(), wire_error::auth_failed) << "client reads the ERROR's status code";
+        EXPECT_EQ(client.error(), wire_error::auth_failed)
+            << "client reads the ERROR's status code";
         EXPECT_EQ(client.error_detail(), code);
         const auto f = classify_failure(client.error(), client.error_detail());
         EXPECT_EQ(f.event, failure_event::auth);
@@ -63,23 +61,22 @@ TEST(NullZap, RefusalSendsTheStatusCode)
     }
 }
 
-TEST(NullZap, TemporaryFailureSendsNothing)
-{
+TEST(NullZap, TemporaryFailureSendsNothing) {
     null_handshake client(pair_opts), server(pair_opts, {.domain_set = true});
     handshake_pair p(client, server);
-    p.zap = [](const zap_request&) { return zap_status("300"); };
+    p.zap = [](const zap_request &) { return zap_status("300"); };
     p.run();
     EXPECT_EQ(server.error(), wire_error::auth_failed);
     EXPECT_FALSE(client.failed());
     EXPECT_FALSE(client.done());
 }
 
-TEST(NullZap, MissingHandler)
-{
+TEST(NullZap, MissingHandler) {
     for (bool enforce : {false, true}) {
-        null_handshake client(pair_opts), server(pair_opts, {.domain_set = true, .enforce_domain = enforce});
+        null_handshake client(pair_opts),
+            server(pair_opts, {.domain_set = true, .enforce_domain = enforce});
         handshake_pair p(client, server);
-        p.zap = [](const zap_request&) { return zap_missing(); };
+        p.zap = [](const zap_request &) { return zap_missing(); };
         p.run();
         if (enforce) {
             EXPECT_EQ(server.error(), wire_error::no_zap_handler);
@@ -90,8 +87,7 @@ TEST(NullZap, MissingHandler)
     }
 }
 
-TEST(NullZap, FactoryPassesThePolicy)
-{
+TEST(NullZap, FactoryPassesThePolicy) {
     security_config sec;
     sec.zap.domain_set = true;
     auto server = make_handshake(pair_opts, sec);
@@ -102,5 +98,5 @@ TEST(NullZap, FactoryPassesThePolicy)
     EXPECT_STREQ(server->mechanism(), "NULL");
 }
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire

@@ -19,37 +19,32 @@ constexpr int curve_expected = 0;
 
 class SecurityApi : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
+    void SetUp() override {
         ctx = zmq_ctx_new();
         ASSERT_NE(ctx, nullptr);
         sock = zmq_socket(ctx, ZMQ_DEALER);
         ASSERT_NE(sock, nullptr);
     }
-    void TearDown() override
-    {
+    void TearDown() override {
         zmq_close(sock);
         zmq_ctx_term(ctx);
     }
-    int mechanism()
-    {
+    int mechanism() {
         int v = -1;
         std::size_t len = sizeof v;
         EXPECT_EQ(zmq_getsockopt(sock, ZMQ_MECHANISM, &v, &len), 0);
         return v;
     }
-    void* ctx = nullptr;
-    void* sock = nullptr;
+    void *ctx = nullptr;
+    void *sock = nullptr;
 };
 
-TEST_F(SecurityApi, HasCurveMatchesTheBuild)
-{
+TEST_F(SecurityApi, HasCurveMatchesTheBuild) {
     EXPECT_EQ(zmq_has("curve"), curve_expected);
     EXPECT_EQ(zmq_has("gssapi"), 0);
 }
 
-TEST_F(SecurityApi, PlainOptionsSwitchTheMechanism)
-{
+TEST_F(SecurityApi, PlainOptionsSwitchTheMechanism) {
     EXPECT_EQ(mechanism(), ZMQ_NULL);
     ASSERT_EQ(zmq_setsockopt(sock, ZMQ_PLAIN_USERNAME, "admin", 5), 0);
     EXPECT_EQ(mechanism(), ZMQ_PLAIN);
@@ -61,8 +56,7 @@ TEST_F(SecurityApi, PlainOptionsSwitchTheMechanism)
     EXPECT_EQ(server, 1);
 }
 
-TEST_F(SecurityApi, BadValuesAreEinval)
-{
+TEST_F(SecurityApi, BadValuesAreEinval) {
     char longname[300];
     std::memset(longname, 'a', sizeof longname);
     errno = 0;
@@ -75,8 +69,7 @@ TEST_F(SecurityApi, BadValuesAreEinval)
     EXPECT_EQ(mechanism(), ZMQ_NULL);
 }
 
-TEST_F(SecurityApi, CurveKeyOptionsFollowTheFlavour)
-{
+TEST_F(SecurityApi, CurveKeyOptionsFollowTheFlavour) {
     unsigned char key[32] = {7};
     errno = 0;
     const int rc = zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, key, sizeof key);
@@ -93,8 +86,7 @@ TEST_F(SecurityApi, CurveKeyOptionsFollowTheFlavour)
     EXPECT_EQ(errno, EINVAL);
 }
 
-TEST_F(SecurityApi, ZapDomainRoundTrips)
-{
+TEST_F(SecurityApi, ZapDomainRoundTrips) {
     ASSERT_EQ(zmq_setsockopt(sock, ZMQ_ZAP_DOMAIN, "test", 4), 0);
     char buf[16] = {};
     std::size_t len = sizeof buf;
@@ -105,8 +97,8 @@ TEST_F(SecurityApi, ZapDomainRoundTrips)
 
 // Key pairs published in libzmq's zmq_curve(7) manual (also in its test_sodium).
 struct published_pair {
-    const char* public_key;
-    const char* secret_key;
+    const char *public_key;
+    const char *secret_key;
 };
 constexpr published_pair client_pair{"Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID",
                                      "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs"};
@@ -115,8 +107,7 @@ constexpr published_pair server_pair{"rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7",
 
 #ifndef ZLINK_HAVE_CURVE
 
-TEST(CurveKeys, HelpersAreNotSupportedWithoutLibsodium)
-{
+TEST(CurveKeys, HelpersAreNotSupportedWithoutLibsodium) {
     char pub[41], sec[41];
     errno = 0;
     EXPECT_EQ(zmq_curve_public(pub, client_pair.secret_key), -1);
@@ -128,17 +119,15 @@ TEST(CurveKeys, HelpersAreNotSupportedWithoutLibsodium)
 
 #else
 
-TEST(CurveKeys, PublicKeyOfPublishedSecretKeys)
-{
+TEST(CurveKeys, PublicKeyOfPublishedSecretKeys) {
     char pub[41] = {};
-    for (const auto& pair : {client_pair, server_pair}) {
+    for (const auto &pair : {client_pair, server_pair}) {
         ASSERT_EQ(zmq_curve_public(pub, pair.secret_key), 0);
         EXPECT_STREQ(pub, pair.public_key);
     }
 }
 
-TEST(CurveKeys, KeypairIsZ85AndConsistent)
-{
+TEST(CurveKeys, KeypairIsZ85AndConsistent) {
     char pub[41], sec[41], derived[41];
     ASSERT_EQ(zmq_curve_keypair(pub, sec), 0);
     EXPECT_EQ(std::strlen(pub), 40u);
@@ -150,12 +139,11 @@ TEST(CurveKeys, KeypairIsZ85AndConsistent)
     EXPECT_STRNE(sec, sec2) << "fresh randomness each call";
 }
 
-TEST(CurveKeys, BadSecretKeyIsEinval)
-{
+TEST(CurveKeys, BadSecretKeyIsEinval) {
     char pub[41];
-    for (const char* bad : {"", "short", "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%c", // 39
+    for (const char *bad : {"", "short", "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%c",  // 39
                             "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs12345",         // 45
-                            "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%c\\"}) {        // not Z85
+                            "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%c\\"}) {          // not Z85
         errno = 0;
         EXPECT_EQ(zmq_curve_public(pub, bad), -1) << bad;
         EXPECT_EQ(errno, EINVAL);
@@ -165,8 +153,7 @@ TEST(CurveKeys, BadSecretKeyIsEinval)
     EXPECT_EQ(errno, EINVAL);
 }
 
-TEST_F(SecurityApi, CurveKeysInZ85FormsAsLibzmq)
-{
+TEST_F(SecurityApi, CurveKeysInZ85FormsAsLibzmq) {
     // 40 characters, or 40 plus NUL (41): both decode to the same binary key.
     ASSERT_EQ(zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, server_pair.public_key, 40), 0);
     unsigned char bin40[32];
@@ -190,12 +177,12 @@ TEST_F(SecurityApi, CurveKeysInZ85FormsAsLibzmq)
     EXPECT_EQ(errno, EINVAL);
 }
 
-TEST_F(SecurityApi, BadZ85KeyIsEinvalAndKeepsTheOldKey)
-{
+TEST_F(SecurityApi, BadZ85KeyIsEinvalAndKeepsTheOldKey) {
     ASSERT_EQ(zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, client_pair.secret_key, 40), 0);
     const char not_z85[] = "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%c\\";
     const char no_nul[] = "D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%csX";
-    for (const auto& [text, len] : {std::pair{not_z85, std::size_t{40}}, std::pair{no_nul, std::size_t{41}}}) {
+    for (const auto &[text, len] :
+         {std::pair{not_z85, std::size_t{40}}, std::pair{no_nul, std::size_t{41}}}) {
         errno = 0;
         EXPECT_EQ(zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, text, len), -1);
         EXPECT_EQ(errno, EINVAL);
@@ -208,4 +195,4 @@ TEST_F(SecurityApi, BadZ85KeyIsEinvalAndKeepsTheOldKey)
 
 #endif
 
-} // namespace
+}  // namespace

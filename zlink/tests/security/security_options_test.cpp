@@ -24,28 +24,27 @@ constexpr bool curve_expected = true;
 constexpr bool curve_expected = false;
 #endif
 
-int get_int(const security_options& o, int option)
-{
+int get_int(const security_options &o, int option) {
     int v = -7;
     std::size_t len = sizeof v;
     EXPECT_EQ(o.get(option, &v, &len), 0) << option;
     return v;
 }
 
-int set_int(security_options& o, int option, int v) { return o.set(option, &v, sizeof v); }
+int set_int(security_options &o, int option, int v) { return o.set(option, &v, sizeof v); }
 
-int set_str(security_options& o, int option, const std::string& s) { return o.set(option, s.data(), s.size()); }
+int set_str(security_options &o, int option, const std::string &s) {
+    return o.set(option, s.data(), s.size());
+}
 
-TEST(SecurityOptions, DefaultIsNull)
-{
+TEST(SecurityOptions, DefaultIsNull) {
     security_options o;
     EXPECT_EQ(get_int(o, ZMQ_MECHANISM), ZMQ_NULL);
     EXPECT_EQ(get_int(o, ZMQ_PLAIN_SERVER), 0);
     EXPECT_EQ(get_int(o, zap_enforce_domain_option), 0);
 }
 
-TEST(SecurityOptions, UsernameMakesAPlainClient)
-{
+TEST(SecurityOptions, UsernameMakesAPlainClient) {
     security_options o;
     ASSERT_EQ(set_str(o, ZMQ_PLAIN_USERNAME, "admin"), 0);
     ASSERT_EQ(set_str(o, ZMQ_PLAIN_PASSWORD, "password"), 0);
@@ -64,8 +63,7 @@ TEST(SecurityOptions, UsernameMakesAPlainClient)
     EXPECT_EQ(errno, EINVAL);
 }
 
-TEST(SecurityOptions, PlainServerAndBackToNull)
-{
+TEST(SecurityOptions, PlainServerAndBackToNull) {
     security_options o;
     ASSERT_EQ(set_int(o, ZMQ_PLAIN_SERVER, 1), 0);
     EXPECT_EQ(get_int(o, ZMQ_MECHANISM), ZMQ_PLAIN);
@@ -79,15 +77,14 @@ TEST(SecurityOptions, PlainServerAndBackToNull)
 }
 
 struct bad_set {
-    const char* name;
+    const char *name;
     int option;
     std::string value;
 };
 
 class SecurityOptionsRefuse : public ::testing::TestWithParam<bad_set> {};
 
-TEST_P(SecurityOptionsRefuse, WithEinvalAndNoChange)
-{
+TEST_P(SecurityOptionsRefuse, WithEinvalAndNoChange) {
     security_options o;
     errno = 0;
     EXPECT_EQ(set_str(o, GetParam().option, GetParam().value), -1);
@@ -104,10 +101,9 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_set{"zap_domain_256", ZMQ_ZAP_DOMAIN, std::string(256, 'd')},
                       bad_set{"zap_domain_empty", ZMQ_ZAP_DOMAIN, std::string()},
                       bad_set{"mechanism_read_only", ZMQ_MECHANISM, std::string("\x01\0\0\0", 4)}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto &info) { return std::string(info.param.name); });
 
-TEST(SecurityOptions, ZapDomainAndEnforcement)
-{
+TEST(SecurityOptions, ZapDomainAndEnforcement) {
     security_options o;
     ASSERT_EQ(set_str(o, ZMQ_ZAP_DOMAIN, "global"), 0);
     ASSERT_EQ(set_int(o, zap_enforce_domain_option, 5), 0) << "libzmq: any non-zero int is true";
@@ -121,8 +117,7 @@ TEST(SecurityOptions, ZapDomainAndEnforcement)
     EXPECT_TRUE(c.zap.enforce_domain);
 }
 
-TEST(SecurityOptions, IntGetsNeedExactlyAnInt)
-{
+TEST(SecurityOptions, IntGetsNeedExactlyAnInt) {
     security_options o;
     long long v = 0;
     std::size_t len = sizeof v;
@@ -131,11 +126,10 @@ TEST(SecurityOptions, IntGetsNeedExactlyAnInt)
     EXPECT_EQ(errno, EINVAL);
 }
 
-const unsigned char key32[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+const unsigned char key32[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
                                  17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 
-TEST(SecurityOptions, CurveOptionsFollowTheBuild)
-{
+TEST(SecurityOptions, CurveOptionsFollowTheBuild) {
     security_options o;
     errno = 0;
     const int rc = o.set(ZMQ_CURVE_SERVERKEY, key32, sizeof key32);
@@ -163,9 +157,8 @@ TEST(SecurityOptions, CurveOptionsFollowTheBuild)
     EXPECT_TRUE(o.config.as_server);
 }
 
-#ifdef ZLINK_HAVE_CURVE // without CURVE every key is ENOTSUP (checked above)
-TEST(SecurityOptions, CurveKeysOfTheWrongLengthAreRefused)
-{
+#ifdef ZLINK_HAVE_CURVE  // without CURVE every key is ENOTSUP (checked above)
+TEST(SecurityOptions, CurveKeysOfTheWrongLengthAreRefused) {
     security_options o;
     unsigned char long_key[64] = {};
     for (std::size_t len : {1u, 31u, 33u, 39u, 42u, 64u}) {
@@ -187,5 +180,5 @@ TEST(SecurityOptions, CurveKeysOfTheWrongLengthAreRefused)
 }
 #endif
 
-} // namespace
-} // namespace zlink
+}  // namespace
+}  // namespace zlink

@@ -9,10 +9,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <future>
 #include <memory>
 #include <mutex>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,8 +21,7 @@ namespace {
 
 using frames = std::vector<std::string>;
 
-frames recv_all(void* s)
-{
+frames recv_all(void *s) {
     frames out;
     int more = 1;
     while (more) {
@@ -32,15 +31,14 @@ frames recv_all(void* s)
             zmq_msg_close(&m);
             return {};
         }
-        out.emplace_back(static_cast<char*>(zmq_msg_data(&m)), zmq_msg_size(&m));
+        out.emplace_back(static_cast<char *>(zmq_msg_data(&m)), zmq_msg_size(&m));
         more = zmq_msg_more(&m);
         zmq_msg_close(&m);
     }
     return out;
 }
 
-void send_all(void* s, const frames& f)
-{
+void send_all(void *s, const frames &f) {
     for (std::size_t i = 0; i < f.size(); ++i)
         zmq_send(s, f[i].data(), f[i].size(), i + 1 < f.size() ? ZMQ_SNDMORE : 0);
 }
@@ -51,15 +49,13 @@ void send_all(void* s, const frames& f)
 // and counts them.
 class zap_handler {
 public:
-    explicit zap_handler(void* ctx) : rep_(zmq_socket(ctx, ZMQ_REP))
-    {
+    explicit zap_handler(void *ctx) : rep_(zmq_socket(ctx, ZMQ_REP)) {
         int timeout = 100;
         zmq_setsockopt(rep_, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
         EXPECT_EQ(zmq_bind(rep_, "inproc://zeromq.zap.01"), 0);
         thread_ = std::thread([this] { run(); });
     }
-    ~zap_handler()
-    {
+    ~zap_handler() {
         stop_ = true;
         thread_.join();
         int zero = 0;
@@ -67,15 +63,13 @@ public:
         zmq_close(rep_);
     }
     int requests() const { return requests_.load(); }
-    frames last_request() const
-    {
+    frames last_request() const {
         std::lock_guard<std::mutex> g(mu_);
         return last_;
     }
 
 private:
-    void run()
-    {
+    void run() {
         while (!stop_) {
             frames req = recv_all(rep_);
             if (req.empty())
@@ -85,9 +79,14 @@ private:
                 last_ = req;
             }
             ++requests_;
-            const bool ok = req.size() >= 6 &&
-                            (req[5] == "NULL" || (req.size() == 8 && req[6] == "admin" && req[7] == "password"));
-            const std::string meta("\x05" "Hello" "\0\0\0\x05" "World", 15);
+            const bool ok =
+                req.size() >= 6 && (req[5] == "NULL" ||
+                                    (req.size() == 8 && req[6] == "admin" && req[7] == "password"));
+            const std::string meta("\x05"
+                                   "Hello"
+                                   "\0\0\0\x05"
+                                   "World",
+                                   15);
             if (req.size() >= 3 && req[2] == "LATER")
                 send_all(rep_, {req[0], req[1], "300", "Later", "", ""});
             else if (req.size() >= 3 && req[2] == "WRONG")
@@ -99,7 +98,7 @@ private:
         }
     }
 
-    void* rep_;
+    void *rep_;
     std::atomic<bool> stop_{false};
     std::atomic<int> requests_{0};
     std::thread thread_;
@@ -109,43 +108,38 @@ private:
 
 class ZapApi : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
+    void SetUp() override {
         ctx = zmq_ctx_new();
         handler = std::make_unique<zap_handler>(ctx);
         server = socket(ZMQ_DEALER);
         client = socket(ZMQ_DEALER);
     }
-    void TearDown() override
-    {
-        for (void* s : {server, client, server_mon, client_mon})
+    void TearDown() override {
+        for (void *s : {server, client, server_mon, client_mon})
             if (s)
                 zmq_close(s);
         handler.reset();
         zmq_ctx_term(ctx);
     }
-    void* socket(int type)
-    {
-        void* s = zmq_socket(ctx, type);
+    void *socket(int type) {
+        void *s = zmq_socket(ctx, type);
         int zero = 0, timeout = 3000;
         zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
         zmq_setsockopt(s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
         return s;
     }
-    static constexpr int handshake_events = ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
-                                            ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                                            ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
-    void* monitor(void* s, const char* name, int events = ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
-                                                          ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
-    {
+    static constexpr int handshake_events =
+        ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+        ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+    void *monitor(void *s, const char *name,
+                  int events = ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
         zmq_socket_monitor(s, name, events);
-        void* m = socket(ZMQ_PAIR);
+        void *m = socket(ZMQ_PAIR);
         zmq_connect(m, name);
         return m;
     }
     // The next event on a monitor socket as (event, value); (0, 0) on timeout.
-    static std::pair<int, uint32_t> next_event(void* mon)
-    {
+    static std::pair<int, uint32_t> next_event(void *mon) {
         frames f = recv_all(mon);
         if (f.size() != 2 || f[0].size() < 6)
             return {0, 0};
@@ -155,8 +149,7 @@ protected:
         std::memcpy(&value, f[0].data() + 2, 4);
         return {event, value};
     }
-    std::string connect_pair()
-    {
+    std::string connect_pair() {
         EXPECT_EQ(zmq_bind(server, "tcp://127.0.0.1:*"), 0);
         char endpoint[256];
         std::size_t len = sizeof endpoint;
@@ -165,16 +158,15 @@ protected:
         return endpoint;
     }
 
-    void* ctx = nullptr;
+    void *ctx = nullptr;
     std::unique_ptr<zap_handler> handler;
-    void* server = nullptr;
-    void* client = nullptr;
-    void* server_mon = nullptr;
-    void* client_mon = nullptr;
+    void *server = nullptr;
+    void *client = nullptr;
+    void *server_mon = nullptr;
+    void *client_mon = nullptr;
 };
 
-TEST_F(ZapApi, NullWithDomainCarriesZapMetadataToMessages)
-{
+TEST_F(ZapApi, NullWithDomainCarriesZapMetadataToMessages) {
     zmq_setsockopt(server, ZMQ_ZAP_DOMAIN, "DOMAIN", 6);
     zmq_setsockopt(server, ZMQ_ROUTING_ID, "SRV", 3);
     connect_pair();
@@ -202,14 +194,13 @@ TEST_F(ZapApi, NullWithDomainCarriesZapMetadataToMessages)
 
 // libzmq's test_router_prefetch_metadata: every frame a ROUTER hands out, the
 // routing id it prepends included, carries the connection's ZAP metadata.
-TEST_F(ZapApi, RouterFramesAllCarryZapMetadata)
-{
+TEST_F(ZapApi, RouterFramesAllCarryZapMetadata) {
     zmq_close(server);
     server = socket(ZMQ_ROUTER);
     zmq_setsockopt(server, ZMQ_ZAP_DOMAIN, "DOMAIN", 6);
     connect_pair();
     zmq_send(client, "hello", 5, 0);
-    for (const char* frame : {"routing id", "body"}) {
+    for (const char *frame : {"routing id", "body"}) {
         zmq_msg_t msg;
         zmq_msg_init(&msg);
         ASSERT_GE(zmq_msg_recv(&msg, server, 0), 0) << frame;
@@ -219,8 +210,7 @@ TEST_F(ZapApi, RouterFramesAllCarryZapMetadata)
     }
 }
 
-TEST_F(ZapApi, NoDomainNoZapAndOnlyConnectionProperties)
-{
+TEST_F(ZapApi, NoDomainNoZapAndOnlyConnectionProperties) {
     connect_pair();
     zmq_send(client, "hello", 5, 0);
     zmq_msg_t msg;
@@ -232,8 +222,7 @@ TEST_F(ZapApi, NoDomainNoZapAndOnlyConnectionProperties)
     EXPECT_TRUE(handler->last_request().empty());
 }
 
-TEST_F(ZapApi, PlainWrongPasswordIsAuth400OnBothSides)
-{
+TEST_F(ZapApi, PlainWrongPasswordIsAuth400OnBothSides) {
     const int one = 1;
     zmq_setsockopt(server, ZMQ_PLAIN_SERVER, &one, sizeof one);
     zmq_setsockopt(client, ZMQ_PLAIN_USERNAME, "admin", 5);
@@ -250,8 +239,7 @@ TEST_F(ZapApi, PlainWrongPasswordIsAuth400OnBothSides)
     EXPECT_EQ(req[7], "wrong");
 }
 
-TEST_F(ZapApi, PlainGoodPasswordSetsUserId)
-{
+TEST_F(ZapApi, PlainGoodPasswordSetsUserId) {
     const int one = 1;
     zmq_setsockopt(server, ZMQ_PLAIN_SERVER, &one, sizeof one);
     zmq_setsockopt(client, ZMQ_PLAIN_USERNAME, "admin", 5);
@@ -268,8 +256,7 @@ TEST_F(ZapApi, PlainGoodPasswordSetsUserId)
 // What test_security_zap counts: a client refused with ERROR 400 gives up on
 // the endpoint as libzmq 4.3.5 does (a protocol error ends a connecting
 // session), so one refusal, one ZAP request, no reconnect loop.
-TEST_F(ZapApi, ClientRefusedWith400DoesNotReconnect)
-{
+TEST_F(ZapApi, ClientRefusedWith400DoesNotReconnect) {
     zmq_setsockopt(server, ZMQ_ZAP_DOMAIN, "WRONG", 5);
     const int ivl = 10;
     zmq_setsockopt(client, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
@@ -286,8 +273,7 @@ TEST_F(ZapApi, ClientRefusedWith400DoesNotReconnect)
 // ZAP 300 (temporary failure): the server reports AUTH 300 but, as libzmq 4.3.5,
 // sends no ERROR and does not hang up, so the client sees no failure and does
 // not reconnect and ask again (test_security_zap's *_temporary_failure_* cases).
-TEST_F(ZapApi, Temporary300IsReportedOnTheServerOnlyAndAskedOnce)
-{
+TEST_F(ZapApi, Temporary300IsReportedOnTheServerOnlyAndAskedOnce) {
     zmq_setsockopt(server, ZMQ_ZAP_DOMAIN, "LATER", 5);
     server_mon = monitor(server, "inproc://mon-server", handshake_events);
     client_mon = monitor(client, "inproc://mon-client", handshake_events);
@@ -303,8 +289,7 @@ TEST_F(ZapApi, Temporary300IsReportedOnTheServerOnlyAndAskedOnce)
 
 // zmq_ctx_term on another thread; false if it has not returned within `limit`
 // (the thread is then left behind: the test has failed anyway).
-bool term_within(void* ctx, std::chrono::milliseconds limit)
-{
+bool term_within(void *ctx, std::chrono::milliseconds limit) {
     auto done = std::make_shared<std::promise<void>>();
     auto finished = done->get_future();
     std::thread([ctx, done] {
@@ -317,10 +302,9 @@ bool term_within(void* ctx, std::chrono::milliseconds limit)
 // LINGER is read when the socket closes, not when it connected: the usual
 // "set LINGER 0, then close" (libzmq's close_zero_linger) must drop a message
 // still queued for a peer that never completes a handshake.
-TEST(ZapApiLinger, LingerSetJustBeforeCloseDropsQueuedMessages)
-{
-    void* ctx = zmq_ctx_new();
-    void* probe = zmq_socket(ctx, ZMQ_DEALER);
+TEST(ZapApiLinger, LingerSetJustBeforeCloseDropsQueuedMessages) {
+    void *ctx = zmq_ctx_new();
+    void *probe = zmq_socket(ctx, ZMQ_DEALER);
     ASSERT_EQ(zmq_bind(probe, "tcp://127.0.0.1:*"), 0);
     char endpoint[256];
     std::size_t len = sizeof endpoint;
@@ -328,7 +312,7 @@ TEST(ZapApiLinger, LingerSetJustBeforeCloseDropsQueuedMessages)
     int zero = 0;
     zmq_setsockopt(probe, ZMQ_LINGER, &zero, sizeof zero);
     zmq_close(probe);  // the port is free again: the client keeps retrying
-    void* client = zmq_socket(ctx, ZMQ_DEALER);  // LINGER: forever (default)
+    void *client = zmq_socket(ctx, ZMQ_DEALER);  // LINGER: forever (default)
     ASSERT_EQ(zmq_connect(client, endpoint), 0);
     ASSERT_EQ(zmq_send(client, "queued", 6, ZMQ_DONTWAIT), 6);
     zmq_setsockopt(client, ZMQ_LINGER, &zero, sizeof zero);
@@ -337,8 +321,7 @@ TEST(ZapApiLinger, LingerSetJustBeforeCloseDropsQueuedMessages)
 }
 
 #ifdef ZLINK_HAVE_CURVE
-TEST_F(ZapApi, CurveCarriesMessagesAndTheClientKeyReachesZap)
-{
+TEST_F(ZapApi, CurveCarriesMessagesAndTheClientKeyReachesZap) {
     char server_pub[41], server_sec[41], client_pub[41], client_sec[41];
     ASSERT_EQ(zmq_curve_keypair(server_pub, server_sec), 0);
     ASSERT_EQ(zmq_curve_keypair(client_pub, client_sec), 0);
@@ -357,8 +340,8 @@ TEST_F(ZapApi, CurveCarriesMessagesAndTheClientKeyReachesZap)
     EXPECT_EQ(req[5], "CURVE");
     uint8_t key[32];
     ASSERT_NE(zmq_z85_decode(key, client_pub), nullptr);
-    EXPECT_EQ(req[6], std::string(reinterpret_cast<char*>(key), 32));
+    EXPECT_EQ(req[6], std::string(reinterpret_cast<char *>(key), 32));
 }
 #endif
 
-} // namespace
+}  // namespace

@@ -21,8 +21,7 @@ enum class handler_mode { disconnect_after_first_frame, never_read };
 
 class ZapHandlerGone : public ::testing::TestWithParam<handler_mode> {
 protected:
-    void SetUp() override
-    {
+    void SetUp() override {
         ctx_ = zmq_ctx_new();
         handler_ = zmq_socket(ctx_, ZMQ_REP);
         ASSERT_EQ(zmq_bind(handler_, "inproc://zeromq.zap.01"), 0);
@@ -36,25 +35,22 @@ protected:
         ASSERT_EQ(zmq_connect(monitor_, "inproc://gone-mon"), 0);
         ASSERT_EQ(zmq_bind(server_, "tcp://127.0.0.1:*"), 0);
     }
-    void TearDown() override
-    {
+    void TearDown() override {
         if (handler_thread_.joinable())
             handler_thread_.join();
-        for (void* s : {server_, monitor_, handler_})
+        for (void *s : {server_, monitor_, handler_})
             if (s)
                 zmq_close(s);
         zmq_ctx_term(ctx_);
     }
-    void* socket(int type)
-    {
-        void* s = zmq_socket(ctx_, type);
+    void *socket(int type) {
+        void *s = zmq_socket(ctx_, type);
         int zero = 0, timeout = 500;
         zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
         zmq_setsockopt(s, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
         return s;
     }
-    void take_one_frame_and_close()
-    {
+    void take_one_frame_and_close() {
         char buf[64];
         zmq_recv(handler_, buf, sizeof buf, 0);  // the version frame, then leave
         int zero = 0;
@@ -62,17 +58,16 @@ protected:
         zmq_close(handler_);
         handler_ = nullptr;
     }
-    std::string endpoint()
-    {
+    std::string endpoint() {
         char text[256];
         std::size_t len = sizeof text;
         zmq_getsockopt(server_, ZMQ_LAST_ENDPOINT, text, &len);
         return text;
     }
     // The first handshake failure the monitor reports, as (event, value).
-    std::pair<int, uint32_t> first_handshake_failure()
-    {
-        constexpr int failures = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+    std::pair<int, uint32_t> first_handshake_failure() {
+        constexpr int failures = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                                  ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
         for (int i = 0; i < 20; ++i) {
             zmq_msg_t head, addr;
@@ -84,7 +79,7 @@ protected:
             uint16_t event;
             uint32_t value;
             std::memcpy(&event, zmq_msg_data(&head), 2);
-            std::memcpy(&value, static_cast<char*>(zmq_msg_data(&head)) + 2, 4);
+            std::memcpy(&value, static_cast<char *>(zmq_msg_data(&head)) + 2, 4);
             zmq_msg_close(&head);
             zmq_msg_close(&addr);
             if (event & failures)
@@ -93,16 +88,15 @@ protected:
         return {0, 0};
     }
 
-    void* ctx_ = nullptr;
-    void* handler_ = nullptr;
-    void* server_ = nullptr;
-    void* monitor_ = nullptr;
+    void *ctx_ = nullptr;
+    void *handler_ = nullptr;
+    void *server_ = nullptr;
+    void *monitor_ = nullptr;
     std::thread handler_thread_;
 };
 
-TEST_P(ZapHandlerGone, NoMessagePassesAndThePeersHangUpIsEpipe)
-{
-    void* client = socket(ZMQ_DEALER);
+TEST_P(ZapHandlerGone, NoMessagePassesAndThePeersHangUpIsEpipe) {
+    void *client = socket(ZMQ_DEALER);
     ASSERT_EQ(zmq_connect(client, endpoint().c_str()), 0);
     const std::string payload(32, 'x');
     ASSERT_EQ(zmq_send(client, payload.data(), payload.size(), 0), 32);
@@ -119,10 +113,12 @@ TEST_P(ZapHandlerGone, NoMessagePassesAndThePeersHangUpIsEpipe)
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ZapHandlerGone,
-                         ::testing::Values(handler_mode::disconnect_after_first_frame, handler_mode::never_read),
-                         [](const auto& info) {
-                             return info.param == handler_mode::never_read ? std::string("NeverReads")
-                                                                           : std::string("DisconnectsAfterOneFrame");
+                         ::testing::Values(handler_mode::disconnect_after_first_frame,
+                                           handler_mode::never_read),
+                         [](const auto &info) {
+                             return info.param == handler_mode::never_read
+                                        ? std::string("NeverReads")
+                                        : std::string("DisconnectsAfterOneFrame");
                          });
 
 }  // namespace

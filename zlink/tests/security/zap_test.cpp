@@ -13,10 +13,9 @@
 namespace zlink::wire {
 namespace {
 
-std::string text(const zap_frame& f) { return {f.begin(), f.end()}; }
+std::string text(const zap_frame &f) { return {f.begin(), f.end()}; }
 
-TEST(ZapRequest, FramesInRfcOrderAfterTheDelimiter)
-{
+TEST(ZapRequest, FramesInRfcOrderAfterTheDelimiter) {
     zap_request r;
     r.mechanism = "PLAIN";
     r.credentials = {{'a', 'd', 'm', 'i', 'n'}, {'p', 'w'}};
@@ -34,24 +33,22 @@ TEST(ZapRequest, FramesInRfcOrderAfterTheDelimiter)
     EXPECT_EQ(text(f[8]), "pw");
 }
 
-TEST(ZapRequest, NullHasNoCredentialFrames)
-{
+TEST(ZapRequest, NullHasNoCredentialFrames) {
     zap_request r;
     r.mechanism = "NULL";
     EXPECT_EQ(zap_request_frames(r, "", "", {}).size(), 7u);
 }
 
 struct reply_case {
-    const char* name;
+    const char *name;
     std::vector<std::string> frames;
-    std::vector<bool> more; // empty: MORE on all but the last
+    std::vector<bool> more;  // empty: MORE on all but the last
     wire_error error;
 };
 
-std::vector<zap_frame_view> views(const reply_case& c, std::vector<zap_frame>& storage)
-{
+std::vector<zap_frame_view> views(const reply_case &c, std::vector<zap_frame> &storage) {
     storage.clear();
-    for (const auto& s : c.frames)
+    for (const auto &s : c.frames)
         storage.emplace_back(s.begin(), s.end());
     std::vector<zap_frame_view> v;
     for (std::size_t i = 0; i < storage.size(); ++i)
@@ -61,8 +58,7 @@ std::vector<zap_frame_view> views(const reply_case& c, std::vector<zap_frame>& s
 
 class ZapReply : public ::testing::TestWithParam<reply_case> {};
 
-TEST_P(ZapReply, IsCheckedAsLibzmqChecksIt)
-{
+TEST_P(ZapReply, IsCheckedAsLibzmqChecksIt) {
     std::vector<zap_frame> storage;
     zap_reply out;
     out.status_code = "untouched";
@@ -77,7 +73,11 @@ TEST_P(ZapReply, IsCheckedAsLibzmqChecksIt)
     }
 }
 
-const std::string meta = std::string("\x04" "Name" "\0\0\0\x05" "value", 14);
+const std::string meta = std::string("\x04"
+                                     "Name"
+                                     "\0\0\0\x05"
+                                     "value",
+                                     14);
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ZapReply,
@@ -85,29 +85,52 @@ INSTANTIATE_TEST_SUITE_P(
         reply_case{"ok", {"", "1.0", "1", "200", "OK", "anonymous", ""}, {}, wire_error::none},
         reply_case{"ok_metadata", {"", "1.0", "1", "200", "OK", "u", meta}, {}, wire_error::none},
         reply_case{"refused", {"", "1.0", "1", "400", "No", "", ""}, {}, wire_error::none},
-        reply_case{"too_many_parts", {"", "1.0", "1", "200", "OK", "u", "", ""}, {}, wire_error::zap_malformed_reply},
-        reply_case{"too_few_parts", {"", "1.0", "1", "200", "OK", "u"}, {}, wire_error::zap_malformed_reply},
-        reply_case{"last_has_more", {"", "1.0", "1", "200", "OK", "u", ""}, {1, 1, 1, 1, 1, 1, 1},
+        reply_case{"too_many_parts",
+                   {"", "1.0", "1", "200", "OK", "u", "", ""},
+                   {},
                    wire_error::zap_malformed_reply},
-        reply_case{"middle_lacks_more", {"", "1.0", "1", "200", "OK", "u", ""}, {1, 1, 0, 1, 1, 1, 0},
+        reply_case{"too_few_parts",
+                   {"", "1.0", "1", "200", "OK", "u"},
+                   {},
                    wire_error::zap_malformed_reply},
-        reply_case{"delimiter_not_empty", {"x", "1.0", "1", "200", "OK", "u", ""}, {}, wire_error::zap_unspecified},
-        reply_case{"wrong_version", {"", "invalid_version", "1", "200", "OK", "u", ""}, {},
+        reply_case{"last_has_more",
+                   {"", "1.0", "1", "200", "OK", "u", ""},
+                   {1, 1, 1, 1, 1, 1, 1},
+                   wire_error::zap_malformed_reply},
+        reply_case{"middle_lacks_more",
+                   {"", "1.0", "1", "200", "OK", "u", ""},
+                   {1, 1, 0, 1, 1, 1, 0},
+                   wire_error::zap_malformed_reply},
+        reply_case{"delimiter_not_empty",
+                   {"x", "1.0", "1", "200", "OK", "u", ""},
+                   {},
+                   wire_error::zap_unspecified},
+        reply_case{"wrong_version",
+                   {"", "invalid_version", "1", "200", "OK", "u", ""},
+                   {},
                    wire_error::zap_bad_version},
-        reply_case{"wrong_request_id", {"", "1.0", "invalid_request_id", "200", "OK", "u", ""}, {},
+        reply_case{"wrong_request_id",
+                   {"", "1.0", "invalid_request_id", "200", "OK", "u", ""},
+                   {},
                    wire_error::zap_bad_request_id},
-        reply_case{"invalid_status", {"", "1.0", "1", "invalid_status", "OK", "u", ""}, {},
+        reply_case{"invalid_status",
+                   {"", "1.0", "1", "invalid_status", "OK", "u", ""},
+                   {},
                    wire_error::zap_invalid_status_code},
-        reply_case{"status_201", {"", "1.0", "1", "201", "OK", "u", ""}, {}, wire_error::zap_invalid_status_code},
-        reply_case{"bad_metadata", {"", "1.0", "1", "200", "OK", "u", "\x09short"}, {},
+        reply_case{"status_201",
+                   {"", "1.0", "1", "201", "OK", "u", ""},
+                   {},
+                   wire_error::zap_invalid_status_code},
+        reply_case{"bad_metadata",
+                   {"", "1.0", "1", "200", "OK", "u", "\x09short"},
+                   {},
                    wire_error::zap_invalid_metadata}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto &info) { return std::string(info.param.name); });
 
-TEST(ZapReply, FailuresReportLibzmqsZapValues)
-{
+TEST(ZapReply, FailuresReportLibzmqsZapValues) {
     EXPECT_EQ(classify_failure(wire_error::zap_bad_version, "").value, 0x20000003u);
     EXPECT_EQ(classify_failure(wire_error::zap_malformed_reply, "").value, 0x20000001u);
 }
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire

@@ -33,7 +33,8 @@ std::string text(msg_t &m) { return {static_cast<const char *>(m.data()), m.size
 std::string read_one(msg_queue &q) {
     msg_t m;
     m.init();
-    if (!q.read(m)) return "<none>";
+    if (!q.read(m))
+        return "<none>";
     std::string s = m.is_delimiter() ? "<delimiter>" : text(m);
     m.close();
     return s;
@@ -43,7 +44,8 @@ TEST(ConflateQueue, KeepsOnlyTheNewestAndFreesTheRest) {
     g_freed = 0;
     {
         msg_queue q(true);
-        for (int i = 0; i < 5; ++i) q.write(external("m" + std::to_string(i)), false);
+        for (int i = 0; i < 5; ++i)
+            q.write(external("m" + std::to_string(i)), false);
         EXPECT_EQ(g_freed, 4);  // m0..m3 replaced and freed at once
         EXPECT_EQ(read_one(q), "m4");
         EXPECT_EQ(read_one(q), "<none>");
@@ -113,9 +115,11 @@ TEST(ConflateQueue, WakeUpHandshake) {
 // Without conflate the queue is the ordinary ypipe: everything, in order.
 TEST(ConflateQueue, PlainQueueKeepsEverything) {
     msg_queue q(false);
-    for (int i = 0; i < 3; ++i) q.write(external("m" + std::to_string(i)), false);
+    for (int i = 0; i < 3; ++i)
+        q.write(external("m" + std::to_string(i)), false);
     q.flush();
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(read_one(q), "m" + std::to_string(i));
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(read_one(q), "m" + std::to_string(i));
 }
 
 }  // namespace

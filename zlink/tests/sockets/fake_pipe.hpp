@@ -12,8 +12,14 @@ struct fake_msg {
     std::string body;
     bool more_flag = false;
     bool has_more() const { return more_flag; }
-    int init() { *this = fake_msg{}; return 0; }
-    int copy(fake_msg &src) { *this = src; return 0; }
+    int init() {
+        *this = fake_msg{};
+        return 0;
+    }
+    int copy(fake_msg &src) {
+        *this = src;
+        return 0;
+    }
 };
 
 // HWM counts whole messages, like CORE's pipe: the first frame of a message is
@@ -30,9 +36,12 @@ struct fake_pipe {
     bool closed = false;
 
     bool write(fake_msg &m) {
-        if (closed) return false;
-        if (!in_message && hwm != 0 && messages >= hwm) return false;
-        if (!in_message) ++messages;
+        if (closed)
+            return false;
+        if (!in_message && hwm != 0 && messages >= hwm)
+            return false;
+        if (!in_message)
+            ++messages;
         in_message = m.has_more();
         frames.push_back(m);
         m.body.clear();  // consumed
@@ -41,17 +50,20 @@ struct fake_pipe {
     bool check_write() const { return !closed && (in_message || hwm == 0 || messages < hwm); }
     void flush() { flushed_frames = frames.size(); }
     void rollback() {
-        while (frames.size() > flushed_frames) frames.pop_back();
+        while (frames.size() > flushed_frames)
+            frames.pop_back();
         in_message = false;
     }
 
     // Reading side: only flushed frames are visible (messages arrive whole).
     bool read(fake_msg &m) {
-        if (flushed_frames == 0) return false;
+        if (flushed_frames == 0)
+            return false;
         m = frames.front();
         frames.pop_front();
         --flushed_frames;
-        if (!m.has_more()) --messages;
+        if (!m.has_more())
+            --messages;
         return true;
     }
     bool check_read() const { return flushed_frames > 0; }
@@ -60,7 +72,8 @@ struct fake_pipe {
     void push(std::string body, bool more = false) {
         fake_msg m{std::move(body), more};
         write(m);
-        if (!more) flush();
+        if (!more)
+            flush();
     }
     std::string pop_body() {
         fake_msg m;

@@ -24,7 +24,8 @@ auto drop = [](fake_msg &m) { m.body.clear(); };
 
 TEST(FairQueue, BerserkSenderCannotStarveOthers) {
     fake_pipe busy, quiet;
-    for (int i = 0; i < 100; ++i) busy.push("b" + std::to_string(i));
+    for (int i = 0; i < 100; ++i)
+        busy.push("b" + std::to_string(i));
     quiet.push("q0");
     quiet.push("q1");
     fair_queue<fake_pipe> fq;
@@ -32,10 +33,12 @@ TEST(FairQueue, BerserkSenderCannotStarveOthers) {
     fq.attach(&quiet);
     std::vector<std::string> got;
     fake_msg m;
-    for (int i = 0; i < 4 && fq.recv(m); ++i) got.push_back(m.body);
+    for (int i = 0; i < 4 && fq.recv(m); ++i)
+        got.push_back(m.body);
     // Alternates between the two pipes: quiet's messages come within 4 reads.
     int quiet_seen = 0;
-    for (auto &s : got) quiet_seen += s[0] == 'q';
+    for (auto &s : got)
+        quiet_seen += s[0] == 'q';
     EXPECT_EQ(quiet_seen, 2);
 }
 
@@ -51,7 +54,8 @@ TEST(FairQueue, MultipartStaysOnOnePipe) {
     std::vector<std::string> got;
     fake_msg m;
     fake_pipe *from = nullptr;
-    while (fq.recv(m, &from)) got.push_back(m.body);
+    while (fq.recv(m, &from))
+        got.push_back(m.body);
     // Whichever comes first, a's three frames are contiguous.
     auto it = std::find(got.begin(), got.end(), "a1");
     ASSERT_NE(it, got.end());
@@ -240,13 +244,15 @@ TEST(Distribute, CheckHwmSeesFullMatchingPipe) {
 TEST(Distribute, ReverseMatchSelectsTheOthers) {
     fake_pipe a, b, c, full(1);
     distribute<fake_pipe> d;
-    for (fake_pipe *p : {&a, &b, &c, &full}) d.attach(p);
+    for (fake_pipe *p : {&a, &b, &c, &full})
+        d.attach(p);
     fake_msg fill = frame("fill");
     d.send_to_all(fill, drop);  // `full` is at its HWM now (and leaves the active zone)
     fake_msg x = frame("x");
     d.send_to_all(x, drop);
     for (fake_pipe *p : {&a, &b, &c})
-        while (p->check_read()) p->pop_body();
+        while (p->check_read())
+            p->pop_body();
     d.match(&b);
     d.reverse_match();
     fake_msg m = frame("inverted");
@@ -259,7 +265,8 @@ TEST(Distribute, ReverseMatchSelectsTheOthers) {
     d.reverse_match();  // nothing matched: everyone active
     fake_msg all = frame("all");
     d.send_to_matching(all, drop);
-    for (fake_pipe *p : {&a, &b, &c}) EXPECT_EQ(p->pop_body(), "all");
+    for (fake_pipe *p : {&a, &b, &c})
+        EXPECT_EQ(p->pop_body(), "all");
 }
 
 // --- routing_table --------------------------------------------------------

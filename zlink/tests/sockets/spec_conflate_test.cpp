@@ -31,7 +31,8 @@ TEST_P(Conflate, OutboundKeepsTheLastMessageToBeSent) {
     for (int type : {ZMQ_PUSH, ZMQ_DEALER}) {
         const std::string ep = endpoint_for_later_bind();
         void *s = early_sender(type, ep);
-        for (int i = 0; i < 10; ++i) ASSERT_EQ(send(s, "m" + std::to_string(i), ZMQ_DONTWAIT), 2) << i;
+        for (int i = 0; i < 10; ++i)
+            ASSERT_EQ(send(s, "m" + std::to_string(i), ZMQ_DONTWAIT), 2) << i;
         void *peer = socket(type == ZMQ_PUSH ? ZMQ_PULL : ZMQ_DEALER);
         bind_at(peer, ep);
         EXPECT_EQ(recv(peer), "m9") << "type " << type;
@@ -49,7 +50,8 @@ TEST_P(Conflate, InboundKeepsTheLastMessageReceived) {
     const std::string ep = bind(pull);
     void *push = socket(ZMQ_PUSH);
     connect(push, ep);
-    for (int i = 0; i < 20; ++i) send(push, std::to_string(i));
+    for (int i = 0; i < 20; ++i)
+        send(push, std::to_string(i));
     // Let the burst land before reading: a reader that keeps pace with a slow
     // sender (a loaded host, TSan) sees every message however it conflates.
     zmq_pollitem_t item{pull, 0, ZMQ_POLLIN, 0};
@@ -89,12 +91,16 @@ TEST_P(Conflate, SubKeepsEverySubscription) {
     const std::string ep = bind(pub);
     void *sub = socket(ZMQ_SUB);
     set_int(sub, ZMQ_CONFLATE, 1);
-    for (const char *t : {"a", "b", "c", "d"}) set_str(sub, ZMQ_SUBSCRIBE, t);
+    for (const char *t : {"a", "b", "c", "d"})
+        set_str(sub, ZMQ_SUBSCRIBE, t);
     connect(sub, ep);
-    for (const char *t : {"a", "b", "c", "d"}) ASSERT_EQ(recv(pub), std::string("\x01") + t);
-    for (int i = 0; i < 10; ++i) send(pub, "c" + std::to_string(i));
+    for (const char *t : {"a", "b", "c", "d"})
+        ASSERT_EQ(recv(pub), std::string("\x01") + t);
+    for (int i = 0; i < 10; ++i)
+        send(pub, "c" + std::to_string(i));
     std::string got;
-    for (int reads = 0; got != "c9" && reads < 10; ++reads) got = recv(sub);
+    for (int reads = 0; got != "c9" && reads < 10; ++reads)
+        got = recv(sub);
     EXPECT_EQ(got, "c9");
 }
 
@@ -106,8 +112,10 @@ TEST_P(Conflate, OtherTypesAcceptButIgnoreIt) {
     set_int(a, ZMQ_CONFLATE, 1);
     set_int(b, ZMQ_CONFLATE, 1);
     connect(a, bind(b));
-    for (int i = 0; i < 5; ++i) send(a, std::to_string(i));
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(recv(b), std::to_string(i));
+    for (int i = 0; i < 5; ++i)
+        send(a, std::to_string(i));
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(recv(b), std::to_string(i));
     int v = 0;
     size_t len = sizeof v;
     EXPECT_EQ(zmq_getsockopt(a, ZMQ_CONFLATE, &v, &len), 0);

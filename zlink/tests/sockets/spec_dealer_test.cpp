@@ -33,13 +33,15 @@ protected:
 // round-robin strategy."
 TEST_P(Dealer, RoundRobinSend) {
     make_star(3);
-    for (int i = 0; i < 9; ++i) ASSERT_EQ(send(hub, "m" + std::to_string(i)), 2);
+    for (int i = 0; i < 9; ++i)
+        ASSERT_EQ(send(hub, "m" + std::to_string(i)), 2);
     std::set<std::string> all;
     for (void *p : peers) {
         // Each peer gets exactly every third message.
         std::vector<std::string> got{recv(p), recv(p), recv(p)};
         EXPECT_TRUE(nothing_arrives(p, std::chrono::milliseconds(50)));
-        for (auto &g : got) all.insert(g);
+        for (auto &g : got)
+            all.insert(g);
         const int first = g_index(got[0]);
         EXPECT_EQ(g_index(got[1]), first + 3);
         EXPECT_EQ(g_index(got[2]), first + 6);
@@ -52,11 +54,14 @@ TEST_P(Dealer, RoundRobinSend) {
 TEST_P(Dealer, FairQueuedReceive) {
     make_star(3);
     for (size_t i = 0; i < peers.size(); ++i)
-        for (int k = 0; k < 20; ++k) send(peers[i], std::string(1, static_cast<char>('a' + i)));
+        for (int k = 0; k < 20; ++k)
+            send(peers[i], std::string(1, static_cast<char>('a' + i)));
     sleep_ms(200);  // all three queues are non-empty before the first read
     std::string first;
-    for (int k = 0; k < 6; ++k) first += recv(hub);
-    for (char c : {'a', 'b', 'c'}) EXPECT_EQ(std::count(first.begin(), first.end(), c), 2) << first;
+    for (int k = 0; k < 6; ++k)
+        first += recv(hub);
+    for (char c : {'a', 'b', 'c'})
+        EXPECT_EQ(std::count(first.begin(), first.end(), c), 2) << first;
 }
 
 // RFC 28, DEALER: "SHALL block on sending, or return a suitable error, when it

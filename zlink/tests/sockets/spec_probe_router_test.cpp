@@ -56,7 +56,8 @@ TEST_P(ProbeRouter, AcceptingRouterProbesEachPeer) {
     // Over tcp/ipc the connection's session sends the probe; over inproc the
     // bound socket attaches the new pipe (and probes) inside its own next
     // zmq_* call, as in libzmq.
-    if (transport() == "inproc") ASSERT_TRUE(wait_pumping(peer, prober));
+    if (transport() == "inproc")
+        ASSERT_TRUE(wait_pumping(peer, prober));
     EXPECT_EQ(recv_all(peer), (frames{"prober", ""}));
     EXPECT_TRUE(wait_pumping(peer, prober) == false) << "more than one probe";
 }

@@ -14,7 +14,8 @@ protected:
         sub = socket(ZMQ_SUB);
         const std::string ep = bind(pub);
         connect(sub, ep);
-        for (auto &t : topics) set_str(sub, ZMQ_SUBSCRIBE, t);
+        for (auto &t : topics)
+            set_str(sub, ZMQ_SUBSCRIBE, t);
         set_str(sub, ZMQ_SUBSCRIBE, "\xffprobe");
         ASSERT_TRUE(wait_subscribed(pub, sub, "\xffprobe")) << "subscription never reached PUB";
         set_str(sub, ZMQ_UNSUBSCRIBE, "\xffprobe");
@@ -29,7 +30,9 @@ protected:
 // the start of the first frame of the message."
 TEST_P(PubSub, PrefixFiltering) {
     make_pair({"A", std::string("\0B", 2)});
-    for (const std::string &m : std::vector<std::string>{"Apple", "Banana", "A", "a-lower", std::string("\0Bz", 3), std::string("\0C", 2), "Avocado"})
+    for (const std::string &m :
+         std::vector<std::string>{"Apple", "Banana", "A", "a-lower", std::string("\0Bz", 3),
+                                  std::string("\0C", 2), "Avocado"})
         ASSERT_EQ(send(pub, m), static_cast<int>(m.size()));
     EXPECT_EQ(recv(sub), "Apple");
     EXPECT_EQ(recv(sub), "A");
@@ -90,13 +93,15 @@ TEST_P(PubSub, SlowSubscriberMakesPubDropNotBlock) {
     const std::string pad(1000, 'p');
     for (int i = 0; i < count; ++i) {
         const std::string head = std::to_string(i);
-        ASSERT_EQ(send(pub, head, ZMQ_SNDMORE), static_cast<int>(head.size())) << "PUB blocked at " << i;
+        ASSERT_EQ(send(pub, head, ZMQ_SNDMORE), static_cast<int>(head.size()))
+            << "PUB blocked at " << i;
         ASSERT_EQ(send(pub, pad), static_cast<int>(pad.size())) << "PUB blocked at " << i;
     }
     int received = 0, last = -1;
     for (;;) {
         auto frames = recv_all(sub, 0);
-        if (frames[0].rfind("<error", 0) == 0) break;  // receive timeout: stream ended
+        if (frames[0].rfind("<error", 0) == 0)
+            break;  // receive timeout: stream ended
         ASSERT_EQ(frames.size(), 2u) << "multipart message split";
         ASSERT_EQ(frames[1], pad);
         const int seq = std::stoi(frames[0]);
@@ -125,9 +130,11 @@ TEST_P(PubSub, QueueRoomReturnsAfterTheSubscriberReads) {
     set_str(sub, ZMQ_SUBSCRIBE, "");
     ASSERT_EQ(recv(pub), "\x01");
     for (int burst : {capacity - 1025, 1100}) {
-        for (int i = 0; i < burst; ++i) ASSERT_EQ(send(pub, "", ZMQ_DONTWAIT), 0);
+        for (int i = 0; i < burst; ++i)
+            ASSERT_EQ(send(pub, "", ZMQ_DONTWAIT), 0);
         int received = 0;
-        while (received < burst && recv(sub) == "") ++received;
+        while (received < burst && recv(sub) == "")
+            ++received;
         ASSERT_EQ(received, burst) << "burst of " << burst << " partly dropped";
     }
 }
@@ -138,17 +145,21 @@ TEST_P(PubSub, SubFairQueuesPublishers) {
     sub = socket(ZMQ_SUB);
     set_str(sub, ZMQ_SUBSCRIBE, "");
     void *pubs[2] = {socket(ZMQ_PUB), socket(ZMQ_PUB)};
-    for (void *p : pubs) connect(sub, bind(p));
+    for (void *p : pubs)
+        connect(sub, bind(p));
     for (void *p : pubs) {
         ASSERT_TRUE(wait_subscribed(p, sub, "probe"));
     }
     sleep_ms(100);
     drain(sub);
-    for (int i = 0; i < 10; ++i) send(pubs[0], "a");
-    for (int i = 0; i < 10; ++i) send(pubs[1], "b");
+    for (int i = 0; i < 10; ++i)
+        send(pubs[0], "a");
+    for (int i = 0; i < 10; ++i)
+        send(pubs[1], "b");
     sleep_ms(200);  // both queues filled before the first read
     std::string first4;
-    for (int i = 0; i < 4; ++i) first4 += recv(sub);
+    for (int i = 0; i < 4; ++i)
+        first4 += recv(sub);
     EXPECT_EQ(std::count(first4.begin(), first4.end(), 'a'), 2) << first4;
 }
 

@@ -21,9 +21,11 @@ TEST_P(PushPull, PushRoundRobin) {
         pulls.push_back(socket(ZMQ_PULL));
         connect(push, bind(pulls.back()));
     }
-    for (int i = 0; i < 9; ++i) ASSERT_EQ(send(push, "m" + std::to_string(i)), 2);
+    for (int i = 0; i < 9; ++i)
+        ASSERT_EQ(send(push, "m" + std::to_string(i)), 2);
     for (int p = 0; p < 3; ++p) {
-        for (int k = 0; k < 3; ++k) EXPECT_EQ(recv(pulls[p]), "m" + std::to_string(p + 3 * k));
+        for (int k = 0; k < 3; ++k)
+            EXPECT_EQ(recv(pulls[p]), "m" + std::to_string(p + 3 * k));
         EXPECT_TRUE(nothing_arrives(pulls[p], std::chrono::milliseconds(50)));
     }
 }
@@ -41,11 +43,14 @@ TEST_P(PushPull, PullFairQueues) {
         ASSERT_EQ(recv(pull), "hello");  // this peer is attached
     }
     for (size_t i = 0; i < pushes.size(); ++i)
-        for (int k = 0; k < 20; ++k) send(pushes[i], std::string(1, static_cast<char>('a' + i)));
+        for (int k = 0; k < 20; ++k)
+            send(pushes[i], std::string(1, static_cast<char>('a' + i)));
     sleep_ms(200);  // every queue is non-empty before the first read
     std::string first;
-    for (int k = 0; k < 6; ++k) first += recv(pull);
-    for (char c : {'a', 'b', 'c'}) EXPECT_EQ(std::count(first.begin(), first.end(), c), 2) << first;
+    for (int k = 0; k < 6; ++k)
+        first += recv(pull);
+    for (char c : {'a', 'b', 'c'})
+        EXPECT_EQ(std::count(first.begin(), first.end(), c), 2) << first;
 }
 
 // RFC 30, PUSH: "SHALL block on sending, or return a suitable error, when it
@@ -77,7 +82,8 @@ TEST_P(PushPull, SlowPullLosesNothing) {
     const std::string pad(1000, 'x');
     int accepted = 0;
     for (; accepted < 100000; ++accepted)
-        if (send(push, std::to_string(accepted) + "|" + pad, ZMQ_DONTWAIT) < 0) break;
+        if (send(push, std::to_string(accepted) + "|" + pad, ZMQ_DONTWAIT) < 0)
+            break;
     ASSERT_EQ(zmq_errno(), EAGAIN);
     ASSERT_GT(accepted, 0);
     ASSERT_LT(accepted, 100000) << "HWM never reached";
@@ -96,10 +102,12 @@ TEST_P(PushPull, QueueExistsBeforeConnection) {
     const std::string ep = endpoint_for_later_bind();
     void *push = socket(ZMQ_PUSH);
     connect(push, ep);
-    for (int i = 0; i < 5; ++i) ASSERT_EQ(send(push, "early" + std::to_string(i), ZMQ_DONTWAIT), 6);
+    for (int i = 0; i < 5; ++i)
+        ASSERT_EQ(send(push, "early" + std::to_string(i), ZMQ_DONTWAIT), 6);
     void *pull = socket(ZMQ_PULL);
     bind_at(pull, ep);
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(recv(pull), "early" + std::to_string(i));
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(recv(pull), "early" + std::to_string(i));
 }
 
 // RFC 30: PUSH "SHALL only send messages", PULL "SHALL only receive
@@ -155,7 +163,8 @@ TEST_P(PushPull, ClosedPullLeavesRoundRobin) {
     for (int i = 0; i < 300 && streak < 10; ++i) {
         const std::string m = "m" + std::to_string(i);
         send(push, m);
-        const bool here = !nothing_arrives(stays, std::chrono::milliseconds(50)) && recv(stays) == m;
+        const bool here =
+            !nothing_arrives(stays, std::chrono::milliseconds(50)) && recv(stays) == m;
         streak = here ? streak + 1 : 0;
         drain(stays);
     }
@@ -173,7 +182,8 @@ TEST_P(PushPull, DisconnectDiscardsTheQueue) {
     void *pull = socket(ZMQ_PULL);
     const std::string ep = bind(push);
     connect(pull, ep);
-    for (int i = 0; i < 3; ++i) send(push, "queued");
+    for (int i = 0; i < 3; ++i)
+        send(push, "queued");
     zmq_pollitem_t item{pull, 0, ZMQ_POLLIN, 0};
     ASSERT_EQ(zmq_poll(&item, 1, recv_timeout_ms), 1);  // in the PULL's queue
     ASSERT_EQ(zmq_disconnect(pull, ep.c_str()), 0);
@@ -202,9 +212,11 @@ protected:
         EXPECT_EQ(zmq_connect(connecter, ep.c_str()), 0);
         EXPECT_EQ(zmq_bind(binder, ep.c_str()), 0);
         int sent = 0;
-        while (sent < 10000 && zmq_send(push, nullptr, 0, ZMQ_DONTWAIT) == 0) ++sent;
+        while (sent < 10000 && zmq_send(push, nullptr, 0, ZMQ_DONTWAIT) == 0)
+            ++sent;
         int got = 0;
-        while (zmq_recv(pull, nullptr, 0, ZMQ_DONTWAIT) == 0) ++got;
+        while (zmq_recv(pull, nullptr, 0, ZMQ_DONTWAIT) == 0)
+            ++got;
         EXPECT_EQ(got, sent) << "queued but not delivered";
         for (void *s : {push, pull}) {
             int zero = 0;

@@ -52,14 +52,16 @@ TEST_P(Rep, FairQueuedRequests) {
         ASSERT_EQ(recv_all(peers[i]), (frames{"", "hi"}));
     }
     for (size_t i = 0; i < peers.size(); ++i)
-        for (int k = 0; k < 10; ++k) send_all(peers[i], {"", std::string(1, static_cast<char>('a' + i))});
+        for (int k = 0; k < 10; ++k)
+            send_all(peers[i], {"", std::string(1, static_cast<char>('a' + i))});
     sleep_ms(200);  // every queue is non-empty before the first read
     std::string first;
     for (int k = 0; k < 6; ++k) {
         first += recv(rep);
         send(rep, "ok");
     }
-    for (char c : {'a', 'b', 'c'}) EXPECT_EQ(std::count(first.begin(), first.end(), c), 2) << first;
+    for (char c : {'a', 'b', 'c'})
+        EXPECT_EQ(std::count(first.begin(), first.end(), c), 2) << first;
 }
 
 // RFC 28, REP: "SHALL receive and then send exactly one message at a time."

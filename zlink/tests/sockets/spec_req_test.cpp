@@ -22,7 +22,8 @@ protected:
             endpoints.push_back(bind(s));
             services.push_back(s);
         }
-        for (auto &ep : endpoints) connect(req, ep);
+        for (auto &ep : endpoints)
+            connect(req, ep);
     }
     // A ROUTER cannot address the REQ until the connection is up: retry.
     void router_send(void *router, const frames &msg) {
@@ -227,7 +228,8 @@ TEST_P(Req, RelaxedCorrelatedDiscardsEarlierAnswer) {
     send(r, "TO_BE_ANSWERED");
     void *router = socket(ZMQ_ROUTER);
     bind_at(router, ep);
-    for (int i = 0; i < 2; ++i) send_all(router, recv_all(router));
+    for (int i = 0; i < 2; ++i)
+        send_all(router, recv_all(router));
     EXPECT_EQ(recv_all(r), (frames{"TO_BE_ANSWERED"}));
 }
 

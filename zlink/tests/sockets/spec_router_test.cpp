@@ -20,7 +20,8 @@ protected:
     // knows it; returns the id the ROUTER uses for it.
     std::string dealer(void *&d, const std::string &id) {
         d = socket(ZMQ_DEALER);
-        if (!id.empty()) set_str(d, ZMQ_ROUTING_ID, id);
+        if (!id.empty())
+            set_str(d, ZMQ_ROUTING_ID, id);
         connect(d, endpoint);
         send(d, "hello");
         frames got = recv_all(router);
@@ -113,7 +114,8 @@ TEST_P(Router, MandatoryFullQueueIsEagainAndLosesNothing) {
             ASSERT_EQ(zmq_errno(), EAGAIN);
             break;
         }
-        ASSERT_EQ(send(router, std::to_string(accepted) + "|" + pad, ZMQ_DONTWAIT), 1001 + static_cast<int>(std::to_string(accepted).size()));
+        ASSERT_EQ(send(router, std::to_string(accepted) + "|" + pad, ZMQ_DONTWAIT),
+                  1001 + static_cast<int>(std::to_string(accepted).size()));
     }
     ASSERT_LT(accepted, 100000) << "HWM never reached";
     for (int i = 0; i < accepted; ++i) {
@@ -126,13 +128,17 @@ TEST_P(Router, MandatoryFullQueueIsEagainAndLosesNothing) {
 // fair-queuing strategy."
 TEST_P(Router, FairQueuedReceive) {
     void *d[3];
-    for (int i = 0; i < 3; ++i) dealer(d[i], std::string(1, static_cast<char>('A' + i)));
     for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 10; ++k) send(d[i], "m");
+        dealer(d[i], std::string(1, static_cast<char>('A' + i)));
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 10; ++k)
+            send(d[i], "m");
     sleep_ms(200);
     std::multiset<std::string> first;
-    for (int k = 0; k < 6; ++k) first.insert(recv_all(router).front());
-    for (const char *id : {"A", "B", "C"}) EXPECT_EQ(first.count(id), 2u) << id;
+    for (int k = 0; k < 6; ++k)
+        first.insert(recv_all(router).front());
+    for (const char *id : {"A", "B", "C"})
+        EXPECT_EQ(first.count(id), 2u) << id;
 }
 
 // zmq_setsockopt(3), ZMQ_ROUTER_HANDOVER: "If two clients use the same
@@ -179,8 +185,10 @@ TEST_P(Router, ConnectRoutingIdNamesThePeer) {
     // Sendable by that name as soon as the connection exists.
     bool sent = false;
     for (int i = 0; i < 300 && !sent; ++i) {
-        if (send(client, "server", ZMQ_SNDMORE | ZMQ_DONTWAIT) == 6) sent = true;
-        else sleep_ms(10);
+        if (send(client, "server", ZMQ_SNDMORE | ZMQ_DONTWAIT) == 6)
+            sent = true;
+        else
+            sleep_ms(10);
     }
     ASSERT_TRUE(sent) << zmq_strerror(zmq_errno());
     send(client, "ping");
@@ -199,7 +207,8 @@ TEST_P(Router, PollReportsIncomingMessages) {
     dealer(a, "A");
     zmq_pollitem_t item{router, 0, ZMQ_POLLIN, 0};
     EXPECT_EQ(zmq_poll(&item, 1, 50), 0);
-    for (int i = 0; i < 3; ++i) send(a, "m" + std::to_string(i));
+    for (int i = 0; i < 3; ++i)
+        send(a, "m" + std::to_string(i));
     for (int i = 0; i < 3; ++i) {
         ASSERT_EQ(zmq_poll(&item, 1, recv_timeout_ms), 1);
         EXPECT_TRUE(item.revents & ZMQ_POLLIN);

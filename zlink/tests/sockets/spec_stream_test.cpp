@@ -4,10 +4,10 @@
 // is not a STREAM transport in libzmq either (not run, not reported passing).
 #include "spec_util.hpp"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <arpa/inet.h>
 
 namespace {
 
@@ -26,14 +26,16 @@ protected:
             a.sin_port = htons(static_cast<uint16_t>(std::stoi(ep.substr(colon + 1))));
             inet_pton(AF_INET, ep.substr(6, colon - 6).c_str(), &a.sin_addr);
             fd = ::socket(AF_INET, SOCK_STREAM, 0);
-            if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) return -1;
+            if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0)
+                return -1;
         } else {
             sockaddr_un a{};
             a.sun_family = AF_UNIX;
             const std::string path = ep.substr(6);
             std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
             fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-            if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) return -1;
+            if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0)
+                return -1;
         }
         timeval tv{3, 0};
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -44,7 +46,8 @@ protected:
         char buf[4096];
         while (out.size() < n) {
             const ssize_t r = ::read(fd, buf, std::min(sizeof buf, n - out.size()));
-            if (r <= 0) break;
+            if (r <= 0)
+                break;
             out.append(buf, static_cast<size_t>(r));
         }
         return out;

@@ -35,9 +35,11 @@ protected:
         ASSERT_NE(ctx_, nullptr);
     }
     void TearDown() override {
-        for (void *s : sockets_) zmq_close(s);
+        for (void *s : sockets_)
+            zmq_close(s);
         zmq_ctx_term(ctx_);
-        for (auto &p : ipc_paths_) ::unlink(p.c_str());
+        for (auto &p : ipc_paths_)
+            ::unlink(p.c_str());
     }
 
     std::string transport() const { return GetParam(); }
@@ -58,8 +60,10 @@ protected:
 
     // A fresh endpoint of this test's transport (tcp: any port).
     std::string fresh_endpoint() {
-        if (transport() == "tcp") return "tcp://127.0.0.1:*";
-        if (transport() == "inproc") return "inproc://spec-" + unique_name();
+        if (transport() == "tcp")
+            return "tcp://127.0.0.1:*";
+        if (transport() == "inproc")
+            return "inproc://spec-" + unique_name();
         const std::string ep = "ipc:///tmp/zlink-spec-" + unique_name() + ".sock";
         ipc_paths_.push_back(ep.substr(6));
         return ep;
@@ -68,7 +72,8 @@ protected:
     // endpoint peers connect to.
     std::string bind(void *s) {
         const std::string ep = fresh_endpoint();
-        if (zmq_bind(s, ep.c_str()) != 0) abort_case("bind " + ep);
+        if (zmq_bind(s, ep.c_str()) != 0)
+            abort_case("bind " + ep);
         char last[256];
         size_t len = sizeof last;
         EXPECT_EQ(zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, last, &len), 0);
@@ -78,7 +83,8 @@ protected:
     // cases that connect first and bind later. For tcp a port is found by
     // binding a throwaway socket; bind_at() retries while it is released.
     std::string endpoint_for_later_bind() {
-        if (transport() != "tcp") return fresh_endpoint();
+        if (transport() != "tcp")
+            return fresh_endpoint();
         void *probe = zmq_socket(ctx_, ZMQ_PAIR);
         const std::string ep = bind(probe);
         zmq_unbind(probe, ep.c_str());
@@ -87,14 +93,17 @@ protected:
     }
     void bind_at(void *s, const std::string &ep) {
         for (int i = 0; i < 100; ++i) {
-            if (zmq_bind(s, ep.c_str()) == 0) return;
-            if (zmq_errno() != EADDRINUSE) break;
+            if (zmq_bind(s, ep.c_str()) == 0)
+                return;
+            if (zmq_errno() != EADDRINUSE)
+                break;
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         abort_case("bind " + ep);
     }
     void connect(void *s, const std::string &ep) {
-        if (zmq_connect(s, ep.c_str()) != 0) abort_case("connect " + ep);
+        if (zmq_connect(s, ep.c_str()) != 0)
+            abort_case("connect " + ep);
     }
     // A case cannot go on without its endpoint (e.g. a transport the library
     // does not have yet): fail it now, loudly, instead of waiting out every
@@ -148,20 +157,24 @@ inline bool rcvmore(void *s) {
 // All frames of the next message.
 inline std::vector<std::string> recv_all(void *s, int flags = 0) {
     std::vector<std::string> frames{recv(s, flags)};
-    while (rcvmore(s)) frames.push_back(recv(s, flags));
+    while (rcvmore(s))
+        frames.push_back(recv(s, flags));
     return frames;
 }
 
 inline void set_int(void *s, int opt, int v) {
-    EXPECT_EQ(zmq_setsockopt(s, opt, &v, sizeof v), 0) << "option " << opt << ": " << zmq_strerror(zmq_errno());
+    EXPECT_EQ(zmq_setsockopt(s, opt, &v, sizeof v), 0)
+        << "option " << opt << ": " << zmq_strerror(zmq_errno());
 }
 inline void set_str(void *s, int opt, const std::string &v) {
-    EXPECT_EQ(zmq_setsockopt(s, opt, v.data(), v.size()), 0) << "option " << opt << ": " << zmq_strerror(zmq_errno());
+    EXPECT_EQ(zmq_setsockopt(s, opt, v.data(), v.size()), 0)
+        << "option " << opt << ": " << zmq_strerror(zmq_errno());
 }
 
 // Blocks until nothing arrives for `quiet`; returns what arrived (used to show
 // that a message was NOT delivered without sleeping blindly).
-inline bool nothing_arrives(void *s, std::chrono::milliseconds quiet = std::chrono::milliseconds(200)) {
+inline bool nothing_arrives(void *s,
+                            std::chrono::milliseconds quiet = std::chrono::milliseconds(200)) {
     zmq_pollitem_t item{s, 0, ZMQ_POLLIN, 0};
     return zmq_poll(&item, 1, static_cast<long>(quiet.count())) == 0;
 }
@@ -175,7 +188,8 @@ inline bool wait_pumping(void *receiver, void *other) {
         size_t len = sizeof events;
         zmq_getsockopt(other, ZMQ_EVENTS, &events, &len);
         zmq_pollitem_t item{receiver, 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&item, 1, 10) == 1) return true;
+        if (zmq_poll(&item, 1, 10) == 1)
+            return true;
     }
     return false;
 }
@@ -190,19 +204,21 @@ inline bool wait_subscribed(void *pub, void *sub, const std::string &probe) {
     for (int i = 0; i < 300; ++i) {
         send(pub, probe, ZMQ_DONTWAIT);
         zmq_pollitem_t item{sub, 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&item, 1, 10) == 1) return true;
+        if (zmq_poll(&item, 1, 10) == 1)
+            return true;
     }
     return false;
 }
 inline void drain(void *s) {
     zmq_msg_t m;
     zmq_msg_init(&m);
-    while (zmq_msg_recv(&m, s, ZMQ_DONTWAIT) >= 0) {}
+    while (zmq_msg_recv(&m, s, ZMQ_DONTWAIT) >= 0) {
+    }
     zmq_msg_close(&m);
 }
 
 }  // namespace spec
 
-#define SPEC_ALL_TRANSPORTS(Suite) \
-    INSTANTIATE_TEST_SUITE_P(, Suite, ::testing::Values("tcp", "ipc", "inproc"), \
+#define SPEC_ALL_TRANSPORTS(Suite)                                                                 \
+    INSTANTIATE_TEST_SUITE_P(, Suite, ::testing::Values("tcp", "ipc", "inproc"),                   \
                              [](const auto &info) { return std::string(info.param); })

@@ -79,8 +79,10 @@ TEST_P(XPubOptions, VerboserPassesEveryUnsubscribe) {
         set_str(s2, ZMQ_SUBSCRIBE, "t");
         EXPECT_EQ(recv(xpub), sub_msg("t"));
         set_str(s1, ZMQ_UNSUBSCRIBE, "t");
-        if (opt == ZMQ_XPUB_VERBOSER) EXPECT_EQ(recv(xpub), cancel_msg("t"));
-        else EXPECT_TRUE(nothing_arrives(xpub)) << "s2 still wants 't'";
+        if (opt == ZMQ_XPUB_VERBOSER)
+            EXPECT_EQ(recv(xpub), cancel_msg("t"));
+        else
+            EXPECT_TRUE(nothing_arrives(xpub)) << "s2 still wants 't'";
         set_str(s2, ZMQ_UNSUBSCRIBE, "t");
         EXPECT_EQ(recv(xpub), cancel_msg("t"));
         close(s1);
@@ -133,7 +135,8 @@ TEST_P(XPubOptions, InvertMatchingOnPubAndSub) {
     sleep_ms(100);
     drain(s1);
     drain(s2);
-    for (void *s : {pub, s1, s2}) set_int(s, ZMQ_INVERT_MATCHING, 1);
+    for (void *s : {pub, s1, s2})
+        set_int(s, ZMQ_INVERT_MATCHING, 1);
     send(pub, "p1-msg");
     send(pub, "p2-msg");
     EXPECT_EQ(recv(s1), "p2-msg");

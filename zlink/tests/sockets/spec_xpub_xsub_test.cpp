@@ -39,8 +39,10 @@ TEST_P(XPubXSub, DuplicateSubscriptionsNormalisedUnlessVerbose) {
         set_str(s1, ZMQ_SUBSCRIBE, "t");
         EXPECT_EQ(recv(xpub), sub_msg("t"));
         set_str(s2, ZMQ_SUBSCRIBE, "t");
-        if (verbose) EXPECT_EQ(recv(xpub), sub_msg("t"));
-        else EXPECT_TRUE(nothing_arrives(xpub)) << "duplicate subscription delivered";
+        if (verbose)
+            EXPECT_EQ(recv(xpub), sub_msg("t"));
+        else
+            EXPECT_TRUE(nothing_arrives(xpub)) << "duplicate subscription delivered";
         close(s1);
         close(s2);
         close(xpub);

@@ -1,6 +1,6 @@
 // Header under test first: proves it stands alone.
-#include "policy/subscription_trie.hpp"
 #include "policy/pipe_trie.hpp"
+#include "policy/subscription_trie.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,11 +74,11 @@ TEST(SubscriptionTrie, SplitAndNestedPrefixes) {
 
 TEST(SubscriptionTrie, CountedSubscriptionsReportTransitions) {
     subscription_trie t;
-    EXPECT_TRUE(t.add("topic"));    // 0 -> 1: tell upstream
-    EXPECT_FALSE(t.add("topic"));   // 1 -> 2
+    EXPECT_TRUE(t.add("topic"));      // 0 -> 1: tell upstream
+    EXPECT_FALSE(t.add("topic"));     // 1 -> 2
     EXPECT_FALSE(t.remove("topic"));  // 2 -> 1: still subscribed
     EXPECT_TRUE(t.match("topic.1"));
-    EXPECT_TRUE(t.remove("topic"));   // 1 -> 0: tell upstream
+    EXPECT_TRUE(t.remove("topic"));  // 1 -> 0: tell upstream
     EXPECT_FALSE(t.match("topic.1"));
     EXPECT_FALSE(t.remove("topic"));  // not subscribed: no-op
     EXPECT_EQ(t.size(), 0u);
@@ -87,22 +87,24 @@ TEST(SubscriptionTrie, CountedSubscriptionsReportTransitions) {
 TEST(SubscriptionTrie, RemovingUnknownPrefixIsNoOp) {
     subscription_trie t;
     t.add("abc");
-    EXPECT_FALSE(t.remove("ab"));     // inner point of an edge
-    EXPECT_FALSE(t.remove("abcd"));   // beyond a leaf
+    EXPECT_FALSE(t.remove("ab"));    // inner point of an edge
+    EXPECT_FALSE(t.remove("abcd"));  // beyond a leaf
     EXPECT_FALSE(t.remove("x"));
     EXPECT_TRUE(t.match("abc"));
 }
 
 TEST(SubscriptionTrie, RemoveKeepsSiblingsAndPrunes) {
     subscription_trie t;
-    for (const char *p : {"a", "ab", "abc", "b", "ba"}) t.add(p);
+    for (const char *p : {"a", "ab", "abc", "b", "ba"})
+        t.add(p);
     EXPECT_EQ(t.size(), 5u);
     EXPECT_TRUE(t.remove("ab"));
     EXPECT_TRUE(t.remove("a"));
     EXPECT_TRUE(t.match("abcd"));
     EXPECT_FALSE(t.match("abd"));
     EXPECT_EQ(prefixes(t), (std::set<std::string>{"abc", "b", "ba"}));
-    for (const char *p : {"abc", "b", "ba"}) EXPECT_TRUE(t.remove(p));
+    for (const char *p : {"abc", "b", "ba"})
+        EXPECT_TRUE(t.remove(p));
     EXPECT_EQ(t.size(), 0u);
     EXPECT_FALSE(t.match("b"));
 }

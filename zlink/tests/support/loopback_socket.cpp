@@ -134,7 +134,8 @@ std::uint16_t port_of(const std::string &endpoint) {
     const bool numeric = !digits.empty() && digits.size() <= 5 &&
                          digits.find_first_not_of("0123456789") == std::string::npos;
     if (!numeric || std::stoul(digits) > 65535)
-        throw std::invalid_argument("port_of(\"" + endpoint + "\"): no numeric port after the last ':'");
+        throw std::invalid_argument("port_of(\"" + endpoint +
+                                    "\"): no numeric port after the last ':'");
     return static_cast<std::uint16_t>(std::stoul(digits));
 }
 
@@ -148,8 +149,9 @@ std::uint16_t free_port_below_ephemeral() {
         if (bindable(port))
             return port;
     }
-    throw std::runtime_error("free_port_below_ephemeral: 500 probes of 127.0.0.1:" + std::to_string(first) +
-                             "-" + std::to_string(first + span - 1) + " found every port taken");
+    throw std::runtime_error(
+        "free_port_below_ephemeral: 500 probes of 127.0.0.1:" + std::to_string(first) + "-" +
+        std::to_string(first + span - 1) + " found every port taken");
 }
 
 }  // namespace test_support

@@ -57,7 +57,8 @@ TEST(LoopbackSocket, TakenPortThrowsNamingBindAndErrno) {
     loopback_listener first;
     const auto [what, err] = system_error_of([&] { loopback_listener second(4, first.port()); });
     EXPECT_EQ(err, EADDRINUSE);
-    EXPECT_EQ(what.rfind("bind(" + first.address() + ") errno " + std::to_string(EADDRINUSE), 0), 0u)
+    EXPECT_EQ(what.rfind("bind(" + first.address() + ") errno " + std::to_string(EADDRINUSE), 0),
+              0u)
         << what;
 }
 

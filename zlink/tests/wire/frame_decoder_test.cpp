@@ -17,8 +17,7 @@ using test::decode_chunks;
 using test::decoded_frame;
 using test::repeat;
 
-bytes body_of(std::size_t n)
-{
+bytes body_of(std::size_t n) {
     bytes b(n);
     for (std::size_t i = 0; i < n; ++i)
         b[i] = static_cast<std::uint8_t>(i * 7 + 1);
@@ -26,7 +25,7 @@ bytes body_of(std::size_t n)
 }
 
 struct decode_case {
-    const char* name;
+    const char *name;
     bytes wire;
     std::vector<decoded_frame> frames;
 };
@@ -34,9 +33,8 @@ struct decode_case {
 class DecoderVectors : public ::testing::TestWithParam<decode_case> {};
 
 // Every case is decoded whole, split in two at every point, and byte by byte.
-TEST_P(DecoderVectors, EverySplitPoint)
-{
-    const auto& c = GetParam();
+TEST_P(DecoderVectors, EverySplitPoint) {
+    const auto &c = GetParam();
     for (std::size_t split = 0; split <= c.wire.size(); ++split) {
         frame_decoder dec;
         const auto r = decode_chunks(dec, {bytes(c.wire.begin(), c.wire.begin() + split),
@@ -61,34 +59,39 @@ INSTANTIATE_TEST_SUITE_P(
         // "message-last = ( %x00 short-size | %x02 long-size ) message-body"
         decode_case{"short_last", cat({{0x00, 0x05}, "hello"}), {{0x00, hello}}},
         // "message-more = ( %x01 short-size | %x03 long-size ) message-body"
-        decode_case{"multipart", cat({{0x01, 0x05}, "hello", {0x00, 0x00}}),
-                    {{0x01, hello}, {0x00, {}}}},
+        decode_case{
+            "multipart", cat({{0x01, 0x05}, "hello", {0x00, 0x00}}), {{0x01, hello}, {0x00, {}}}},
         // "The size does not include the flags field, nor itself, so an empty frame
         // has a size of zero."
         decode_case{"empty", {0x00, 0x00}, {{0x00, {}}}},
-        decode_case{"three_empty", {0x01, 0x00, 0x01, 0x00, 0x00, 0x00},
+        decode_case{"three_empty",
+                    {0x01, 0x00, 0x01, 0x00, 0x00, 0x00},
                     {{0x01, {}}, {0x01, {}}, {0x00, {}}}},
         // "A short frame has a body of 0 to 255 octets."
         decode_case{"short_255", cat({{0x00, 0xFF}, body_of(255)}), {{0x00, body_of(255)}}},
         // "A value of 1 indicates that the frame size is encoded as a 64-bit unsigned
         // integer in network byte order."
-        decode_case{"long_256", cat({{0x02, 0, 0, 0, 0, 0, 0, 1, 0}, body_of(256)}),
+        decode_case{"long_256",
+                    cat({{0x02, 0, 0, 0, 0, 0, 0, 1, 0}, body_of(256)}),
                     {{0x02, body_of(256)}}},
-        decode_case{"long_more_300", cat({{0x03, 0, 0, 0, 0, 0, 0, 1, 0x2C}, body_of(300), {0x00, 0x01, 'x'}}),
+        decode_case{"long_more_300",
+                    cat({{0x03, 0, 0, 0, 0, 0, 0, 1, 0x2C}, body_of(300), {0x00, 0x01, 'x'}}),
                     {{0x03, body_of(300)}, {0x00, {'x'}}}},
         // libzmq never sends it, but the grammar allows a long size for a small body.
-        decode_case{"long_small", cat({{0x02, 0, 0, 0, 0, 0, 0, 0, 3}, "abc"}), {{0x02, {'a', 'b', 'c'}}}},
+        decode_case{
+            "long_small", cat({{0x02, 0, 0, 0, 0, 0, 0, 0, 3}, "abc"}), {{0x02, {'a', 'b', 'c'}}}},
         // "command-size = %x04 short-size | %x06 long-size"
-        decode_case{"command_short", cat({{0x04, 0x06}, {0x04}, "PING", {0x00}}),
+        decode_case{"command_short",
+                    cat({{0x04, 0x06}, {0x04}, "PING", {0x00}}),
                     {{0x04, {0x04, 'P', 'I', 'N', 'G', 0x00}}}},
-        decode_case{"command_long", cat({{0x06, 0, 0, 0, 0, 0, 0, 1, 0}, body_of(256)}),
+        decode_case{"command_long",
+                    cat({{0x06, 0, 0, 0, 0, 0, 0, 1, 0}, body_of(256)}),
                     {{0x06, body_of(256)}}}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto &info) { return std::string(info.param.name); });
 
 // A 1 MiB body read in place: the decoder only asks for the header, then the caller
 // reads straight into body_remaining() (simulating socket reads of odd sizes).
-TEST(Decoder, LargeBodyZeroCopyPath)
-{
+TEST(Decoder, LargeBodyZeroCopyPath) {
     const std::size_t n = 1 << 20;
     const bytes payload = body_of(n);
     const bytes header = {0x02, 0, 0, 0, 0, 0, 0x10, 0, 0};
@@ -120,10 +123,10 @@ TEST(Decoder, LargeBodyZeroCopyPath)
 }
 
 // Mixed: part of the body arrives in the read buffer (copied), the rest is read in place.
-TEST(Decoder, BodyPartlyCopiedThenReadInPlace)
-{
+TEST(Decoder, BodyPartlyCopiedThenReadInPlace) {
     const bytes payload = body_of(1000);
-    const bytes wire = cat({{0x02, 0, 0, 0, 0, 0, 0, 0x03, 0xE8}, bytes(payload.begin(), payload.begin() + 100)});
+    const bytes wire =
+        cat({{0x02, 0, 0, 0, 0, 0, 0, 0x03, 0xE8}, bytes(payload.begin(), payload.begin() + 100)});
     frame_decoder dec;
     std::size_t used = 0;
     std::span<const std::uint8_t> in(wire);
@@ -141,8 +144,7 @@ TEST(Decoder, BodyPartlyCopiedThenReadInPlace)
 
 // skip_body(): the caller keeps the body where it lies in its input (a message
 // pointing into a shared receive buffer); the decoder consumes it without copying.
-TEST(Decoder, SkipBodyConsumesTheBodyInPlaceAndGoesOn)
-{
+TEST(Decoder, SkipBodyConsumesTheBodyInPlaceAndGoesOn) {
     const bytes payload = body_of(300);
     const bytes wire = cat({{0x03, 0, 0, 0, 0, 0, 0, 0x01, 0x2C}, payload, {0x00, 0x01, 'z'}});
     frame_decoder dec;
@@ -150,7 +152,7 @@ TEST(Decoder, SkipBodyConsumesTheBodyInPlaceAndGoesOn)
     std::span<const std::uint8_t> in(wire);
     ASSERT_EQ(dec.decode(in, used), frame_decoder::step::header);
     in = in.subspan(used);
-    const std::uint8_t* body_at = in.data();
+    const std::uint8_t *body_at = in.data();
     dec.skip_body();
     EXPECT_TRUE(dec.body_remaining().empty());
     ASSERT_EQ(dec.decode(in, used), frame_decoder::step::frame);
@@ -163,8 +165,7 @@ TEST(Decoder, SkipBodyConsumesTheBodyInPlaceAndGoesOn)
 }
 
 // A skipped body split over two inputs is consumed across both.
-TEST(Decoder, SkipBodyAcrossInputs)
-{
+TEST(Decoder, SkipBodyAcrossInputs) {
     const bytes wire = cat({{0x00, 0x05}, "hel"});
     frame_decoder dec;
     std::size_t used = 0;
@@ -178,8 +179,7 @@ TEST(Decoder, SkipBodyAcrossInputs)
 }
 
 // The decoder refuses to consume body octets before the caller supplied a buffer.
-TEST(Decoder, WaitsForSetBody)
-{
+TEST(Decoder, WaitsForSetBody) {
     const bytes wire = cat({{0x00, 0x02}, "ab"});
     frame_decoder dec;
     std::size_t used = 0;
@@ -189,8 +189,7 @@ TEST(Decoder, WaitsForSetBody)
     EXPECT_EQ(used, 0u);
 }
 
-TEST(Decoder, SetBodyOfWrongSizeFailsInsteadOfOverrunning)
-{
+TEST(Decoder, SetBodyOfWrongSizeFailsInsteadOfOverrunning) {
     const bytes wire = cat({{0x00, 0x02}, "ab"});
     frame_decoder dec;
     std::size_t used = 0;
@@ -202,7 +201,7 @@ TEST(Decoder, SetBodyOfWrongSizeFailsInsteadOfOverrunning)
 }
 
 struct limit_case {
-    const char* name;
+    const char *name;
     std::uint64_t max;
     bytes wire;
     bool ok;
@@ -212,9 +211,8 @@ class DecoderLimit : public ::testing::TestWithParam<limit_case> {};
 
 // ZMQ_MAXMSGSIZE semantics: a frame larger than the limit is refused at its header,
 // before a single body octet is accepted; a frame at the limit passes.
-TEST_P(DecoderLimit, AppliesPerFrame)
-{
-    const auto& c = GetParam();
+TEST_P(DecoderLimit, AppliesPerFrame) {
+    const auto &c = GetParam();
     frame_decoder dec(c.max);
     const auto r = decode_chunks(dec, {c.wire});
     if (c.ok) {
@@ -234,11 +232,12 @@ INSTANTIATE_TEST_SUITE_P(
                       limit_case{"zero_limit_one_byte", 0, {0x00, 0x01, 'x'}, false},
                       // Header alone: refused without the 1 MiB body ever arriving.
                       limit_case{"over_limit_long", 1000, {0x02, 0, 0, 0, 0, 0, 0x10, 0, 0}, false},
-                      limit_case{"command_over_limit", 3, cat({{0x04, 0x05}, {0x04}, "PING"}), false}),
-    [](const auto& info) { return std::string(info.param.name); });
+                      limit_case{"command_over_limit", 3, cat({{0x04, 0x05}, {0x04}, "PING"}),
+                                 false}),
+    [](const auto &info) { return std::string(info.param.name); });
 
 struct bad_case {
-    const char* name;
+    const char *name;
     bytes wire;
     wire_error error;
     std::size_t frames_before;
@@ -246,9 +245,8 @@ struct bad_case {
 
 class DecoderRejects : public ::testing::TestWithParam<bad_case> {};
 
-TEST_P(DecoderRejects, WithError)
-{
-    const auto& c = GetParam();
+TEST_P(DecoderRejects, WithError) {
+    const auto &c = GetParam();
     frame_decoder dec;
     const auto r = decode_chunks(dec, {c.wire});
     EXPECT_EQ(r.error, c.error) << to_string(r.error);
@@ -269,17 +267,20 @@ INSTANTIATE_TEST_SUITE_P(
                  wire_error::reserved_flags_set, 1},
         // "This bit SHALL be zero on command frames."
         bad_case{"command_more", {0x05, 0x00}, wire_error::command_with_more, 0},
-        bad_case{"command_more_long", {0x07, 0, 0, 0, 0, 0, 0, 0, 0}, wire_error::command_with_more, 0},
+        bad_case{
+            "command_more_long", {0x07, 0, 0, 0, 0, 0, 0, 0, 0}, wire_error::command_with_more, 0},
         // "A long frame has a body of 0 to 2^63-1 octets."
-        bad_case{"long_2pow63", {0x02, 0x80, 0, 0, 0, 0, 0, 0, 0}, wire_error::frame_size_overflow, 0},
-        bad_case{"long_max", {0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF},
-                 wire_error::frame_size_overflow, 0}),
-    [](const auto& info) { return std::string(info.param.name); });
+        bad_case{
+            "long_2pow63", {0x02, 0x80, 0, 0, 0, 0, 0, 0, 0}, wire_error::frame_size_overflow, 0},
+        bad_case{"long_max",
+                 {0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF},
+                 wire_error::frame_size_overflow,
+                 0}),
+    [](const auto &info) { return std::string(info.param.name); });
 
 // Truncated input is not an error for the decoder (more may come): it reports
 // need_more and keeps the partial state; the engine decides on EOF.
-TEST(Decoder, TruncatedFrameWaits)
-{
+TEST(Decoder, TruncatedFrameWaits) {
     const bytes wire = cat({{0x02, 0, 0, 0, 0, 0, 0, 0x01}});
     frame_decoder dec;
     std::size_t used = 0;
@@ -291,8 +292,7 @@ TEST(Decoder, TruncatedFrameWaits)
     EXPECT_EQ(dec.header().size, 256u);
 }
 
-TEST(Decoder, HeaderBytesMissing)
-{
+TEST(Decoder, HeaderBytesMissing) {
     frame_decoder dec;
     EXPECT_EQ(dec.header_bytes_missing(), 1u);
     std::size_t used = 0;
@@ -301,5 +301,5 @@ TEST(Decoder, HeaderBytesMissing)
     EXPECT_EQ(dec.header_bytes_missing(), 8u);
 }
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire

@@ -17,21 +17,22 @@ using test::bytes;
 using test::cat;
 using test::repeat;
 
-bytes peer_greeting(int minor = 1, std::string_view mech = "NULL")
-{
+bytes peer_greeting(int minor = 1, std::string_view mech = "NULL") {
     bytes m(mech.begin(), mech.end());
     m.resize(20, 0);
     return cat({{0xFF}, repeat(0, 8), {0x7F, 3, minor}, m, {0}, repeat(0, 31)});
 }
 
 // A READY command frame built by hand from the grammar (independent of the encoder).
-bytes ready(std::initializer_list<std::pair<std::string, bytes>> props)
-{
+bytes ready(std::initializer_list<std::pair<std::string, bytes>> props) {
     bytes body = cat({{5}, "READY"});
-    for (const auto& [name, value] : props) {
+    for (const auto &[name, value] : props) {
         const auto n = static_cast<std::uint32_t>(value.size());
-        body = cat({body, {static_cast<int>(name.size())}, name,
-                    {int(n >> 24), int((n >> 16) & 0xFF), int((n >> 8) & 0xFF), int(n & 0xFF)}, value});
+        body = cat({body,
+                    {static_cast<int>(name.size())},
+                    name,
+                    {int(n >> 24), int((n >> 16) & 0xFF), int((n >> 8) & 0xFF), int(n & 0xFF)},
+                    value});
     }
     if (body.size() <= 255)
         return cat({{0x04, static_cast<int>(body.size())}, body});
@@ -44,8 +45,7 @@ bytes ready(std::initializer_list<std::pair<std::string, bytes>> props)
 
 bytes str(std::string_view s) { return bytes(s.begin(), s.end()); }
 
-bytes our_stream(socket_type self, std::span<const std::uint8_t> id = {})
-{
+bytes our_stream(socket_type self, std::span<const std::uint8_t> id = {}) {
     const auto g = make_greeting("NULL", false, our_minor, id.size());
     bytes r(ready_frame_size(self, id));
     write_ready_frame(r, self, id);
@@ -54,8 +54,7 @@ bytes our_stream(socket_type self, std::span<const std::uint8_t> id = {})
 
 // The signature goes at once, the rest of the greeting once the peer's signature and
 // version-major arrived (staged_greeting_test.cpp checks each step).
-TEST(Handshake, GreetingIsQueuedImmediatelyAndReadyOnlyAfterPeerGreeting)
-{
+TEST(Handshake, GreetingIsQueuedImmediatelyAndReadyOnlyAfterPeerGreeting) {
     null_handshake hs({.self = socket_type::pair});
     const auto g = make_greeting();
     EXPECT_EQ(bytes(hs.outgoing().begin(), hs.outgoing().end()), bytes(g.begin(), g.begin() + 10));
@@ -70,9 +69,9 @@ TEST(Handshake, GreetingIsQueuedImmediatelyAndReadyOnlyAfterPeerGreeting)
 }
 
 struct ok_case {
-    const char* name;
+    const char *name;
     socket_type self;
-    bytes peer; // greeting + READY
+    bytes peer;  // greeting + READY
     socket_type peer_type;
     zmtp_version version;
     bool has_id;
@@ -84,9 +83,8 @@ class HandshakeSucceeds : public ::testing::TestWithParam<ok_case> {};
 // "A peer MAY start to send messages immediately after completing its handshake,
 // that is, having both sent and received a READY command." Fed at every split point,
 // followed by a traffic frame that the handshake must leave unconsumed.
-TEST_P(HandshakeSucceeds, AtEverySplitPoint)
-{
-    const auto& c = GetParam();
+TEST_P(HandshakeSucceeds, AtEverySplitPoint) {
+    const auto &c = GetParam();
     const bytes traffic = {0x00, 0x01, 'm'};
     const bytes in = cat({c.peer, traffic});
     const bytes want_out = our_stream(c.self, as_span("me"));
@@ -111,45 +109,84 @@ TEST_P(HandshakeSucceeds, AtEverySplitPoint)
 INSTANTIATE_TEST_SUITE_P(
     Cases, HandshakeSucceeds,
     ::testing::Values(
-        ok_case{"pair_pair", socket_type::pair,
-                cat({peer_greeting(), ready({{"Socket-Type", str("PAIR")}})}), socket_type::pair,
-                {3, 1}, false, {}},
+        ok_case{"pair_pair",
+                socket_type::pair,
+                cat({peer_greeting(), ready({{"Socket-Type", str("PAIR")}})}),
+                socket_type::pair,
+                {3, 1},
+                false,
+                {}},
         // RFC 37 worked example: DEALER client, ROUTER server.
-        ok_case{"router_dealer", socket_type::router,
+        ok_case{"router_dealer",
+                socket_type::router,
                 cat({peer_greeting(), ready({{"Socket-Type", str("DEALER")}, {"Identity", {}}})}),
-                socket_type::dealer, {3, 1}, true, {}},
-        ok_case{"router_dealer_with_id", socket_type::router,
-                cat({peer_greeting(), ready({{"Socket-Type", str("DEALER")}, {"Identity", str("abc")}})}),
-                socket_type::dealer, {3, 1}, true, str("abc")},
-        ok_case{"dealer_router", socket_type::dealer,
-                cat({peer_greeting(), ready({{"Socket-Type", str("ROUTER")}})}), socket_type::router,
-                {3, 1}, false, {}},
-        ok_case{"sub_xpub", socket_type::sub,
-                cat({peer_greeting(), ready({{"Socket-Type", str("XPUB")}})}), socket_type::xpub,
-                {3, 1}, false, {}},
+                socket_type::dealer,
+                {3, 1},
+                true,
+                {}},
+        ok_case{"router_dealer_with_id",
+                socket_type::router,
+                cat({peer_greeting(),
+                     ready({{"Socket-Type", str("DEALER")}, {"Identity", str("abc")}})}),
+                socket_type::dealer,
+                {3, 1},
+                true,
+                str("abc")},
+        ok_case{"dealer_router",
+                socket_type::dealer,
+                cat({peer_greeting(), ready({{"Socket-Type", str("ROUTER")}})}),
+                socket_type::router,
+                {3, 1},
+                false,
+                {}},
+        ok_case{"sub_xpub",
+                socket_type::sub,
+                cat({peer_greeting(), ready({{"Socket-Type", str("XPUB")}})}),
+                socket_type::xpub,
+                {3, 1},
+                false,
+                {}},
         // RFC 23 peer (ZMTP 3.0): same NULL handshake, version recorded for the
         // subscription form.
-        ok_case{"pub_sub_zmtp30", socket_type::pub,
-                cat({peer_greeting(0), ready({{"Socket-Type", str("SUB")}})}), socket_type::sub,
-                {3, 0}, false, {}},
+        ok_case{"pub_sub_zmtp30",
+                socket_type::pub,
+                cat({peer_greeting(0), ready({{"Socket-Type", str("SUB")}})}),
+                socket_type::sub,
+                {3, 0},
+                false,
+                {}},
         // "The case (upper or lower) of names SHALL NOT be significant."
-        ok_case{"lowercase_property_name", socket_type::xsub,
-                cat({peer_greeting(), ready({{"socket-type", str("PUB")}})}), socket_type::pub,
-                {3, 1}, false, {}},
+        ok_case{"lowercase_property_name",
+                socket_type::xsub,
+                cat({peer_greeting(), ready({{"socket-type", str("PUB")}})}),
+                socket_type::pub,
+                {3, 1},
+                false,
+                {}},
         // Others preserved, order free; "X-" names are for applications.
-        ok_case{"extra_properties", socket_type::pair,
-                cat({peer_greeting(), ready({{"X-Foo", str("bar")}, {"Socket-Type", str("PAIR")},
+        ok_case{"extra_properties",
+                socket_type::pair,
+                cat({peer_greeting(), ready({{"X-Foo", str("bar")},
+                                             {"Socket-Type", str("PAIR")},
                                              {"Resource", str("a/b")}})}),
-                socket_type::pair, {3, 1}, false, {}},
-        ok_case{"long_ready", socket_type::pair,
-                cat({peer_greeting(), ready({{"Socket-Type", str("PAIR")}, {"X-Big", repeat('b', 600)}})}),
-                socket_type::pair, {3, 1}, false, {}}),
-    [](const auto& info) { return std::string(info.param.name); });
+                socket_type::pair,
+                {3, 1},
+                false,
+                {}},
+        ok_case{"long_ready",
+                socket_type::pair,
+                cat({peer_greeting(),
+                     ready({{"Socket-Type", str("PAIR")}, {"X-Big", repeat('b', 600)}})}),
+                socket_type::pair,
+                {3, 1},
+                false,
+                {}}),
+    [](const auto &info) { return std::string(info.param.name); });
 
-TEST(Handshake, PeerMetadataIsKept)
-{
+TEST(Handshake, PeerMetadataIsKept) {
     null_handshake hs({.self = socket_type::pair});
-    const bytes in = cat({peer_greeting(), ready({{"Socket-Type", str("PAIR")}, {"X-Foo", str("bar")}})});
+    const bytes in =
+        cat({peer_greeting(), ready({{"Socket-Type", str("PAIR")}, {"X-Foo", str("bar")}})});
     hs.feed(in);
     ASSERT_TRUE(hs.done());
     std::span<const std::uint8_t> v;
@@ -157,8 +194,7 @@ TEST(Handshake, PeerMetadataIsKept)
     EXPECT_EQ(bytes(v.begin(), v.end()), str("bar"));
 }
 
-TEST(Handshake, ExtraPropertiesAreCopied)
-{
+TEST(Handshake, ExtraPropertiesAreCopied) {
     auto name = std::make_unique<std::string>("X-App");
     auto value = std::make_unique<bytes>(str("v1"));
     const property_view extra[] = {{*name, *value}};
@@ -175,7 +211,7 @@ TEST(Handshake, ExtraPropertiesAreCopied)
 }
 
 struct fail_case {
-    const char* name;
+    const char *name;
     socket_type self;
     bytes peer;
     wire_error error;
@@ -185,10 +221,10 @@ struct fail_case {
 
 class HandshakeFails : public ::testing::TestWithParam<fail_case> {};
 
-TEST_P(HandshakeFails, WithClearError)
-{
-    const auto& c = GetParam();
-    null_handshake hs({.self = c.self, .routing_id = {}, .extra = {}, .max_handshake_command = 1024});
+TEST_P(HandshakeFails, WithClearError) {
+    const auto &c = GetParam();
+    null_handshake hs(
+        {.self = c.self, .routing_id = {}, .extra = {}, .max_handshake_command = 1024});
     hs.feed(c.peer);
     ASSERT_TRUE(hs.failed());
     EXPECT_FALSE(hs.done());
@@ -212,57 +248,62 @@ INSTANTIATE_TEST_SUITE_P(
         // an ERROR command, and then disconnecting the peer."
         fail_case{"pub_pub", socket_type::pub, cat({g31, ready({{"Socket-Type", str("PUB")}})}),
                   wire_error::incompatible_socket_type, true, "PUB"},
-        fail_case{"pair_dealer", socket_type::pair, cat({g31, ready({{"Socket-Type", str("DEALER")}})}),
+        fail_case{"pair_dealer", socket_type::pair,
+                  cat({g31, ready({{"Socket-Type", str("DEALER")}})}),
                   wire_error::incompatible_socket_type, true, "DEALER"},
         fail_case{"rep_rep", socket_type::rep, cat({g31, ready({{"Socket-Type", str("REP")}})}),
                   wire_error::incompatible_socket_type, true, "REP"},
         fail_case{"sub_sub", socket_type::sub, cat({g31, ready({{"Socket-Type", str("SUB")}})}),
                   wire_error::incompatible_socket_type, true, "SUB"},
-        fail_case{"unknown_type", socket_type::pair, cat({g31, ready({{"Socket-Type", str("CLIENT")}})}),
+        fail_case{"unknown_type", socket_type::pair,
+                  cat({g31, ready({{"Socket-Type", str("CLIENT")}})}),
                   wire_error::unknown_socket_type, true, "CLIENT"},
-        fail_case{"stream_is_not_zmtp", socket_type::pair, cat({g31, ready({{"Socket-Type", str("STREAM")}})}),
+        fail_case{"stream_is_not_zmtp", socket_type::pair,
+                  cat({g31, ready({{"Socket-Type", str("STREAM")}})}),
                   wire_error::unknown_socket_type, true, "STREAM"},
         // "The sender SHOULD specify the Socket-Type." - without it we cannot validate.
         fail_case{"missing_type", socket_type::pair, cat({g31, ready({{"Identity", {}}})}),
                   wire_error::missing_socket_type, false, ""},
         // "The peer SHALL treat an incoming ERROR command as fatal"
-        fail_case{"peer_error", socket_type::pair, cat({g31, {0x04, 0x0A, 0x05}, "ERROR", {3}, "bad"}),
-                  wire_error::peer_sent_error, false, "bad"},
+        fail_case{"peer_error", socket_type::pair,
+                  cat({g31, {0x04, 0x0A, 0x05}, "ERROR", {3}, "bad"}), wire_error::peer_sent_error,
+                  false, "bad"},
         // "If the mechanism that the peer received does not exactly match the
         // mechanism it sent, it MUST close the connection."
-        fail_case{"curve", socket_type::pair, peer_greeting(1, "CURVE"), wire_error::mechanism_mismatch,
-                  false, "CURVE"},
-        fail_case{"plain", socket_type::pair, peer_greeting(1, "PLAIN"), wire_error::mechanism_mismatch,
-                  false, "PLAIN"},
+        fail_case{"curve", socket_type::pair, peer_greeting(1, "CURVE"),
+                  wire_error::mechanism_mismatch, false, "CURVE"},
+        fail_case{"plain", socket_type::pair, peer_greeting(1, "PLAIN"),
+                  wire_error::mechanism_mismatch, false, "PLAIN"},
         fail_case{"zmtp20", socket_type::pair, cat({{0xFF}, repeat(0, 8), {0x7F, 0x01}}),
                   wire_error::unsupported_version, false, ""},
-        fail_case{"garbage", socket_type::pair, str("garbage garbage"), wire_error::bad_signature, false, ""},
+        fail_case{"garbage", socket_type::pair, str("garbage garbage"), wire_error::bad_signature,
+                  false, ""},
         // "null = ready *message | error" - nothing else may come first.
         fail_case{"message_first", socket_type::pair, cat({g31, {0x00, 0x01, 'x'}}),
                   wire_error::unexpected_message, false, ""},
         fail_case{"ping_first", socket_type::pair, cat({g31, {0x04, 0x07, 0x04}, "PING", {0, 0}}),
                   wire_error::unexpected_command, false, "PING"},
-        fail_case{"bad_metadata", socket_type::pair, cat({g31, {0x04, 0x08, 0x05}, "READY", {0, 0}}),
-                  wire_error::malformed_metadata, false, ""},
+        fail_case{"bad_metadata", socket_type::pair,
+                  cat({g31, {0x04, 0x08, 0x05}, "READY", {0, 0}}), wire_error::malformed_metadata,
+                  false, ""},
         fail_case{"bad_command", socket_type::pair, cat({g31, {0x04, 0x01, 0x00}}),
                   wire_error::malformed_command, false, ""},
         fail_case{"reserved_flags", socket_type::pair, cat({g31, {0x40, 0x00}}),
                   wire_error::reserved_flags_set, false, ""},
         // Memory stays bounded: a huge READY is refused at its header.
-        fail_case{"ready_too_large", socket_type::pair, cat({g31, {0x06, 0, 0, 0, 0, 0x7F, 0, 0, 0}}),
-                  wire_error::handshake_too_large, false, ""}),
-    [](const auto& info) { return std::string(info.param.name); });
+        fail_case{"ready_too_large", socket_type::pair,
+                  cat({g31, {0x06, 0, 0, 0, 0, 0x7F, 0, 0, 0}}), wire_error::handshake_too_large,
+                  false, ""}),
+    [](const auto &info) { return std::string(info.param.name); });
 
-TEST(Handshake, MismatchedMechanismQueuesNoReady)
-{
+TEST(Handshake, MismatchedMechanismQueuesNoReady) {
     null_handshake hs({.self = socket_type::pair});
     hs.feed(peer_greeting(1, "CURVE"));
     EXPECT_EQ(hs.outgoing().size(), 64u);
 }
 
 // Two zlink handshakes talking to each other through their outgoing() bytes.
-TEST(Handshake, TwoPeersComplete)
-{
+TEST(Handshake, TwoPeersComplete) {
     null_handshake a({.self = socket_type::dealer, .routing_id = as_span("A")});
     null_handshake b({.self = socket_type::router});
     for (int round = 0; round < 4 && !(a.done() && b.done()); ++round) {
@@ -278,12 +319,12 @@ TEST(Handshake, TwoPeersComplete)
     EXPECT_EQ(b.peer_socket_type(), socket_type::dealer);
     EXPECT_EQ(bytes(b.peer_routing_id().begin(), b.peer_routing_id().end()), str("A"));
     EXPECT_EQ(a.peer_socket_type(), socket_type::router);
-    EXPECT_TRUE(a.peer_has_routing_id()); // libzmq-style: ROUTER sends (empty) Identity
+    EXPECT_TRUE(a.peer_has_routing_id());  // libzmq-style: ROUTER sends (empty) Identity
     EXPECT_TRUE(a.peer_routing_id().empty());
 }
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire
 
 namespace zlink::wire {
 namespace {
@@ -292,7 +333,7 @@ namespace {
 // equal or higher protocol peer." / "A peer MAY downgrade its protocol to talk to a
 // lower protocol peer."
 struct version_case {
-    const char* name;
+    const char *name;
     std::uint8_t ours_minor;
     int peer_major, peer_minor;
     zmtp_version session;
@@ -300,13 +341,22 @@ struct version_case {
 
 class SessionVersion : public ::testing::TestWithParam<version_case> {};
 
-TEST_P(SessionVersion, IsTheLowerOfBoth)
-{
-    const auto& c = GetParam();
+TEST_P(SessionVersion, IsTheLowerOfBoth) {
+    const auto &c = GetParam();
     null_handshake hs({.self = socket_type::pair, .announce_minor = c.ours_minor});
     EXPECT_EQ(hs.outgoing()[11], c.ours_minor) << "announced minor version";
-    bytes g = {0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F,
-               static_cast<std::uint8_t>(c.peer_major), static_cast<std::uint8_t>(c.peer_minor)};
+    bytes g = {0xFF,
+               0,
+               0,
+               0,
+               0,
+               0,
+               0,
+               0,
+               0,
+               0x7F,
+               static_cast<std::uint8_t>(c.peer_major),
+               static_cast<std::uint8_t>(c.peer_minor)};
     g.resize(12 + 20 + 1 + 31, 0);
     std::memcpy(g.data() + 12, "NULL", 4);
     hs.feed(g);
@@ -321,7 +371,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, SessionVersion,
                                            version_case{"v30_v31", 0, 3, 1, {3, 0}},
                                            version_case{"v31_v35", 1, 3, 5, {3, 1}},
                                            version_case{"v31_v40", 1, 4, 0, {3, 1}}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto &info) { return std::string(info.param.name); });
 
-} // namespace
-} // namespace zlink::wire
+}  // namespace
+}  // namespace zlink::wire

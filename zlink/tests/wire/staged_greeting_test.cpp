@@ -16,24 +16,21 @@ using test::bytes;
 using test::cat;
 using test::repeat;
 
-bytes peer_greeting(int major = 3)
-{
+bytes peer_greeting(int major = 3) {
     bytes m{'N', 'U', 'L', 'L'};
     m.resize(20, 0);
     return cat({{0xFF}, repeat(0, 7), {1, 0x7F, major, 1}, m, {0}, repeat(0, 31)});
 }
 
 // Takes whatever the handshake lets us send now.
-bytes drain(handshake& hs)
-{
+bytes drain(handshake &hs) {
     const auto out = hs.outgoing();
     bytes b(out.begin(), out.end());
     hs.consume_outgoing(b.size());
     return b;
 }
 
-TEST(StagedGreeting, ReleaseSteps)
-{
+TEST(StagedGreeting, ReleaseSteps) {
     EXPECT_EQ(greeting_release(0), 10u);
     EXPECT_EQ(greeting_release(9), 10u);
     EXPECT_EQ(greeting_release(10), 11u);
@@ -41,16 +38,14 @@ TEST(StagedGreeting, ReleaseSteps)
     EXPECT_EQ(greeting_release(64), 64u);
 }
 
-TEST(StagedGreeting, OnlyTheSignatureBeforeThePeerSendsAnything)
-{
+TEST(StagedGreeting, OnlyTheSignatureBeforeThePeerSendsAnything) {
     null_handshake hs({.self = socket_type::dealer});
     // Padding = routing id size + 1, big-endian, as libzmq writes it.
     EXPECT_EQ(drain(hs), cat({{0xFF}, repeat(0, 7), {1, 0x7F}}));
     EXPECT_TRUE(hs.outgoing().empty());
 }
 
-TEST(StagedGreeting, PaddingCarriesRoutingIdLength)
-{
+TEST(StagedGreeting, PaddingCarriesRoutingIdLength) {
     const bytes id{'a', 'b', 'c'};
     null_handshake hs({.self = socket_type::dealer, .routing_id = id});
     EXPECT_EQ(drain(hs), cat({{0xFF}, repeat(0, 7), {4, 0x7F}}));
@@ -58,8 +53,7 @@ TEST(StagedGreeting, PaddingCarriesRoutingIdLength)
 
 // Fed one octet at a time, the handshake releases exactly greeting_release(k) octets
 // of its greeting after k peer octets, and READY after the 64th.
-TEST(StagedGreeting, EachPeerOctetReleasesTheMatchingStep)
-{
+TEST(StagedGreeting, EachPeerOctetReleasesTheMatchingStep) {
     null_handshake hs({.self = socket_type::dealer});
     const auto ours = make_greeting("NULL", false, our_minor, 0);
     const bytes pg = peer_greeting();
@@ -76,8 +70,7 @@ TEST(StagedGreeting, EachPeerOctetReleasesTheMatchingStep)
 }
 
 // The peer's whole greeting in one read: everything of ours at once.
-TEST(StagedGreeting, WholePeerGreetingReleasesEverything)
-{
+TEST(StagedGreeting, WholePeerGreetingReleasesEverything) {
     null_handshake hs({.self = socket_type::pair});
     drain(hs);
     const bytes pg = peer_greeting();
@@ -87,8 +80,7 @@ TEST(StagedGreeting, WholePeerGreetingReleasesEverything)
 
 // A peer that is not ZMTP 3.x never gets more than it needs to tell us apart:
 // a bad signature leaves us at the signature, an old major at our major.
-TEST(StagedGreeting, RefusedPeerSeesNoMore)
-{
+TEST(StagedGreeting, RefusedPeerSeesNoMore) {
     {
         null_handshake hs({.self = socket_type::pair});
         drain(hs);
@@ -108,8 +100,7 @@ TEST(StagedGreeting, RefusedPeerSeesNoMore)
 }
 
 // Mechanisms other than NULL go through the same gate (mechanism_base).
-TEST(StagedGreeting, PlainClientWaitsToo)
-{
+TEST(StagedGreeting, PlainClientWaitsToo) {
     plain_client hs({.self = socket_type::dealer}, "user", "pass");
     EXPECT_EQ(drain(hs).size(), signature_size);
 }

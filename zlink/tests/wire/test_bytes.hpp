@@ -18,35 +18,32 @@ using bytes = std::vector<std::uint8_t>;
 struct piece {
     bytes b;
     piece(std::string_view s) : b(s.begin(), s.end()) {}
-    piece(const char* s) : piece(std::string_view(s)) {}
-    piece(const std::string& s) : piece(std::string_view(s)) {}
-    piece(std::initializer_list<int> l)
-    {
+    piece(const char *s) : piece(std::string_view(s)) {}
+    piece(const std::string &s) : piece(std::string_view(s)) {}
+    piece(std::initializer_list<int> l) {
         for (int v : l)
             b.push_back(static_cast<std::uint8_t>(v));
     }
-    piece(const bytes& v) : b(v) {}
+    piece(const bytes &v) : b(v) {}
 };
 
-inline bytes cat(std::initializer_list<piece> pieces)
-{
+inline bytes cat(std::initializer_list<piece> pieces) {
     bytes out;
-    for (const auto& p : pieces)
+    for (const auto &p : pieces)
         out.insert(out.end(), p.b.begin(), p.b.end());
     return out;
 }
 
 inline bytes repeat(std::uint8_t v, std::size_t n) { return bytes(n, v); }
 
-inline std::span<const std::uint8_t> as_span(std::string_view s)
-{
-    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+inline std::span<const std::uint8_t> as_span(std::string_view s) {
+    return {reinterpret_cast<const std::uint8_t *>(s.data()), s.size()};
 }
 
 struct decoded_frame {
     std::uint8_t flags;
     bytes body;
-    bool operator==(const decoded_frame&) const = default;
+    bool operator==(const decoded_frame &) const = default;
 };
 
 struct decode_result {
@@ -56,11 +53,10 @@ struct decode_result {
 
 // Runs a decoder over `chunks` in order, with the copy path (no zero-copy reads).
 // Bodies are allocated per frame here; the engine would use message storage.
-inline decode_result decode_chunks(frame_decoder& dec, const std::vector<bytes>& chunks)
-{
+inline decode_result decode_chunks(frame_decoder &dec, const std::vector<bytes> &chunks) {
     decode_result r;
     bytes body;
-    for (const auto& chunk : chunks) {
+    for (const auto &chunk : chunks) {
         std::span<const std::uint8_t> in(chunk);
         for (;;) {
             std::size_t used = 0;
@@ -82,4 +78,4 @@ inline decode_result decode_chunks(frame_decoder& dec, const std::vector<bytes>&
     return r;
 }
 
-} // namespace zlink::wire::test
+}  // namespace zlink::wire::test

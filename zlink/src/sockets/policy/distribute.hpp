@@ -43,7 +43,8 @@ public:
     // Mark `p` as a recipient of the next message. Idempotent.
     void match(Pipe *p) {
         const std::size_t i = index_of(p);
-        if (i < matching_ || i >= active_) return;
+        if (i < matching_ || i >= active_)
+            return;
         std::swap(pipes_[i], pipes_[matching_]);
         ++matching_;
     }
@@ -53,22 +54,28 @@ public:
     void reverse_match() {
         const std::size_t matched = matching_;
         matching_ = 0;
-        for (std::size_t i = matched; i < active_; ++i) std::swap(pipes_[i], pipes_[matching_++]);
+        for (std::size_t i = matched; i < active_; ++i)
+            std::swap(pipes_[i], pipes_[matching_++]);
     }
 
     void terminated(Pipe *p) {
         std::size_t i = index_of(p);
-        if (i == pipes_.size()) return;
-        if (i < matching_) move_down(i, matching_);
-        if (i < active_) move_down(i, active_);
-        if (i < eligible_) move_down(i, eligible_);
+        if (i == pipes_.size())
+            return;
+        if (i < matching_)
+            move_down(i, matching_);
+        if (i < active_)
+            move_down(i, active_);
+        if (i < eligible_)
+            move_down(i, eligible_);
         pipes_.erase(pipes_.begin() + static_cast<std::ptrdiff_t>(i));
     }
 
     // The pipe has room again.
     void activated(Pipe *p) {
         std::size_t i = index_of(p);
-        if (i == pipes_.size() || i < eligible_) return;
+        if (i == pipes_.size() || i < eligible_)
+            return;
         std::swap(pipes_[i], pipes_[eligible_]);
         i = eligible_++;
         if (!more_) {
@@ -92,11 +99,14 @@ public:
             Msg copy;
             copy.init();
             copy.copy(m);
-            if (write(i, copy)) ++i;
-            else drop(copy);  // pipe left the zone; slot i now holds another
+            if (write(i, copy))
+                ++i;
+            else
+                drop(copy);  // pipe left the zone; slot i now holds another
         }
         if (matching_ > 0) {
-            if (!write(matching_ - 1, m)) drop(m);
+            if (!write(matching_ - 1, m))
+                drop(m);
         } else {
             drop(m);
         }
@@ -110,7 +120,8 @@ public:
     // True when every matching pipe can take a message (XPUB_NODROP).
     bool check_hwm() {
         for (std::size_t i = 0; i < matching_; ++i)
-            if (!pipes_[i]->check_write()) return false;
+            if (!pipes_[i]->check_write())
+                return false;
         return true;
     }
     bool has_out() const { return true; }  // PUB never blocks
@@ -118,7 +129,8 @@ public:
 
 private:
     std::size_t index_of(Pipe *p) const {
-        return static_cast<std::size_t>(std::find(pipes_.begin(), pipes_.end(), p) - pipes_.begin());
+        return static_cast<std::size_t>(std::find(pipes_.begin(), pipes_.end(), p) -
+                                        pipes_.begin());
     }
     // Shrink a zone [0, bound) by one, moving slot i out of it.
     void move_down(std::size_t &i, std::size_t &bound) {
@@ -138,7 +150,8 @@ private:
             move_down(i, eligible_);
             return false;
         }
-        if (!frame_more) p->flush();
+        if (!frame_more)
+            p->flush();
         return true;
     }
 

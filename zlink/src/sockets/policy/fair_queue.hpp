@@ -29,8 +29,10 @@ public:
 
     void terminated(Pipe *p) {
         pipes_.remove(p);
-        if (p == last_in_) last_in_ = nullptr;
-        if (more_ && p == reading_) more_ = false;  // the rest of that message is gone
+        if (p == last_in_)
+            last_in_ = nullptr;
+        if (more_ && p == reading_)
+            more_ = false;  // the rest of that message is gone
     }
 
     // Next frame, fairly chosen; `from` (optional) receives its pipe.
@@ -40,7 +42,8 @@ public:
         while (pipes_.any_active()) {
             Pipe *p = pipes_.current();
             if (p->read(m)) {
-                if (from != nullptr) *from = p;
+                if (from != nullptr)
+                    *from = p;
                 more_ = m.has_more();
                 reading_ = p;
                 if (!more_) {
@@ -55,9 +58,11 @@ public:
     }
 
     bool has_in() {
-        if (more_) return true;
+        if (more_)
+            return true;
         while (pipes_.any_active()) {
-            if (pipes_.current()->check_read()) return true;
+            if (pipes_.current()->check_read())
+                return true;
             deactivate_current();
         }
         return false;
@@ -76,7 +81,7 @@ private:
     }
 
     pipe_rotation<Pipe> pipes_;
-    bool more_ = false;           // inside a multipart message from reading_
+    bool more_ = false;  // inside a multipart message from reading_
     Pipe *reading_ = nullptr;
     Pipe *last_in_ = nullptr;
 };

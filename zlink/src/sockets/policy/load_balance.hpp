@@ -34,7 +34,8 @@ public:
     void terminated(Pipe *p) {
         // Losing the pipe mid-message: drop the remaining frames rather than
         // deliver a truncated message elsewhere.
-        if (more_ && pipes_.is_current(p)) dropping_ = true;
+        if (more_ && pipes_.is_current(p))
+            dropping_ = true;
         pipes_.remove(p);
     }
 
@@ -54,7 +55,8 @@ public:
             Pipe *p = pipes_.current();
             const bool frame_more = m.has_more();
             if (p->write(m)) {
-                if (to != nullptr) *to = p;
+                if (to != nullptr)
+                    *to = p;
                 more_ = frame_more;
                 if (!more_) {
                     p->flush();
@@ -77,9 +79,11 @@ public:
     }
 
     bool has_out() {
-        if (more_) return true;
+        if (more_)
+            return true;
         while (pipes_.any_active()) {
-            if (pipes_.current()->check_write()) return true;
+            if (pipes_.current()->check_write())
+                return true;
             pipes_.deactivate_current();
         }
         return false;
@@ -89,8 +93,8 @@ public:
 
 private:
     pipe_rotation<Pipe> pipes_;
-    bool more_ = false;          // inside a multipart message on the current pipe
-    bool dropping_ = false;      // discarding the rest of a message
+    bool more_ = false;      // inside a multipart message on the current pipe
+    bool dropping_ = false;  // discarding the rest of a message
 };
 
 }  // namespace zlink

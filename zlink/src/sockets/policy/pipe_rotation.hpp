@@ -65,7 +65,8 @@ public:
 
 private:
     std::size_t index_of(Pipe *p) const {
-        return static_cast<std::size_t>(std::find(pipes_.begin(), pipes_.end(), p) - pipes_.begin());
+        return static_cast<std::size_t>(std::find(pipes_.begin(), pipes_.end(), p) -
+                                        pipes_.begin());
     }
 
     std::vector<Pipe *> pipes_;  // [0, active_) usable now; the rest dry or full

@@ -29,17 +29,21 @@ public:
     bool add(bytes prefix, Pipe *pipe) {
         pipes &set = tree_.at(prefix);
         const bool first = set.v.empty();
-        if (std::find(set.v.begin(), set.v.end(), pipe) == set.v.end()) set.v.push_back(pipe);
+        if (std::find(set.v.begin(), set.v.end(), pipe) == set.v.end())
+            set.v.push_back(pipe);
         return first;
     }
 
     removed remove(bytes prefix, Pipe *pipe) {
         pipes *set = tree_.find(prefix);
-        if (set == nullptr) return removed::not_subscribed;
+        if (set == nullptr)
+            return removed::not_subscribed;
         auto it = std::find(set->v.begin(), set->v.end(), pipe);
-        if (it == set->v.end()) return removed::not_subscribed;
+        if (it == set->v.end())
+            return removed::not_subscribed;
         set->v.erase(it);
-        if (!set->v.empty()) return removed::others_remain;
+        if (!set->v.empty())
+            return removed::others_remain;
         tree_.prune(prefix);
         return removed::last;
     }
@@ -51,9 +55,11 @@ public:
     void remove_pipe(Pipe *pipe, Fn &&on_removed, bool only_last) {
         tree_.for_each([&](bytes prefix, pipes &set) {
             auto it = std::find(set.v.begin(), set.v.end(), pipe);
-            if (it == set.v.end()) return;
+            if (it == set.v.end())
+                return;
             set.v.erase(it);
-            if (!only_last || set.v.empty()) on_removed(prefix);
+            if (!only_last || set.v.empty())
+                on_removed(prefix);
         });
         tree_.prune_all();
     }
@@ -64,7 +70,8 @@ public:
     template <class Fn>
     void match(bytes data, Fn &&fn) const {
         tree_.for_each_prefix_of(data, [&](const pipes &set) {
-            for (Pipe *p : set.v) fn(p);
+            for (Pipe *p : set.v)
+                fn(p);
             return true;
         });
     }

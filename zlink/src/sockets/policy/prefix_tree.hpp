@@ -37,7 +37,8 @@ public:
                 return n->children[static_cast<std::size_t>(idx)].value;
             }
             const std::size_t k = common(it->label, prefix.subspan(i));
-            if (k < it->label.size()) split(*it, k);
+            if (k < it->label.size())
+                split(*it, k);
             n = &*it;
             i += k;
         }
@@ -50,8 +51,10 @@ public:
         std::size_t i = 0;
         while (i < prefix.size()) {
             auto it = n->lower(prefix[i]);
-            if (it == n->children.end() || it->label[0] != prefix[i]) return nullptr;
-            if (!starts_with(prefix.subspan(i), it->label)) return nullptr;
+            if (it == n->children.end() || it->label[0] != prefix[i])
+                return nullptr;
+            if (!starts_with(prefix.subspan(i), it->label))
+                return nullptr;
             n = &*it;
             i += it->label.size();
         }
@@ -66,8 +69,10 @@ public:
         std::size_t i = 0;
         while (i < prefix.size()) {
             auto it = n->lower(prefix[i]);
-            if (it == n->children.end() || it->label[0] != prefix[i]) return;
-            if (!starts_with(prefix.subspan(i), it->label)) return;
+            if (it == n->children.end() || it->label[0] != prefix[i])
+                return;
+            if (!starts_with(prefix.subspan(i), it->label))
+                return;
             path.emplace_back(n, static_cast<std::size_t>(it - n->children.begin()));
             n = &*it;
             i += it->label.size();
@@ -77,12 +82,14 @@ public:
             auto [parent, idx] = path.back();
             path.pop_back();
             node &c = parent->children[idx];
-            if (!c.value.empty()) return;
+            if (!c.value.empty())
+                return;
             if (c.children.empty()) {
                 parent->children.erase(parent->children.begin() + static_cast<std::ptrdiff_t>(idx));
                 continue;  // the parent may now be an empty leaf too
             }
-            if (c.children.size() == 1) merge_with_only_child(c);
+            if (c.children.size() == 1)
+                merge_with_only_child(c);
             return;
         }
     }
@@ -94,11 +101,15 @@ public:
         const node *n = &root_;
         std::size_t i = 0;
         for (;;) {
-            if (!n->value.empty() && !fn(n->value)) return;
-            if (i == data.size()) return;
+            if (!n->value.empty() && !fn(n->value))
+                return;
+            if (i == data.size())
+                return;
             auto it = n->lower(data[i]);
-            if (it == n->children.end() || it->label[0] != data[i]) return;
-            if (!starts_with(data.subspan(i), it->label)) return;
+            if (it == n->children.end() || it->label[0] != data[i])
+                return;
+            if (!starts_with(data.subspan(i), it->label))
+                return;
             n = &*it;
             i += it->label.size();
         }
@@ -121,7 +132,7 @@ private:
     struct node {
         std::vector<std::byte> label;  // edge from the parent; empty only at root
         Value value{};
-        std::vector<node> children;    // sorted by label[0]
+        std::vector<node> children;  // sorted by label[0]
 
         node() = default;
         explicit node(bytes l) : label(l.begin(), l.end()) {}
@@ -139,7 +150,8 @@ private:
     static std::size_t common(const std::vector<std::byte> &a, bytes b) {
         const std::size_t n = std::min(a.size(), b.size());
         std::size_t k = 0;
-        while (k < n && a[k] == b[k]) ++k;
+        while (k < n && a[k] == b[k])
+            ++k;
         return k;
     }
     static bool starts_with(bytes data, const std::vector<std::byte> &label) {
@@ -164,16 +176,21 @@ private:
     template <class Fn>
     static void walk(node &n, std::vector<std::byte> &path, Fn &fn) {
         path.insert(path.end(), n.label.begin(), n.label.end());
-        if (!n.value.empty()) fn(bytes(path), n.value);
-        for (node &c : n.children) walk(c, path, fn);
+        if (!n.value.empty())
+            fn(bytes(path), n.value);
+        for (node &c : n.children)
+            walk(c, path, fn);
         path.resize(path.size() - n.label.size());
     }
     // Returns true when `n` is now removable (empty leaf).
     static bool compact(node &n, bool is_root) {
         std::erase_if(n.children, [](node &c) { return compact(c, false); });
-        if (is_root) return false;
-        if (n.value.empty() && n.children.empty()) return true;
-        if (n.value.empty() && n.children.size() == 1) merge_with_only_child(n);
+        if (is_root)
+            return false;
+        if (n.value.empty() && n.children.empty())
+            return true;
+        if (n.value.empty() && n.children.size() == 1)
+            merge_with_only_child(n);
         return false;
     }
 

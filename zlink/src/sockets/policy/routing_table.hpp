@@ -28,14 +28,17 @@ public:
         for (;;) {
             const std::uint32_t v = next_++;
             std::string id(5, '\0');
-            for (int k = 0; k < 4; ++k) id[static_cast<std::size_t>(4 - k)] = static_cast<char>(v >> (8 * k));
-            if (by_id_.find(std::string_view(id)) == by_id_.end()) return id;
+            for (int k = 0; k < 4; ++k)
+                id[static_cast<std::size_t>(4 - k)] = static_cast<char>(v >> (8 * k));
+            if (by_id_.find(std::string_view(id)) == by_id_.end())
+                return id;
         }
     }
 
     // False when the id is taken (caller decides: refuse, or hand over).
     bool add(Pipe *p, std::string id) {
-        if (by_id_.find(std::string_view(id)) != by_id_.end()) return false;
+        if (by_id_.find(std::string_view(id)) != by_id_.end())
+            return false;
         by_pipe_[p] = id;
         by_id_.emplace(std::move(id), p);
         return true;
@@ -46,7 +49,8 @@ public:
     // reachable as it shuts down, and the caller terminates it.
     Pipe *hand_over(Pipe *p, std::string id) {
         Pipe *old = find(id);
-        if (old != nullptr) rename(old, generate());
+        if (old != nullptr)
+            rename(old, generate());
         add(p, std::move(id));
         return old;
     }
@@ -64,7 +68,8 @@ public:
 
     void remove(Pipe *p) {
         auto it = by_pipe_.find(p);
-        if (it == by_pipe_.end()) return;
+        if (it == by_pipe_.end())
+            return;
         by_id_.erase(by_id_.find(std::string_view(it->second)));
         by_pipe_.erase(it);
     }
@@ -75,7 +80,8 @@ public:
     template <class Fn>
     bool any_of(Fn &&fn) const {
         for (const auto &[p, id] : by_pipe_)
-            if (fn(p)) return true;
+            if (fn(p))
+                return true;
         return false;
     }
 
@@ -83,7 +89,9 @@ private:
     // Transparent hashing: look ids up from message bytes without a copy.
     struct hash {
         using is_transparent = void;
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
     };
     void rename(Pipe *p, std::string id) {
         remove(p);

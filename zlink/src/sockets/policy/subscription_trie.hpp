@@ -23,7 +23,8 @@ public:
 
     // True when `prefix` was not subscribed before (count 0 -> 1).
     bool add(bytes prefix) {
-        if (tree_.at(prefix).n++ != 0) return false;
+        if (tree_.at(prefix).n++ != 0)
+            return false;
         ++distinct_;
         return true;
     }
@@ -31,8 +32,10 @@ public:
     // Removing a prefix that is not subscribed is a no-op returning false.
     bool remove(bytes prefix) {
         counter *c = tree_.find(prefix);
-        if (c == nullptr || c->n == 0) return false;
-        if (--c->n != 0) return false;
+        if (c == nullptr || c->n == 0)
+            return false;
+        if (--c->n != 0)
+            return false;
         --distinct_;
         tree_.prune(prefix);
         return true;

@@ -40,8 +40,9 @@ struct Pair {
         zmq_setsockopt(tx, ZMQ_LINGER, &linger, sizeof linger);
         zmq_setsockopt(rx, ZMQ_LINGER, &linger, sizeof linger);
         std::string where = transport == "inproc" ? "inproc://handover"
-                            : transport == "ipc"  ? "ipc://@zlink-handover-" + std::to_string(getpid())
-                                                  : "tcp://127.0.0.1:*";
+                            : transport == "ipc"
+                                ? "ipc://@zlink-handover-" + std::to_string(getpid())
+                                : "tcp://127.0.0.1:*";
         EXPECT_EQ(zmq_bind(rx, where.c_str()), 0);
         char endpoint[256];
         size_t len = sizeof endpoint;

@@ -51,30 +51,26 @@ namespace {
 
 using frames = std::vector<std::string>;
 
-[[noreturn]] void fail(const std::string& why)
-{
+[[noreturn]] void fail(const std::string &why) {
     std::fprintf(stderr, "security_peer: FAIL: %s (errno %d: %s)\n", why.c_str(), zmq_errno(),
                  zmq_strerror(zmq_errno()));
     std::exit(1);
 }
 
-void check(int rc, const char* what)
-{
+void check(int rc, const char *what) {
     if (rc != 0)
         fail(what);
 }
 
 struct args {
     std::map<std::string, std::string> v;
-    std::string get(const std::string& k, const std::string& def = "") const
-    {
+    std::string get(const std::string &k, const std::string &def = "") const {
         auto it = v.find(k);
         return it == v.end() ? def : it->second;
     }
 };
 
-args parse(int argc, char** argv)
-{
+args parse(int argc, char **argv) {
     args a;
     for (int i = 1; i < argc; ++i) {
         std::string k = argv[i];
@@ -92,28 +88,24 @@ args parse(int argc, char** argv)
     return a;
 }
 
-void set_string(void* s, int option, const std::string& value, const char* what)
-{
+void set_string(void *s, int option, const std::string &value, const char *what) {
     check(zmq_setsockopt(s, option, value.data(), value.size()), what);
 }
 
-void set_int(void* s, int option, int value, const char* what)
-{
+void set_int(void *s, int option, int value, const char *what) {
     check(zmq_setsockopt(s, option, &value, sizeof value), what);
 }
 
 // ---- messages --------------------------------------------------------------
 
-void send_frames(void* s, const frames& f)
-{
+void send_frames(void *s, const frames &f) {
     for (std::size_t i = 0; i < f.size(); ++i)
         if (zmq_send(s, f[i].data(), f[i].size(), i + 1 < f.size() ? ZMQ_SNDMORE : 0) < 0)
             fail("send");
 }
 
 // Receives one whole message; false on timeout (RCVTIMEO).
-bool recv_frames(void* s, frames& out)
-{
+bool recv_frames(void *s, frames &out) {
     out.clear();
     for (;;) {
         zmq_msg_t m;
@@ -124,7 +116,7 @@ bool recv_frames(void* s, frames& out)
                 return false;
             fail("recv");
         }
-        out.emplace_back(static_cast<char*>(zmq_msg_data(&m)), zmq_msg_size(&m));
+        out.emplace_back(static_cast<char *>(zmq_msg_data(&m)), zmq_msg_size(&m));
         const bool more = zmq_msg_more(&m);
         zmq_msg_close(&m);
         if (!more)
@@ -132,10 +124,12 @@ bool recv_frames(void* s, frames& out)
     }
 }
 
-std::vector<frames> script()
-{
-    std::vector<frames> s{{"hello"}, {"part-1", "", "part-3"}, {""},
-                          {std::string(256 * 1024, 'k')}, {std::string(1024 * 1024, 'm')}};
+std::vector<frames> script() {
+    std::vector<frames> s{{"hello"},
+                          {"part-1", "", "part-3"},
+                          {""},
+                          {std::string(256 * 1024, 'k')},
+                          {std::string(1024 * 1024, 'm')}};
     for (int i = 0; i < 100; ++i)
         s.push_back({"numbered-" + std::to_string(i)});
     return s;
@@ -143,7 +137,7 @@ std::vector<frames> script()
 
 // ---- monitor ---------------------------------------------------------------
 
-const std::map<int, const char*> event_names = {
+const std::map<int, const char *> event_names = {
     {ZMQ_EVENT_HANDSHAKE_SUCCEEDED, "HANDSHAKE_SUCCEEDED"},
     {ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL, "HANDSHAKE_FAILED_NO_DETAIL"},
     {ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL, "HANDSHAKE_FAILED_PROTOCOL"},
@@ -151,15 +145,15 @@ const std::map<int, const char*> event_names = {
 };
 
 struct monitor {
-    void* pair = nullptr;
+    void *pair = nullptr;
     std::vector<std::pair<std::string, long>> seen;
 
-    void start(void* ctx, void* sock, const std::string& name)
-    {
+    void start(void *ctx, void *sock, const std::string &name) {
         const std::string ep = "inproc://monitor-" + name;
-        check(zmq_socket_monitor(sock, ep.c_str(),
-                                 ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                                     ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH),
+        check(zmq_socket_monitor(
+                  sock, ep.c_str(),
+                  ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                      ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH),
               "zmq_socket_monitor");
         pair = zmq_socket(ctx, ZMQ_PAIR);
         set_int(pair, ZMQ_LINGER, 0, "monitor linger");
@@ -167,8 +161,7 @@ struct monitor {
     }
 
     // Reads every event already queued.
-    void drain()
-    {
+    void drain() {
         frames f;
         set_int(pair, ZMQ_RCVTIMEO, 0, "monitor rcvtimeo");
         while (recv_frames(pair, f)) {
@@ -183,16 +176,14 @@ struct monitor {
         }
     }
 
-    bool has(const std::string& name, long value = -1) const
-    {
-        for (const auto& [n, v] : seen)
+    bool has(const std::string &name, long value = -1) const {
+        for (const auto &[n, v] : seen)
             if (n == name && (value < 0 || v == value))
                 return true;
         return false;
     }
 
-    void close()
-    {
+    void close() {
         if (pair)
             zmq_close(pair);
         pair = nullptr;
@@ -201,8 +192,7 @@ struct monitor {
 
 // ---- security options ------------------------------------------------------
 
-void apply_heartbeat(void* s, const args& a)
-{
+void apply_heartbeat(void *s, const args &a) {
     const int ms = std::atoi(a.get("heartbeat", "0").c_str());
     if (ms <= 0)
         return;
@@ -211,16 +201,16 @@ void apply_heartbeat(void* s, const args& a)
     set_int(s, ZMQ_HEARTBEAT_TTL, 5 * ms, "ZMQ_HEARTBEAT_TTL");
 }
 
-bool pubsub(const args& a) { return a.get("pattern", "echo") == "pubsub"; }
+bool pubsub(const args &a) { return a.get("pattern", "echo") == "pubsub"; }
 
-void apply_server_security(void* s, const args& a, const std::string& secret)
-{
+void apply_server_security(void *s, const args &a, const std::string &secret) {
     apply_heartbeat(s, a);
     const std::string mech = a.get("mechanism", "null");
     if (!a.get("domain").empty())
         set_string(s, ZMQ_ZAP_DOMAIN, a.get("domain"), "ZMQ_ZAP_DOMAIN");
     if (a.get("enforce-domain") == "1")
-        set_int(s, 93 /* ZMQ_ZAP_ENFORCE_DOMAIN, draft in both libraries */, 1, "ZMQ_ZAP_ENFORCE_DOMAIN");
+        set_int(s, 93 /* ZMQ_ZAP_ENFORCE_DOMAIN, draft in both libraries */, 1,
+                "ZMQ_ZAP_ENFORCE_DOMAIN");
     if (mech == "plain")
         set_int(s, ZMQ_PLAIN_SERVER, 1, "ZMQ_PLAIN_SERVER");
     if (mech == "curve") {
@@ -229,8 +219,7 @@ void apply_server_security(void* s, const args& a, const std::string& secret)
     }
 }
 
-void apply_client_security(void* s, const args& a)
-{
+void apply_client_security(void *s, const args &a) {
     apply_heartbeat(s, a);
     const std::string mech = a.get("mechanism", "null");
     if (mech == "plain") {
@@ -246,32 +235,30 @@ void apply_client_security(void* s, const args& a)
 // ---- ZAP handler (RFC 27) --------------------------------------------------
 
 struct zap_handler {
-    std::string policy, allowed_key; // policy: accept | deny
+    std::string policy, allowed_key;  // policy: accept | deny
     std::atomic<bool> stop{false};
     std::atomic<bool> ready{false};
     std::thread thread;
 
-    bool allows(const frames& req) const
-    {
+    bool allows(const frames &req) const {
         if (policy != "accept" || req.size() < 6)
             return false;
-        const std::string& mech = req[5];
+        const std::string &mech = req[5];
         if (mech == "NULL")
             return true;
         if (mech == "PLAIN")
             return req.size() == 8 && req[6] == "admin" && req[7] == "password";
         if (mech == "CURVE" && req.size() == 7 && req[6].size() == 32) {
             char text[41];
-            zmq_z85_encode(text, reinterpret_cast<const uint8_t*>(req[6].data()), 32);
+            zmq_z85_encode(text, reinterpret_cast<const uint8_t *>(req[6].data()), 32);
             return allowed_key == text;
         }
         return false;
     }
 
     // req: version, request id, domain, address, identity, mechanism, credentials...
-    void serve(void* ctx)
-    {
-        void* rep = zmq_socket(ctx, ZMQ_REP);
+    void serve(void *ctx) {
+        void *rep = zmq_socket(ctx, ZMQ_REP);
         set_int(rep, ZMQ_LINGER, 0, "zap linger");
         set_int(rep, ZMQ_RCVTIMEO, 100, "zap rcvtimeo");
         check(zmq_bind(rep, "inproc://zeromq.zap.01"), "bind inproc://zeromq.zap.01");
@@ -292,10 +279,9 @@ struct zap_handler {
 
 // ---- roles -----------------------------------------------------------------
 
-void* make_server(void* ctx, const args& a, const std::string& secret, const std::string& endpoint,
-                  std::string& resolved)
-{
-    void* s = zmq_socket(ctx, pubsub(a) ? ZMQ_PUB : ZMQ_DEALER);
+void *make_server(void *ctx, const args &a, const std::string &secret, const std::string &endpoint,
+                  std::string &resolved) {
+    void *s = zmq_socket(ctx, pubsub(a) ? ZMQ_PUB : ZMQ_DEALER);
     set_int(s, ZMQ_LINGER, 0, "linger");
     set_int(s, ZMQ_RCVTIMEO, 50, "rcvtimeo");
     apply_server_security(s, a, secret);
@@ -307,8 +293,7 @@ void* make_server(void* ctx, const args& a, const std::string& secret, const std
     return s;
 }
 
-std::string stdin_line()
-{
+std::string stdin_line() {
     pollfd p{0, POLLIN, 0};
     if (poll(&p, 1, 0) <= 0)
         return "";
@@ -321,9 +306,8 @@ std::string stdin_line()
     return l;
 }
 
-int run_server(const args& a)
-{
-    void* ctx = zmq_ctx_new();
+int run_server(const args &a) {
+    void *ctx = zmq_ctx_new();
     zap_handler zap;
     zap.policy = a.get("zap", "none");
     zap.allowed_key = a.get("allow-client");
@@ -333,7 +317,7 @@ int run_server(const args& a)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     std::string endpoint;
-    void* s = make_server(ctx, a, a.get("server-secret"), a.get("bind"), endpoint);
+    void *s = make_server(ctx, a, a.get("server-secret"), a.get("bind"), endpoint);
     monitor mon;
     mon.start(ctx, s, "server-0");
     std::printf("ENDPOINT %s\n", endpoint.c_str());
@@ -359,7 +343,7 @@ int run_server(const args& a)
             zmq_close(s);
             std::string again;
             for (int tries = 0;; ++tries) {
-                void* n = zmq_socket(ctx, pubsub(a) ? ZMQ_PUB : ZMQ_DEALER);
+                void *n = zmq_socket(ctx, pubsub(a) ? ZMQ_PUB : ZMQ_DEALER);
                 set_int(n, ZMQ_LINGER, 0, "linger");
                 set_int(n, ZMQ_RCVTIMEO, 50, "rcvtimeo");
                 apply_server_security(n, a, a.get("next-secret"));
@@ -380,7 +364,7 @@ int run_server(const args& a)
         }
     }
     mon.drain();
-    for (const auto& [name, value] : mon.seen)
+    for (const auto &[name, value] : mon.seen)
         std::printf("EVENT %s %ld\n", name.c_str(), value);
     std::fflush(stdout);
     zmq_socket_monitor(s, nullptr, 0);
@@ -393,12 +377,11 @@ int run_server(const args& a)
     return 0;
 }
 
-void run_script(void* s, int heartbeat_ms)
-{
+void run_script(void *s, int heartbeat_ms) {
     frames back;
     int i = 0;
-    for (const auto& msg : script()) {
-        if (heartbeat_ms > 0 && i++ == 3) // three heartbeat timeouts of silence
+    for (const auto &msg : script()) {
+        if (heartbeat_ms > 0 && i++ == 3)  // three heartbeat timeouts of silence
             std::this_thread::sleep_for(std::chrono::milliseconds(15 * heartbeat_ms));
         send_frames(s, msg);
         if (!recv_frames(s, back))
@@ -409,8 +392,7 @@ void run_script(void* s, int heartbeat_ms)
 }
 
 // SUB: 20 "A" messages, never a "B".
-void run_subscriber(void* s)
-{
+void run_subscriber(void *s) {
     set_string(s, ZMQ_SUBSCRIBE, "A", "ZMQ_SUBSCRIBE");
     frames got;
     for (int i = 0; i < 20; ++i) {
@@ -421,10 +403,9 @@ void run_subscriber(void* s)
     }
 }
 
-int run_client(const args& a)
-{
-    void* ctx = zmq_ctx_new();
-    void* s = zmq_socket(ctx, pubsub(a) ? ZMQ_SUB : ZMQ_DEALER);
+int run_client(const args &a) {
+    void *ctx = zmq_ctx_new();
+    void *s = zmq_socket(ctx, pubsub(a) ? ZMQ_SUB : ZMQ_DEALER);
     set_int(s, ZMQ_LINGER, 0, "linger");
     apply_client_security(s, a);
     monitor mon;
@@ -441,7 +422,7 @@ int run_client(const args& a)
         if (!mon.has("HANDSHAKE_SUCCEEDED"))
             fail("script ran but no HANDSHAKE_SUCCEEDED event");
         if (std::count_if(mon.seen.begin(), mon.seen.end(),
-                          [](const auto& e) { return e.first == "HANDSHAKE_SUCCEEDED"; }) != 1)
+                          [](const auto &e) { return e.first == "HANDSHAKE_SUCCEEDED"; }) != 1)
             fail("the connection was made more than once (dropped and reconnected)");
         std::printf("OK %s\n", pubsub(a) ? "20 messages received" : "script echoed");
     } else {
@@ -464,7 +445,7 @@ int run_client(const args& a)
             const long value = colon == std::string::npos ? -1 : std::stol(want.substr(colon + 1));
             if (!mon.has(name, value)) {
                 std::string got;
-                for (const auto& [n, v] : mon.seen)
+                for (const auto &[n, v] : mon.seen)
                     got += " " + n + ":" + std::to_string(v);
                 fail("expected event " + want + ", saw:" + (got.empty() ? " none" : got));
             }
@@ -479,18 +460,16 @@ int run_client(const args& a)
     return 0;
 }
 
-int keygen()
-{
+int keygen() {
     char pub[41], sec[41];
     check(zmq_curve_keypair(pub, sec), "zmq_curve_keypair");
     std::printf("KEYS %s %s\n", pub, sec);
     return 0;
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char **argv) {
     const args a = parse(argc, argv);
     if (a.get("keygen") == "1")
         return keygen();
