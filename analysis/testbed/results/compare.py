@@ -255,19 +255,13 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
             ident = {c: cand[c] for c in CELL if c != "library"}
             reference_name = ref["library"] if kind != "config" else ref["config"]
             rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
-                         **compare_pair(cand, ref, margin_for(kind, margin, config_margin), confidence,
+                         **compare_pair(cand, ref, decide.margin_for(kind, margin, config_margin), confidence,
                                         pairable=kind != "config" or paired_configurations, looks=looks)})
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["q_value"] = q_values(out)
     order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,
              "library", "metric", "msg_size"]
     return out.sort_values(order, kind="mergesort").reset_index(drop=True)
-
-
-def margin_for(kind: str, margin: float, config_margin: float | None) -> float:
-    """SAME's margin for a pair of this kind: a run's declared configuration margin
-    applies to configuration pairs only (sweep/config_run.py, Design.margin_for)."""
-    return config_margin if kind == "config" and config_margin is not None else margin
 
 
 def q_values(cmp: pd.DataFrame) -> pd.Series:

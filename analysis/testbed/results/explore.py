@@ -16,6 +16,7 @@ import pandas as pd
 from testbed.bench import latency_histogram
 from testbed.records import schema, speed_reference
 from testbed.records.manifest import RunManifest
+from testbed.stats import decide
 
 from . import compare, inflection, load, plots, report, report_detail, report_summary
 
@@ -171,7 +172,7 @@ def drill(view: RunView, row: dict) -> Drill:
     # paired and cut to the loop's last planned look exactly as compare_run judged the row
     paired_configs = view.manifest is not None and view.manifest.paired_configurations
     looks = view.manifest.looks if view.manifest is not None else None
-    margin = compare.margin_for(row["kind"], view.context["margin"], view.context.get("config_margin"))
+    margin = decide.margin_for(row["kind"], view.context["margin"], view.context.get("config_margin"))
     recomputed = compare.compare_pair(cand, ref, margin, view.context["confidence"],
                                       pairable=row["kind"] != "config" or paired_configs, looks=looks)
     return Drill(row, recomputed, _repetitions(cand, ref))

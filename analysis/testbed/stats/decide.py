@@ -366,3 +366,10 @@ def _unit_detectable_shift(n: int, m: int, k: int, seed: int) -> float:
     diffs = (c[:, :, None] - r[:, None, :]).reshape(MDE_DRAWS, -1)
     kth_low = np.partition(diffs, k - 1, axis=1)[:, k - 1]
     return -float(np.quantile(kth_low, 1 - MDE_POWER))
+
+
+def margin_for(kind: str, margin: float, config_margin: float | None) -> float:
+    """SAME's margin for a pair of this kind ("library", "config", "aa"): a run's declared
+    configuration margin ([run].config_margin) applies to configuration pairs only. The
+    sweep's loop and the report both ask here, so they judge alike."""
+    return config_margin if kind == "config" and config_margin is not None else margin

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from testbed.stats.decide import margin_for
 from testbed.sweep.toml_reader import Section
 
 DEFAULT_REPETITIONS = 5
@@ -61,7 +62,7 @@ class Design:
 
     def margin_for(self, kind: str) -> float:
         """SAME's margin for a comparison of this kind ("library", "config", "aa")."""
-        return self.config_margin if kind == "config" and self.config_margin is not None else self.margin
+        return margin_for(kind, self.margin, self.config_margin)
 
     @property
     def adaptive(self) -> bool:
