@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from testbed.records import schema
+from testbed.records import configs, schema
 from testbed.records.manifest import (
     DEFAULT_CONFIDENCE,
     DEFAULT_MARGIN,
@@ -54,19 +54,13 @@ COLUMNS = ["kind", "source", "run_id", "experiment", "table", "pattern", "transp
 PAIRED, UNPAIRED = "paired", "unpaired"   # the test column of a comparison judged on repetitions
 
 def reference_config(cells: pd.DataFrame) -> str | None:
-    """The configuration whose parameter overrides are a subset of every other's
-    (the 'no override' run), if exactly one such configuration exists."""
+    """The 'no override' configuration of these cells (records.configs: the rule the
+    sweep's adaptive loop pairs configurations by)."""
     params = [c for c in cells.columns if c.startswith(schema.PARAM_PREFIX)]
-    configs = sorted(cells["config"].unique())
-    if len(configs) < 2:
-        return None
     sets = {}
-    for cfg in configs:
-        sub = cells[cells["config"] == cfg]
-        sets[cfg] = {(p, v) for p in params for v in sub[p].unique() if v not in ("", "unset")}
-    roots = [c for c in configs if all(sets[c] <= sets[o] for o in configs)]
-    roots = [c for c in roots if not any(sets[c] == sets[o] for o in configs if o != c)]
-    return roots[0] if len(roots) == 1 else None
+    for cfg, sub in cells.groupby("config", sort=True):
+        sets[cfg] = configs.overrides((p, v) for p in params for v in sub[p].unique())
+    return configs.reference_config(sets)
 
 
 def cell_table(df: pd.DataFrame) -> pd.DataFrame:

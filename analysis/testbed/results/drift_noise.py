@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from testbed.records import schema
+from . import compare
 
 BANDS = (0.0, 0.01, 0.03, 0.05, 0.10, math.inf)   # drift band edges (0.05 = 5%)
 METRICS = ("throughput_msgs", "lat_p50_us")
@@ -33,13 +33,6 @@ def _drift_of(pairs: list[dict]) -> dict[tuple[str, int], float]:
     return out
 
 
-def _reference_config(configs: pd.DataFrame) -> str:
-    """The configuration with the fewest overrides set (the default one)."""
-    params = [c for c in configs.columns if c.startswith(schema.PARAM_PREFIX)]
-    set_count = configs[params].apply(lambda col: ~col.isin(["", "unset", "nan"])).sum(axis=1)
-    return str(configs.loc[set_count.idxmin(), "config"])
-
-
 def deviations(df: pd.DataFrame, pairs: list[dict], reference_library: str) -> pd.DataFrame:
     """One row per (comparison, repetition): kind, metric, drift and deviation (absolute
     log-ratio distance from the comparison's median)."""
@@ -49,7 +42,7 @@ def deviations(df: pd.DataFrame, pairs: list[dict], reference_library: str) -> p
         return pd.DataFrame(columns=["kind", "metric", "drift", "deviation"])
     d["drift"] = [drift.get((c, int(r)), np.nan) for c, r in zip(d["cell_id"], d["repetition"])]
     scope = ["pattern", "transport", "msg_size", "io_threads", "placement", "process_model", "link", "metric"]
-    ref_config = _reference_config(d.drop_duplicates("config"))
+    ref_config = compare.reference_config(d)
     rows = []
     for key, sc in d.groupby(scope, dropna=False):
         for kind, fixed, varied, ref in (("library", "config", "library", reference_library),

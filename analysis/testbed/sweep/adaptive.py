@@ -22,6 +22,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from testbed.records import configs
 from testbed.sweep.config_run import Design
 from testbed.sweep.plan import Cell, block_order
 
@@ -152,16 +153,12 @@ def samples(group: Group, records: list[dict], metric: str,
 
 
 def reference_config(cells: list[Cell]) -> str | None:
-    """The configuration whose overrides are a subset of every other's (the 'no
-    override' one), if exactly one exists: the rule results/compare.py applies."""
-    sets: dict[str, set] = {}
+    """The 'no override' configuration of a block (records.configs, the rule the
+    report's comparisons apply too)."""
+    sets: dict[str, frozenset] = {}
     for c in cells:
-        sets.setdefault(c.config, {(k, str(v)) for k, v in c.params.items() if str(v) not in ("", "unset")})
-    if len(sets) < 2:
-        return None
-    roots = [c for c in sets if all(sets[c] <= sets[o] for o in sets)]
-    roots = [c for c in roots if not any(sets[c] == sets[o] for o in sets if o != c)]
-    return roots[0] if len(roots) == 1 else None
+        sets.setdefault(c.config, configs.overrides(c.params.items()))
+    return configs.reference_config(sets)
 
 
 def comparisons(cells: list[Cell], reference: str) -> list[tuple[str, Cell, Cell]]:
