@@ -8,8 +8,14 @@ import os
 import textwrap
 from pathlib import Path
 
-from test_sweep_support import env_for, make_prebuilt, only_run_dir, read_results, run_testbed, write_experiment
-
+from test_sweep_support import (
+    env_for,
+    make_prebuilt,
+    only_run_dir,
+    read_results,
+    run_testbed,
+    write_experiment,
+)
 from testbed import cli
 from testbed.sweep import slurm_client, slurm_script
 
@@ -104,8 +110,8 @@ def test_options_that_need_slurm_or_contradict_it_are_refused(tmp_path, monkeypa
 def test_sbatch_refusal_is_shown_and_the_script_kept(tmp_path):
     bindir = _tools(tmp_path, 'echo "sbatch: error: invalid partition specified: nope" >&2; exit 1')
     exp = write_experiment(tmp_path)
-    proc = run_testbed(["run", str(exp), "--slurm", "--slurm-partition", "nope", "--out", str(tmp_path / "out")],
-                       _env(tmp_path, bindir))
+    proc = run_testbed(["run", str(exp), "--slurm", "--slurm-partition", "nope",
+                        "--out", str(tmp_path / "out")], _env(tmp_path, bindir))
     assert proc.returncode == 2, proc.stderr
     assert "sbatch refused" in proc.stderr and "invalid partition specified: nope" in proc.stderr
     script = next((tmp_path / "out").glob("fake-exp/*-slurm/sweep.sbatch"))
