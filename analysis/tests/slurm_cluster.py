@@ -151,6 +151,8 @@ class Cluster:
             self._wait_quietly(lambda: not subprocess.run(["squeue", "--noheader"], env=self.env,
                                                           capture_output=True, text=True,
                                                           timeout=30).stdout.strip(), 30)
+            # a cancelled task's processes get SIGTERM, then SIGKILL after Slurm's KillWait
+            self._wait_quietly(lambda: not self._job_pids(), 40)
         for name in reversed(DAEMONS):
             proc = self.procs.get(name)
             if proc and proc.poll() is None:
@@ -169,16 +171,33 @@ class Cluster:
         while time.monotonic() < deadline and not done():
             time.sleep(0.3)
 
-    def _kill_leftover_jobs(self) -> list[int]:
+    def _job_pids(self) -> list[int]:
+        """Processes that carry this cluster's SLURM_CONF, other than its daemons: the
+        jobs' (and slurmstepd's) processes."""
         mark = f"SLURM_CONF={self.conf}".encode()
-        killed = []
+        daemons = {p.pid for p in self.procs.values()} | {os.getpid()}
+        out = []
         for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            if not entry.name.isdigit() or int(entry.name) in daemons:
                 continue
             try:
                 if mark in (entry / "environ").read_bytes().split(b"\0"):
-                    os.kill(int(entry.name), signal.SIGKILL)
-                    killed.append(int(entry.name))
-            except (OSError, ValueError):
+                    out.append(int(entry.name))
+            except OSError:
                 continue
+        return out
+
+    def _kill_leftover_jobs(self) -> list[int]:
+        killed: list[int] = []
+        for _ in range(3):  # again: a process may have been forking during the last look
+            pids = self._job_pids()
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                except ProcessLookupError:
+                    pass
+            if not pids:
+                break
+            time.sleep(0.2)
         return killed

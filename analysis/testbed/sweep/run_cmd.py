@@ -10,6 +10,7 @@ import argparse
 import os
 import random
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -66,10 +67,19 @@ def main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None = 
     """Run the sweep; `on_finished(run_dir)` after a whole run that was not interrupted
     (unless --no-report): the command layer's report step (testbed/commands/run_cmd.py),
     passed in because the sweep never imports the analysis (tests/test_layers.py)."""
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         return _main(args, on_finished)
     except (ExperimentError, ValueError, SlurmError) as exc:  # bad input: one line, no traceback
         return fail(str(exc))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM stops a run as Ctrl-C does (its bench processes killed, the run marked
+    interrupted and resumable): Slurm sends it on scancel and at a task's time limit."""
+    raise KeyboardInterrupt
 
 
 @dataclass
