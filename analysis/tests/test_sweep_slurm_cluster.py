@@ -2,7 +2,10 @@
 (slurm_cluster.py): two array tasks, one shard each, merged into one run whose report
 names the host. Skips only where Slurm cannot start (not root, or the packages absent
 outside CI); under CI=true a missing Slurm fails, as `./testbed setup` installs it.
-Runtime: about 1 minute on an idle 2-core machine (most of it the two shards)."""
+Runtime measured on a 2-core machine at load 15-16 (2026-11-28): 194 s under nice 19
+(148 s of it the Slurm run: the two shards run one after the other, --exclusive on one
+node, then the merge and the report), 294 s under SCHED_IDLE. The quick profile's own
+estimate is 36 s of benchmarks a shard, so an idle CI machine should take about half."""
 from __future__ import annotations
 
 import json
