@@ -176,3 +176,16 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     run_dir = only_run_dir(out)
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
     assert f"--resume {run_dir}" in err
+
+
+def test_merging_a_slurm_dir_waits_until_its_tasks_left_the_queue(tmp_path, monkeypatch, capsys):
+    bindir = _tools(tmp_path, "exit 1")
+    (bindir / "squeue").write_text("#!/bin/bash\necho '2|RUNNING|node7|None'\n")
+    slurm_dir = tmp_path / "fake-exp" / "x-slurm"
+    slurm_dir.mkdir(parents=True)
+    (slurm_dir / "slurm.json").write_text(json.dumps({"job_id": "41", "tasks": 2}))
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bindir), os.environ["PATH"]]))
+    assert cli.main(["merge", str(slurm_dir), "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert "slurm job 41 is not over (task 2 RUNNING on node7, 1 of 2 left the queue)" in err, err
+    assert not (tmp_path / "m").exists()
