@@ -1,6 +1,8 @@
 """`./testbed run --slurm` without a cluster: the sbatch script, the errors when sbatch is
-missing or refuses, and a job whose second task never ran (a fake sbatch that runs
-only task 1). The real cluster is test_sweep_slurm_cluster.py."""
+missing or refuses, a job whose second task never ran (a fake sbatch that runs only
+task 1), `./testbed merge SLURM_DIR` while tasks are queued, and SIGTERM (what scancel
+sends) stopping a run like Ctrl-C. About 90 s on a loaded 2-core machine, most of it
+the lost-task test. The real cluster is test_sweep_slurm_cluster.py."""
 from __future__ import annotations
 
 import json
