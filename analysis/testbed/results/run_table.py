@@ -21,7 +21,7 @@ def brief(m: RunManifest) -> list[tuple[str, str]]:
     if host.get("competing_before") or host.get("competing_after"):
         out.append(("other work at start / end", " / ".join(
             _competing(host.get(k)) for k in ("competing_before", "competing_after"))))
-    out += _hosts_rows(m)
+    out += _hosts_rows(m) + _shard_rows(m)
     for lib in sorted(m.library_info, key=lambda lib: lib.label):
         out.append((f"library `{lib.label}`", lib.header_text()))
     commit = str(m.git.get("commit", "?"))[:12] + (" (dirty tree)" if m.git.get("dirty") else "")
@@ -62,6 +62,32 @@ def _hosts_rows(m: RunManifest) -> list[tuple[str, str]]:
     rows = []
     for entries, label in ((m.hosts, "host"), (m.links, "link")):
         rows += [(f"{label} `{name}`", _text(v)) for name, v in sorted((entries or {}).items())]
+    return rows
+
+
+def _shard_rows(m: RunManifest) -> list[tuple[str, str]]:
+    """A merged run names each shard's host (a Slurm sweep: each array task's node), so
+    a reader sees which comparisons ran where; each shard's comparisons ran on one host."""
+    sources = m.extra.get("merged_from") or []
+    rows = []
+    for src in sorted(sources, key=lambda s: (s.get("shard") or {}).get("index") or 0):
+        shard = src.get("shard") or {}
+        host = src.get("host") or {}
+        run = f"run `{src.get('run_id')}`"
+        label = f"shard {shard.get('index', '?')}/{shard.get('total', '?')}" if shard else run
+        rows.append((label, f"host `{host.get('hostname', '?')}` ({host.get('cores', '?')} cores, "
+                            f"{host.get('cpu_model') or '?'}), {run}, {src.get('status')}"))
+    if m.extra.get("missing_shards"):
+        rows.append(("shards missing", ", ".join(str(i) for i in m.extra["missing_shards"])))
+    slurm = m.extra.get("slurm")
+    if slurm:
+        where = f", partition {slurm['partition']}" if slurm.get("partition") else ""
+        rows.append(("slurm job", f"{slurm.get('job_id')}: {slurm.get('tasks')} array tasks, one node each "
+                                  f"with --exclusive{where}"))
+        for o in slurm.get("outcomes") or []:
+            if o.get("exit") != 0:
+                rows.append((f"slurm task {o.get('task')}",
+                             f"did not finish cleanly: exit {o.get('exit')}, Slurm state {o.get('state')}"))
     return rows
 
 

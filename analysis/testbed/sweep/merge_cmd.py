@@ -1,125 +1,36 @@
 """`./testbed merge RUN_DIR... --out DIR`: join the shards of one run into one run
-directory. Runs of different experiments, profiles or library builds are refused:
-their results would not be comparable."""
+directory (testbed.sweep.merge). `./testbed merge SLURM_DIR` joins the shards a Slurm
+sweep left there (`./testbed run ... --slurm --no-wait`), naming its failed tasks."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import shutil
 import sys
 from pathlib import Path
 
 from testbed import paths
 from testbed.records import manifest as manifestmod
-from testbed.records import store
-from testbed.records.manifest import RunManifest
-from testbed.sweep import calibrate, ceiling, runner, work
+from testbed.sweep import merge, slurm_run
+from testbed.sweep.slurm_client import SlurmError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("runs", nargs="+", type=Path, help="run directories (shards) to merge")
+    parser.add_argument("runs", nargs="+", type=Path,
+                        help="run directories (shards) to merge, or the one directory of a Slurm sweep")
     parser.add_argument("--out", type=Path, default=None, help=f"results root (default {paths.RESULTS_DIR})")
 
 
-class MergeError(ValueError):
-    """Inputs that must not be merged; the message names the run and the reason."""
-
-
-def _identity(m: RunManifest) -> dict:
-    """What must be equal for two runs to be merged."""
-    return {
-        "experiment": m.experiment,
-        "experiment.toml sha256": m.experiment_toml_sha256,
-        "profile": m.profile,
-        "repetitions": m.repetitions,
-        "library pins": [(lib["label"], lib["name"], lib.get("build_id")) for lib in m.libraries
-                         if lib["available"]],
-        "shard count": (m.shard or {}).get("total"),
-    }
-
-
-def _check(runs: list[Path], manifests: list[RunManifest]) -> None:
-    first = _identity(manifests[0])
-    for run_dir, m in zip(runs[1:], manifests[1:], strict=True):
-        other = _identity(m)
-        for key, value in first.items():
-            if other[key] != value:
-                raise MergeError(f"{run_dir}: {key} differs ({other[key]!r} vs {value!r} in {runs[0]}); "
-                                 "refusing to merge")
-    shards = [(m.shard or {}).get("index") for m in manifests]
-    if None not in shards and len(set(shards)) != len(shards):
-        raise MergeError(f"shard given twice: {sorted(shards)}")
-
-
-def _records(runs: list[Path]) -> list[dict]:
-    records, seen = [], set()
-    for run_dir in runs:
-        recs, torn = store.read_records(run_dir / store.RESULTS_NAME)
-        if torn:
-            print(f"testbed merge: warning: {run_dir}: ignoring a torn last line", file=sys.stderr)
-        for r in recs:
-            key = (r["cell_id"], r["repetition"])
-            if key in seen:
-                raise MergeError(f"{run_dir}: cell {key[0]} repetition {key[1]} is in two inputs; "
-                                 "refusing to merge overlapping runs")
-            seen.add(key)
-        records += recs
-    return records
-
-
-def _side_files(runs: list[Path], out_dir: Path) -> None:
-    """Calibrations, work-per-message records and in-run ceiling probes travel with
-    their results (shards hold whole blocks, so no probe is in two of them)."""
-    for run_dir in runs:
-        for cal in calibrate.load(run_dir).values():
-            calibrate.append(out_dir, cal)
-        for rec in work.load(run_dir).values():
-            work.append(out_dir, rec)
-        for line in store.read_lines(run_dir / ceiling.FILE_NAME):
-            ceiling.append(out_dir, line)
-
-
-def _merged_manifest(runs, manifests: list[RunManifest], run_id: str, records: list[dict]) -> RunManifest:
-    total = _identity(manifests[0])["shard count"]
-    shards = [(m.shard or {}).get("index") for m in manifests]
-    missing_shards = sorted(set(range(1, total + 1)) - set(shards)) if total else []
-    complete = all(m.status == "complete" for m in manifests) and not missing_shards
-    groups = [g for m in manifests for g in (m.summary or {}).get("groups", [])]
-    merged = dataclasses.replace(
-        manifests[0], run_id=run_id, shard=None, status="complete" if complete else "incomplete",
-        cell_count=sum(m.cell_count for m in manifests), planned_runs=sum(m.planned_runs for m in manifests),
-        summary={"ok": sum(1 for r in records if r["status"] == "ok"),
-                 "failed": sum(1 for r in records if r["status"] != "ok"),
-                 "groups": groups,
-                 "failures": [f for m in manifests for f in (m.summary or {}).get("failures", [])]})
-    sources = [{"run_id": m.run_id, "dir": str(d), "shard": m.shard, "status": m.status, "host": m.host,
-                "git": m.git} for d, m in zip(runs, manifests, strict=True)]
-    merged.extra = {**merged.extra, "missing_shards": missing_shards, "merged_from": sources}
-    return merged
-
-
 def main(args: argparse.Namespace) -> int:
+    out_root = args.out or paths.RESULTS_DIR
     try:
-        manifests = [manifestmod.load(run_dir) for run_dir in args.runs]
-        _check(args.runs, manifests)
-        records = _records(args.runs)
-    except (manifestmod.ManifestError, MergeError) as exc:
+        if len(args.runs) == 1 and slurm_run.is_slurm_dir(args.runs[0]):
+            code, out_dir = slurm_run.finish(args.runs[0], out_root)
+            if out_dir is not None:
+                print(f"testbed merge: report it with ./testbed report {out_dir}", file=sys.stderr)
+                print(out_dir)
+            return code
+        out_dir = merge.merge(args.runs, out_root)
+    except (manifestmod.ManifestError, merge.MergeError, SlurmError) as exc:
         print(f"testbed merge: {exc}", file=sys.stderr)
         return 2
-    out_root = args.out or paths.RESULTS_DIR
-    run_id = runner.new_run_id(None) + "-merged"
-    out_dir = out_root / manifests[0].experiment / run_id
-    out_dir.mkdir(parents=True)
-    shutil.copyfile(args.runs[0] / runner.TOML_COPY, out_dir / runner.TOML_COPY)
-    with store.ResultStore(out_dir) as results:
-        for r in records:
-            results.append(r)
-    _side_files(args.runs, out_dir)
-    merged = _merged_manifest(args.runs, manifests, run_id, records)
-    merged.save(out_dir)
-    missing = merged.extra["missing_shards"]
-    if missing:
-        print(f"testbed merge: warning: shards {missing} are not in the merge", file=sys.stderr)
-    print(f"testbed merge: {len(records)} results from {len(args.runs)} runs -> {out_dir}", file=sys.stderr)
     print(out_dir)
     return 0

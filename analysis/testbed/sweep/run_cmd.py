@@ -10,6 +10,7 @@ import argparse
 import os
 import random
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,11 +18,23 @@ from pathlib import Path
 
 from testbed import paths
 from testbed.records import manifest as manifestmod
-from testbed.sweep import adaptive, ceiling, config, config_libraries, estimate, hostload, placement, runner
+from testbed.sweep import (
+    adaptive,
+    ceiling,
+    config,
+    config_libraries,
+    estimate,
+    hostload,
+    placement,
+    runner,
+    slurm_run,
+    slurm_script,
+)
 from testbed.sweep import libs as libsmod
 from testbed.sweep import perf as perfmod
 from testbed.sweep import plan as planmod
 from testbed.sweep.config import ExperimentError
+from testbed.sweep.slurm_client import SlurmError, missing_clients
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the reference); zlink@REV is zlink at a git revision, e.g. "
                              "--libs zlink@main~3,zlink for a before/after verdict")
     parser.add_argument("--no-report", action="store_true", help="do not render the report at the end")
+    slurm_run.add_arguments(parser)
 
 
 def fail(text: str) -> int:
@@ -53,10 +67,19 @@ def main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None = 
     """Run the sweep; `on_finished(run_dir)` after a whole run that was not interrupted
     (unless --no-report): the command layer's report step (testbed/commands/run_cmd.py),
     passed in because the sweep never imports the analysis (tests/test_layers.py)."""
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         return _main(args, on_finished)
-    except (ExperimentError, ValueError) as exc:  # bad input: one line, no traceback
+    except (ExperimentError, ValueError, SlurmError) as exc:  # bad input: one line, no traceback
         return fail(str(exc))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM stops a run as Ctrl-C does (its bench processes killed, the run marked
+    interrupted and resumable): Slurm sends it on scancel and at a task's time limit."""
+    raise KeyboardInterrupt
 
 
 @dataclass
@@ -148,6 +171,7 @@ def checked_design(exp: config.Experiment):
 
 def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) -> int:
     out_root = args.out or paths.RESULTS_DIR
+    _check_slurm_options(args)
     names = libsmod.known_names()
     plan = _resumed_plan(args, out_root, names) if args.resume else _new_plan(args, names)
     exp = plan.exp
@@ -158,11 +182,18 @@ def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) 
         return fail(str(exc))
     if note:
         runner.warn(note)
+    if args.slurm:
+        tasks = slurm_run.task_count(args.slurm_tasks, plan.cells)  # a bad count stops before any build
     if args.dry_run:
-        return dry_run(exp, plan.cells, plan.shard, plan.seed, estimate.load_history(out_root), design)
+        code = dry_run(exp, plan.cells, plan.shard, plan.seed, estimate.load_history(out_root), design)
+        if args.slurm:
+            print(f"slurm: {tasks} array task(s), one shard of whole blocks each, --exclusive")
+        return code
     found, missing = _libraries(exp, args)
     if not found:
         return fail("no library of this experiment is available; nothing to run (see warnings above)")
+    if args.slurm:  # the shards run as array tasks; this process submits, watches and merges
+        return slurm_run.run(exp, plan.cells, plan.seed, plan.libs_option, out_root, args, on_finished)
     perf = _perf(exp)
     history = estimate.load_history(out_root)
     planned = [c for c in plan.cells if c.library_name in found]
@@ -185,6 +216,25 @@ def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) 
     elif code != 130 and not args.no_report and on_finished is not None:
         on_finished(plan.run_dir)
     return code
+
+
+def _check_slurm_options(args) -> None:
+    if not args.slurm:
+        options = (("--slurm-tasks", args.slurm_tasks is not None),
+                   ("--slurm-partition", args.slurm_partition),
+                   ("--slurm-option", args.slurm_option), ("--no-wait", args.no_wait))
+        given = [name for name, on in options if on]
+        if given:
+            raise ValueError(f"{', '.join(given)} only apply with --slurm")
+        return
+    for option, value in (("--resume", args.resume), ("--shard", args.shard)):
+        if value:
+            raise ValueError(f"--slurm cannot take {option}: it runs every shard itself (a Slurm sweep "
+                             "that stopped is merged with ./testbed merge SLURM_DIR)")
+    for option in args.slurm_option:
+        slurm_script.check_option(option)
+    if not args.dry_run and (why := missing_clients()):
+        raise SlurmError(why)
 
 
 def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:

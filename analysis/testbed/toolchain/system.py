@@ -89,6 +89,12 @@ REQUIREMENTS: list[Requirement] = [
     Requirement("nix-bin", "the NAR hash tests compare with `nix hash path`", _cmd("nix")),
     Requirement("jq", "JSON in shell scripts", _cmd("jq")),
     Requirement("strace", "syscall counts per message (./testbed profile)", _cmd("strace")),
+    # A private single-node Slurm for the test of `./testbed run --slurm`
+    # (tests/slurm_cluster.py); sbatch/squeue are what --slurm itself calls.
+    Requirement("slurm-client", "sbatch and squeue for ./testbed run --slurm", _cmd("sbatch", "squeue")),
+    Requirement("slurmctld", "the Slurm test's controller", _cmd("slurmctld")),
+    Requirement("slurmd", "the Slurm test's node daemon", _cmd("slurmd")),
+    Requirement("munge", "the Slurm test's authentication daemon", _cmd("munged")),
 ]
 
 
