@@ -163,7 +163,7 @@ def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) 
     found, missing = _libraries(exp, args)
     if not found:
         return fail("no library of this experiment is available; nothing to run (see warnings above)")
-    perf = _perf(exp)
+    perf = perf_setup(exp)
     history = estimate.load_history(out_root)
     planned = [c for c in plan.cells if c.library_name in found]
     est = estimate.bounds(planned, exp, history)[1]
@@ -201,7 +201,7 @@ def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:
     return found, missing
 
 
-def _perf(exp: config.Experiment) -> perfmod.PerfSetup:
+def perf_setup(exp: config.Experiment) -> perfmod.PerfSetup:
     if not exp.perf_stat:
         runner.warn("perf stat is off for speed runs ([perf].stat = false): cells carry no counters")
         return perfmod.PerfSetup(False, "off: [perf].stat = false (speed runs are not wrapped in perf stat)")

@@ -93,11 +93,22 @@ class ZlinkLibrary:
             info["libsodium"] = {"version": sodium["version"], "sha256": sodium["sha256"]}
         return info
 
+    def _build_source(self, work: Path) -> Path:
+        """What CMake compiles: the working tree's zlink/ in place; a revision's export
+        copied into the build directory first, so that its files sit at the same path
+        relative to the compiles (../zlink/...) at every revision and a compiler cache
+        (compiler_cache.py) finds the unchanged ones. Same bytes either way."""
+        if self.source is None:
+            return self.source_dir()
+        copy = work / "zlink"
+        shutil.copytree(self.source, copy, symlinks=True)
+        return copy
+
     def build(self, work: Path, progress: Progress) -> dict:
         build_dir, prefix, log = work / "build", work / "prefix", work / "build.log"
         extra = curve_flags(progress) if self.curve else [CURVE_OFF]
         progress.step(f"building {self.name} (Release)")
-        cmake.configure(self.source_dir(), build_dir,
+        cmake.configure(self._build_source(work), build_dir,
                         [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
                         progress, title=self.name, log=log)
         cmake.build(build_dir, progress, title=self.name, install=True, log=log)
