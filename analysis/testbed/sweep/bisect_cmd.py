@@ -23,7 +23,6 @@ from testbed import paths
 from testbed.sweep import bisect, bisect_step, config
 from testbed.sweep.bisect import BisectError, Outcome, Revision, Step
 from testbed.sweep.config import ExperimentError
-from testbed.toolchain import compiler_cache
 
 FILE_NAME = "bisect.json"
 DEFAULT_EXPERIMENT = "scorecard"
@@ -59,8 +58,6 @@ def main(args: argparse.Namespace) -> int:
     except (BisectError, ExperimentError, ValueError) as exc:
         say(str(exc))
         return 2
-    if compiler_cache.enable():
-        say("builds go through ccache (compiler_cache.py)")
     steps = math.ceil(math.log2(len(changes))) + 1 if len(changes) > 1 else 1
     say(f"{plan.label}, {plan.metric}: GOOD {good.short} .. BAD {bad.short}: {len(changes)} commits change "
         f"zlink/, at most {steps} steps; everything measured goes to {record.dir}")

@@ -77,13 +77,17 @@ def plan_cell(experiment: str, profile: str, cell_text: str, good: str, bad: str
 
 def _choices_text(text: str, selector: dict, cells: list[planmod.Cell], exp, matched: bool) -> str:
     keys = [k for k in CELL_KEYS if k != "metric"]
-    varying = {k: sorted({c.fields()[k] for c in cells}) for k in keys}
+    varying = {k: sorted({c.fields()[k] for c in cells}, key=_numbers_first) for k in keys}
     # Matched several: the keys that still vary. Matched none: those asked for too.
     open_keys = {k: v for k, v in varying.items() if len(v) > 1 or (not matched and k in selector)}
     where = f"{exp.path} (profile {exp.profile})"
     what = (f"CELL {text!r} matches {len({(c.block_id, c.config) for c in cells})} cells of {where}; add "
             if matched else f"CELL {text!r} matches no cell of {where}; its cells have ")
     return what + "; ".join(f"{k} in {{{', '.join(v)}}}" for k, v in open_keys.items())
+
+
+def _numbers_first(value: str) -> tuple:
+    return (not value.isdigit(), int(value) if value.isdigit() else 0, value)
 
 
 def cells_for(plan: CellPlan, revision: str) -> tuple[config.Experiment, list[planmod.Cell]]:

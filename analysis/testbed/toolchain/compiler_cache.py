@@ -1,36 +1,34 @@
-"""ccache for builds of zlink at many revisions (`./testbed bisect`), when it is installed.
+"""ccache for the keyed builds that repeat with small changes: zlink (the working tree's
+and every `zlink@REV`, which `./testbed bisect` builds by the handful) and the bench
+built against each of them. Used when ccache is installed (setup installs it).
 
-CMake (>= 3.17) takes CMAKE_<LANG>_COMPILER_LAUNCHER from the environment, so setting
-it here changes no build flag, no build key and no output: ccache returns the object
-the compiler would produce. Why the options:
-- Each revision is exported into its own directory and built in its own keyed
-  directory, so absolute paths differ between revisions. base_dir = the build root
-  makes ccache hash paths under it relative to the compile's working directory, and
-  zlink_build copies a revision's source into its build directory (../zlink/src/...),
-  so an unchanged file has the same relative path, hence the same hash, at every
-  revision.
-- hash_dir off: the compile directory differs per revision too; it only matters for
-  debug info, which Release builds do not carry.
+The launcher is a CMake cache variable given at configure time, so it changes no build
+flag, no build key and no output: ccache returns the object the compiler would produce.
+It runs ccache through `env` with its options, so they hold for every compile of that
+build whatever the caller's environment. Why the options:
+- Each zlink tree and each build sits in its own directory, so absolute paths differ
+  between revisions. base_dir = the build root makes ccache hash the paths under it
+  relative to the compile's directory, and zlink_build compiles a copy of the source
+  inside the build directory (../zlink/src/...), so an unchanged file has the same
+  relative path, hence the same hash, in every zlink build.
+- hash_dir off: the compile directory differs per build too; it only matters for
+  debug info, which these Release builds do not carry.
+The bench's zmq-facing half does not hit across libraries (its include path names the
+library's prefix and it compiles the build id in); its library-independent half does.
 """
 from __future__ import annotations
 
-import os
 import shutil
 
 from testbed import paths
 
 
-def enable(env: dict | None = None) -> str | None:
-    """Route C/C++ compiles through ccache (in `env`, default this process's
-    environment, which builds inherit); the ccache path, or None if it is absent.
-    A launcher the caller already set is kept."""
-    env = os.environ if env is None else env
+def launcher_flags() -> list[str]:
+    """-DCMAKE_{C,CXX}_COMPILER_LAUNCHER=... for a configure, or [] without ccache."""
     ccache = shutil.which("ccache")
     if ccache is None:
-        return None
-    for lang in ("C", "CXX"):
-        env.setdefault(f"CMAKE_{lang}_COMPILER_LAUNCHER", ccache)
-    env.setdefault("CCACHE_DIR", str(paths.BUILD_DIR / "ccache"))
-    env.setdefault("CCACHE_BASEDIR", str(paths.BUILD_DIR))
-    env.setdefault("CCACHE_NOHASHDIR", "1")
-    return ccache
+        return []
+    options = [f"CCACHE_DIR={paths.BUILD_DIR / 'ccache'}", f"CCACHE_BASEDIR={paths.BUILD_DIR}",
+               "CCACHE_NOHASHDIR=1"]
+    launcher = ";".join(["env", *options, ccache])
+    return [f"-DCMAKE_C_COMPILER_LAUNCHER={launcher}", f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}"]

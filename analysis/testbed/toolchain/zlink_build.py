@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from testbed import paths
-from testbed.toolchain import baselines, cmake, keys, pins
+from testbed.toolchain import baselines, cmake, compiler_cache, keys, pins
 from testbed.toolchain.capabilities import CapabilityError, check_curve
 from testbed.toolchain.progress import Progress
 
@@ -94,14 +94,13 @@ class ZlinkLibrary:
         return info
 
     def _build_source(self, work: Path) -> Path:
-        """What CMake compiles: the working tree's zlink/ in place; a revision's export
-        copied into the build directory first, so that its files sit at the same path
-        relative to the compiles (../zlink/...) at every revision and a compiler cache
-        (compiler_cache.py) finds the unchanged ones. Same bytes either way."""
-        if self.source is None:
-            return self.source_dir()
-        copy = work / "zlink"
-        shutil.copytree(self.source, copy, symlinks=True)
+        """What CMake compiles: a copy of the source inside the build directory, so
+        that its files sit at the same path relative to the compiles (../zlink/...) in
+        every zlink build, the working tree's and each revision's, and the compiler
+        cache (compiler_cache.py) finds the unchanged ones. The key is the source's."""
+        copy, skip = work / "zlink", keys.tree_filter(self.source_dir())
+        shutil.copytree(self.source_dir(), copy, symlinks=True,
+                        ignore=lambda folder, names: {n for n in names if skip(Path(folder) / n)})
         return copy
 
     def build(self, work: Path, progress: Progress) -> dict:
@@ -109,7 +108,8 @@ class ZlinkLibrary:
         extra = curve_flags(progress) if self.curve else [CURVE_OFF]
         progress.step(f"building {self.name} (Release)")
         cmake.configure(self._build_source(work), build_dir,
-                        [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+                        [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}",
+                         *compiler_cache.launcher_flags()],
                         progress, title=self.name, log=log)
         cmake.build(build_dir, progress, title=self.name, install=True, log=log)
         library = prefix / "lib" / "libzlink.so"
