@@ -45,7 +45,7 @@ def ensure(prefix: Path, info: dict, progress: Progress) -> Path:
         progress.step(f"building bench/ against {info['name']} ({info['build_id']})")
         log = work / "testbed-build.log"
         cmake.configure(paths.BENCH_SRC_DIR, work,
-                        [*BENCH_FLAGS, *lib_flags(prefix, info), *compiler_cache.launcher_flags()], progress,
+                        [*BENCH_FLAGS, *compiler_cache.launcher_flags(), *lib_flags(prefix, info)], progress,
                         title=f"bench[{info['name']}]", log=log)
         cmake.build(work, progress, title=f"bench[{info['name']}]", log=log)
         binaries = sorted(p.name for p in work.glob("bench_*") if p.is_file())
