@@ -85,7 +85,11 @@ def _commit(repo: Path, message: str) -> str:
 
 def _throwaway_branch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     repo = tmp_path / "repo"
-    subprocess.run(["git", "clone", "-q", str(paths.REPO_ROOT), str(repo)], check=True, capture_output=True)
+    # Only what a bisection reads from the checkout (zlink/ to commit in, bench/ and the
+    # pins to build with): the published reports would make the checkout take minutes.
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(paths.REPO_ROOT), str(repo)], check=True,
+                   capture_output=True)
+    _git(repo, "sparse-checkout", "set", "zlink", "bench", "baselines")
     _git(repo, "checkout", "-q", "-b", "bisect-test")
     made = {"A": _git(repo, "rev-parse", "HEAD")}
     readme = repo / "zlink/README.md"
