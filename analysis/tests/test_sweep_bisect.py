@@ -123,3 +123,27 @@ def test_cell_names_one_cell_of_the_experiment():
 def test_bad_cells_are_named_with_the_choices(cell, message):
     with pytest.raises(BisectError, match=message):
         bisect_step.plan_cell("scorecard", "quick", cell, GOOD, BAD)
+
+
+def test_resume_reuses_finished_steps_and_refuses_other_inputs(tmp_path, monkeypatch):
+    from argparse import Namespace
+
+    from testbed.sweep import bisect_cmd
+    plan = bisect_step.plan_cell("scorecard", "quick", "pattern=PAIR,msg_size=64", GOOD, BAD)
+    good, bad = Revision(GOOD, "tg", "GOOD"), Revision(BAD, "tb", "BAD")
+    args = Namespace(cell="pattern=PAIR,msg_size=64", good="g", bad="b", profile="quick", seed=1, resume=None,
+                     out=tmp_path)
+    first = bisect_cmd.Record.open(args, good, bad, [bad], plan)
+    first.add(Step(bad, "bad", verdict="SLOW", ratio=0.5, low=0.4, high=0.6, pairs=7, side="bad",
+                   run_dir="steps/01"))
+
+    def no_measuring(*a, **k):
+        raise AssertionError("a finished step was measured again")
+    monkeypatch.setattr(bisect_step, "measure", no_measuring)
+    again = bisect_cmd.Record.open(Namespace(**{**vars(args), "resume": first.dir}), good, bad, [bad], plan)
+    step = again.measure(bad, "bad")
+    assert (step.verdict, step.ratio, step.pairs, step.run_dir) == ("SLOW", 0.5, 7, "steps/01")
+    assert again.doc["earlier_steps"][0][0]["verdict"] == "SLOW"  # on record until re-added
+    with pytest.raises(BisectError, match="its cell is"):
+        bisect_cmd.Record.open(Namespace(**{**vars(args), "resume": first.dir, "cell": "pattern=PAIR"}),
+                               good, bad, [bad], plan)

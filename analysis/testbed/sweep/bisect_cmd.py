@@ -84,6 +84,7 @@ class Record:
                   "bad_commit": bad.commit, "experiment": str(plan.exp.path), "profile": args.profile,
                   "metric": plan.metric, "cell_label": plan.label}
         reuse: dict[str, dict] = {}
+        earlier: list = []
         if args.resume:
             doc = _read(args.resume)
             for key in ("cell", "good_commit", "bad_commit", "experiment", "profile"):
@@ -91,13 +92,16 @@ class Record:
                     raise BisectError(f"--resume {args.resume}: its {key} is {doc['inputs'].get(key)!r}, "
                                       f"not {inputs[key]!r}; resume with the same CELL GOOD BAD and options")
             reuse = {s["revision"]["commit"]: s for s in doc.get("steps", []) if s.get("verdict")}
+            # The steps as the last session left them stay on record until reused.
+            earlier = [*doc.get("earlier_steps", []), doc.get("steps", [])]
             directory = args.resume
         else:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             name = f"{stamp}-{good.short[:7]}-{bad.short[:7]}"
             directory = (args.out or paths.RESULTS_DIR) / "bisect" / name
             directory.mkdir(parents=True)
-        doc = {"inputs": inputs, "candidates": [vars(c) for c in changes], "steps": [], "status": "running"}
+        doc = {"inputs": inputs, "candidates": [vars(c) for c in changes], "steps": [], "status": "running",
+               **({"earlier_steps": earlier} if earlier else {})}
         record = cls(directory, doc, plan, args.seed, reuse)
         record.save()
         return record
