@@ -119,9 +119,13 @@ def test_bisect_names_the_slowed_commit(tmp_path):
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # the code under test, not the clone's
     env.pop("TESTBED_PREBUILT", None)
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "testbed.cli", "bisect", CELL, made["A"], made["D"],
-                           "--experiment", str(toml), "--seed", "1"],
-                          env=env, capture_output=True, text=True, timeout=900)
+    argv = [sys.executable, "-m", "testbed.cli", "bisect", CELL, made["A"], made["D"],
+            "--experiment", str(toml), "--seed", "1"]
+    try:  # 15 minutes: a guard against a hang, far above the ~3 minutes a 2-core CI host takes
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired as exc:
+        tail = (exc.stderr or b"")[-4000:].decode(errors="replace")
+        pytest.fail(f"bisect still running after {exc.timeout} s; its last lines:\n{tail}")
     print(done.stderr[-6000:], done.stdout, f"bisect took {time.monotonic() - started:.0f} s", sep="\n")
     record = json.loads(next((tmp_path / "results" / "bisect").glob("*/bisect.json")).read_text())
     tested = {s["revision"]["commit"]: s for s in record["steps"]}
