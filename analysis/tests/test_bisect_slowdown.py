@@ -10,9 +10,13 @@ A throwaway branch in a temporary clone of this repository (never the checkout):
 SAME and C SLOW. A search that takes a SAME midpoint for the bad side names B, one
 that never looks at midpoints names D: both fail here.
 
-Cost (2 cores): three zlink builds, the first cold and the two others mostly ccache
-hits (compiler_cache.py), three bench builds, three one-cell runs of PAIR inproc
-64 B throughput at a 0.1 s window. About 2-3 minutes; CI budget 4.
+Cost. Builds: three zlink builds and three bench builds. setup's own zlink build goes
+through ccache too (compiler_cache.py), so D costs one compile and B and C none (C took
+4.3 s here); the bench's zmq-facing half recompiles per library. Then three one-cell
+runs of PAIR inproc 64 B throughput at a 0.1 s window (7-12 pairs each). Measured here,
+2 cores at load ~17 from other jobs: 420 s with one bench build (195 s) left to do,
+and over 15 minutes with a cold ccache (531 s for the zlink build alone). On an idle
+2-core CI host the estimate is 2-3 minutes (budget 4); not yet measured there.
 """
 from __future__ import annotations
 
