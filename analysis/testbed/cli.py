@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("testbed.results.report_cmd", "render the markdown report of a run"),
     "inflection": ("testbed.results.inflection_cmd", "find where a configuration's gain changes sign"),
     "history": ("testbed.results.history_cmd", "a cell's verdict over the zlink commits of published runs"),
+    "bisect": ("testbed.sweep.bisect_cmd", "the first commit at which a cell's zlink verdict changed"),
     "regenerate": ("testbed.results.regenerate_cmd", "re-render every report under reports/"),
     "rejudge": (
         "testbed.results.rejudge_cmd",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from testbed.records import cell_selector
 from testbed.records.manifest import RunManifest
 
 from . import compare, load
@@ -23,7 +24,6 @@ from .runs import published_runs
 # What `--cell KEY=VALUE,...` may select on (columns of a comparison).
 CELL_KEYS = ("pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link",
              "metric", "library", "reference")
-INT_KEYS = ("msg_size", "io_threads")
 IDENTITY = ["pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link",
             "metric", "library", "reference"]
 COLUMNS = ["run_id", "created_at", "commit", "dirty", *IDENTITY, "ratio", "ratio_lo", "ratio_hi", "verdict",
@@ -36,15 +36,10 @@ class HistoryError(ValueError):
 
 def parse_cell(text: str | None) -> dict:
     """'pattern=PUSH_PULL,transport=tcp,msg_size=64' -> {column: value}."""
-    out: dict = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        key, sep, value = part.partition("=")
-        if not sep or key not in CELL_KEYS or not value:
-            raise HistoryError(f"--cell: {part!r} is not KEY=VALUE with KEY one of {', '.join(CELL_KEYS)}")
-        if key in INT_KEYS and not value.isdigit():
-            raise HistoryError(f"--cell: {key} must be an integer, not {value!r}")
-        out[key] = int(value) if key in INT_KEYS else value
-    return out
+    try:
+        return cell_selector.parse(text, CELL_KEYS)
+    except cell_selector.CellSelectorError as exc:
+        raise HistoryError(str(exc)) from None
 
 
 def _commits(m: RunManifest) -> tuple[dict[str, str], str, bool]:

@@ -194,7 +194,7 @@ def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) 
         return fail("no library of this experiment is available; nothing to run (see warnings above)")
     if args.slurm:  # the shards run as array tasks; this process submits, watches and merges
         return slurm_run.run(exp, plan.cells, plan.seed, plan.libs_option, out_root, args, on_finished)
-    perf = _perf(exp)
+    perf = perf_setup(exp)
     history = estimate.load_history(out_root)
     planned = [c for c in plan.cells if c.library_name in found]
     est = estimate.bounds(planned, exp, history)[1]
@@ -251,7 +251,7 @@ def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:
     return found, missing
 
 
-def _perf(exp: config.Experiment) -> perfmod.PerfSetup:
+def perf_setup(exp: config.Experiment) -> perfmod.PerfSetup:
     if not exp.perf_stat:
         runner.warn("perf stat is off for speed runs ([perf].stat = false): cells carry no counters")
         return perfmod.PerfSetup(False, "off: [perf].stat = false (speed runs are not wrapped in perf stat)")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from testbed import paths
-from testbed.toolchain import buildcache, cmake, keys
+from testbed.toolchain import buildcache, cmake, compiler_cache, keys
 from testbed.toolchain.progress import Progress
 
 BENCH_FLAGS = ["-DCMAKE_BUILD_TYPE=Release"]
@@ -44,7 +44,8 @@ def ensure(prefix: Path, info: dict, progress: Progress) -> Path:
     def build(work: Path) -> None:
         progress.step(f"building bench/ against {info['name']} ({info['build_id']})")
         log = work / "testbed-build.log"
-        cmake.configure(paths.BENCH_SRC_DIR, work, [*BENCH_FLAGS, *lib_flags(prefix, info)], progress,
+        cmake.configure(paths.BENCH_SRC_DIR, work,
+                        [*BENCH_FLAGS, *compiler_cache.launcher_flags(), *lib_flags(prefix, info)], progress,
                         title=f"bench[{info['name']}]", log=log)
         cmake.build(work, progress, title=f"bench[{info['name']}]", log=log)
         binaries = sorted(p.name for p in work.glob("bench_*") if p.is_file())

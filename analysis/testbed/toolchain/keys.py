@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from testbed.toolchain.nar import nar_hash
@@ -59,9 +60,9 @@ def toolchain_id() -> dict:
 _SKIP_NAMES = {".git", "__pycache__", ".cache", ".vscode", ".idea"}
 
 
-def tree_hash(path: Path) -> str:
-    """NAR hash of a working tree (zlink/, bench/) without its top-level build*
-    folders (gitignored outputs) or editor junk anywhere."""
+def tree_filter(path: Path) -> Callable[[Path], bool]:
+    """What a source tree's hash leaves out: its top-level build* folders (gitignored
+    outputs) and editor junk anywhere. A build that copies the tree leaves out the same."""
     root = Path(path)
 
     def skip(entry: Path) -> bool:
@@ -70,7 +71,12 @@ def tree_hash(path: Path) -> str:
             return True
         return name in _SKIP_NAMES or name.endswith((".pyc", ".swp", "~"))
 
-    return nar_hash(root, skip)
+    return skip
+
+
+def tree_hash(path: Path) -> str:
+    """NAR hash of a working tree (zlink/, bench/), without what tree_filter leaves out."""
+    return nar_hash(Path(path), tree_filter(path))
 
 
 def have(tool: str) -> bool:

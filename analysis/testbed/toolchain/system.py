@@ -88,6 +88,7 @@ REQUIREMENTS: list[Requirement] = [
     # a modern Nix of its own (nix/offline/modern-nix.sh).
     Requirement("nix-bin", "the NAR hash tests compare with `nix hash path`", _cmd("nix")),
     Requirement("jq", "JSON in shell scripts", _cmd("jq")),
+    Requirement("ccache", "cheap rebuilds of zlink at many revisions (./testbed bisect)", _cmd("ccache")),
     Requirement("strace", "syscall counts per message (./testbed profile)", _cmd("strace")),
     # A private single-node Slurm for the test of `./testbed run --slurm`
     # (tests/slurm_cluster.py); sbatch/squeue are what --slurm itself calls.

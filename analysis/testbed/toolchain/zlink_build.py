@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from testbed import paths
-from testbed.toolchain import baselines, cmake, keys, pins
+from testbed.toolchain import baselines, cmake, compiler_cache, keys, pins
 from testbed.toolchain.capabilities import CapabilityError, check_curve
 from testbed.toolchain.progress import Progress
 
@@ -93,12 +93,23 @@ class ZlinkLibrary:
             info["libsodium"] = {"version": sodium["version"], "sha256": sodium["sha256"]}
         return info
 
+    def _build_source(self, work: Path) -> Path:
+        """What CMake compiles: a copy of the source inside the build directory, so
+        that its files sit at the same path relative to the compiles (../zlink/...) in
+        every zlink build, the working tree's and each revision's, and the compiler
+        cache (compiler_cache.py) finds the unchanged ones. The key is the source's."""
+        copy, skip = work / "zlink", keys.tree_filter(self.source_dir())
+        shutil.copytree(self.source_dir(), copy, symlinks=True,
+                        ignore=lambda folder, names: {n for n in names if skip(Path(folder) / n)})
+        return copy
+
     def build(self, work: Path, progress: Progress) -> dict:
         build_dir, prefix, log = work / "build", work / "prefix", work / "build.log"
         extra = curve_flags(progress) if self.curve else [CURVE_OFF]
         progress.step(f"building {self.name} (Release)")
-        cmake.configure(self.source_dir(), build_dir,
-                        [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}"],
+        cmake.configure(self._build_source(work), build_dir,
+                        [*RELEASE_FLAGS, *extra, f"-DCMAKE_INSTALL_PREFIX={prefix}",
+                         *compiler_cache.launcher_flags()],
                         progress, title=self.name, log=log)
         cmake.build(build_dir, progress, title=self.name, install=True, log=log)
         library = prefix / "lib" / "libzlink.so"
