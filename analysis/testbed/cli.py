@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inflection": ("testbed.results.inflection_cmd", "find where a configuration's gain changes sign"),
     "history": ("testbed.results.history_cmd", "a cell's verdict over the zlink commits of published runs"),
     "regenerate": ("testbed.results.regenerate_cmd", "re-render every report under reports/"),
+    "store": ("testbed.commands.store_cmd", "the results store: sizes, and compacting runs to Parquet"),
     "rejudge": (
         "testbed.results.rejudge_cmd",
         "re-judge a run from its raw files; do the sweep's verdicts reproduce?",

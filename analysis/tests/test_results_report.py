@@ -248,6 +248,14 @@ def test_regenerate_indexes_the_newest_run_of_each_experiment(run, tmp_path):
     row = next(line for line in index.splitlines() if line.startswith("| batch-sweep |"))
     assert "[20261102T000000Z-new2](batch-sweep/20261102T000000Z-new2/report.md)" in row
     assert "old1" not in row and row.endswith("| 1 |")
+    # the superseded run leaves the top table for its own, and its report says so
+    superseded = index[index.index("## Superseded runs"):]
+    assert "| batch-sweep | [20261101T000000Z-old1](batch-sweep/20261101T000000Z-old1/report.md) | " \
+           "[20261102T000000Z-new2]" in superseded
+    old_md = (reports / "batch-sweep" / "20261101T000000Z-old1" / "report.md").read_text().splitlines()
+    assert old_md[2].startswith("**Superseded** by "
+                                "[20261102T000000Z-new2](../20261102T000000Z-new2/report.md)")
+    assert "Superseded" not in (reports / "batch-sweep" / "20261102T000000Z-new2" / "report.md").read_text()
     (reports / "index.md").unlink()
     args.check = True
     assert regenerate_cmd.main(args) == 1
