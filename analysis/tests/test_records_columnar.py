@@ -87,6 +87,13 @@ def test_compact_replaces_the_journal_and_reopen_restores_it(tmp_path):
     assert journal.read_text() == text and not (journal.parent / store.PARQUET_NAME).exists()
 
 
+def test_a_finished_run_is_compacted_only_when_parquet_saves_space(tmp_path, monkeypatch):
+    journal = _journal(tmp_path / "run", RECORDS)
+    assert not store.compact_finished(journal.parent) and journal.exists()  # a few hundred bytes
+    monkeypatch.setattr(store, "COMPACT_MIN_BYTES", journal.stat().st_size)
+    assert store.compact_finished(journal.parent) and not journal.exists()
+
+
 def test_compact_refuses_a_torn_journal(tmp_path):
     journal = _journal(tmp_path / "run", RECORDS[:1], tail='{"cell_id": "to')
     with pytest.raises(ValueError, match="torn last line"):

@@ -120,7 +120,7 @@ def read(path: Path) -> list[dict]:
 
     path = Path(path)
     try:
-        table = pq.read_table(path)
+        table = pq.ParquetFile(path).read()  # not pq.read_table: it imports pandas via pyarrow.dataset
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise ColumnarError(f"{path}: not a readable Parquet file ({exc})") from None
     meta = table.schema.metadata or {}
@@ -150,5 +150,5 @@ def _build(shape: dict, columns: dict[str, list], row: int) -> dict:
 def journal_bytes(path: Path) -> int | None:
     """The size of the JSONL this file replaced, if compaction recorded it."""
     import pyarrow.parquet as pq
-    value = (pq.read_schema(Path(path)).metadata or {}).get(META_SOURCE)
+    value = (pq.ParquetFile(Path(path)).schema_arrow.metadata or {}).get(META_SOURCE)
     return int(value) if value else None

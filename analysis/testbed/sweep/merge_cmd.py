@@ -118,7 +118,7 @@ def main(args: argparse.Namespace) -> int:
     merged = _merged_manifest(args.runs, manifests, run_id, records)
     merged.save(out_dir)
     if merged.status == "complete":
-        store.compact(out_dir)
+        store.compact_finished(out_dir)
     missing = merged.extra["missing_shards"]
     if missing:
         print(f"testbed merge: warning: shards {missing} are not in the merge", file=sys.stderr)

@@ -201,7 +201,7 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
         flamegraphs.write_index(run_dir, m.flamegraphs)
     m.save(run_dir)
     if m.status == "complete":  # finished: the journal's records, compacted (records/columnar.py)
-        store.compact(run_dir)
+        store.compact_finished(run_dir)
     shutil.rmtree(workdir, ignore_errors=True)
     summary.print_summary(m, run_dir)
     if interrupted:
