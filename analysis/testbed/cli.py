@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("testbed.results.history_cmd", "a cell's verdict over the zlink commits of published runs"),
     "bisect": ("testbed.sweep.bisect_cmd", "the first commit at which a cell's zlink verdict changed"),
     "regenerate": ("testbed.results.regenerate_cmd", "re-render every report under reports/"),
+    "store": ("testbed.commands.store_cmd", "the results store: sizes, and compacting runs to Parquet"),
     "rejudge": (
         "testbed.results.rejudge_cmd",
         "re-judge a run from its raw files; do the sweep's verdicts reproduce?",

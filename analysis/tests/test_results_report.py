@@ -1,13 +1,13 @@
 """Reports: deterministic bytes, the seeds' layout, commands, regenerate --check."""
 import argparse
 import hashlib
-import json
 import shutil
 
 import pytest
 
 from fixtures.factory import group_id, make_run
 from testbed import paths
+from testbed.records import store
 from testbed.results import inflection_cmd, regenerate, regenerate_cmd, report, report_cmd
 
 
@@ -181,7 +181,8 @@ def test_report_command(run, tmp_path, capsys):
 
 def test_compact_keeps_what_reports_need(run, tmp_path):
     report_cmd.compact(run, tmp_path)
-    cells = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert (tmp_path / store.PARQUET_NAME).is_file() and not (tmp_path / store.RESULTS_NAME).exists()
+    cells = store.read_run(tmp_path)[0]
     assert all("result" in c for c in cells) and not any("command" in c for c in cells if c["status"] == "ok")
     assert report.render_run(tmp_path).read_text() == report.render_run(run, tmp_path / "x").read_text()
 
@@ -248,6 +249,14 @@ def test_regenerate_indexes_the_newest_run_of_each_experiment(run, tmp_path):
     row = next(line for line in index.splitlines() if line.startswith("| batch-sweep |"))
     assert "[20261102T000000Z-new2](batch-sweep/20261102T000000Z-new2/report.md)" in row
     assert "old1" not in row and row.endswith("| 1 |")
+    # the superseded run leaves the top table for its own, and its report says so
+    superseded = index[index.index("## Superseded runs"):]
+    assert "| batch-sweep | [20261101T000000Z-old1](batch-sweep/20261101T000000Z-old1/report.md) | " \
+           "[20261102T000000Z-new2]" in superseded
+    old_md = (reports / "batch-sweep" / "20261101T000000Z-old1" / "report.md").read_text().splitlines()
+    assert old_md[2].startswith("**Superseded** by "
+                                "[20261102T000000Z-new2](../20261102T000000Z-new2/report.md)")
+    assert "Superseded" not in (reports / "batch-sweep" / "20261102T000000Z-new2" / "report.md").read_text()
     (reports / "index.md").unlink()
     args.check = True
     assert regenerate_cmd.main(args) == 1

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from testbed.records import store
 from testbed.sweep import hosts, links
 from testbed.sweep.config_net import LinkSpec
 
@@ -207,7 +208,7 @@ def test_the_shipped_two_host_experiment_runs_with_the_real_benches(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     run_dir = next(tmp_path.glob("two-host/*/"))
-    recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    recs = store.read_run(run_dir)[0]  # compacted to results.parquet once finished
     assert recs and all(r["status"] == "ok" and r["process_model"] == "two-host" for r in recs)
     assert {r["library"] for r in recs} == {"libzmq-4.3.5", "zlink"}
     gbit = {link: max(r["result"]["throughput"]["bytes_per_sec"] * 8 / 1e9

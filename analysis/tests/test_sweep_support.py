@@ -128,7 +128,9 @@ def run_testbed(args: list[str], env: dict, **kw) -> subprocess.CompletedProcess
 
 
 def read_results(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
+    """The run's records: its journal while live, results.parquet once it finished."""
+    from testbed.records import store
+    return store.read_run(run_dir)[0]
 
 
 def only_run_dir(out: Path) -> Path:

@@ -174,8 +174,9 @@ pass "nix build .#zlink -> include/zmq.h, lib/libzlink.so, lib/libzmq.so.5, zlin
 step "nix run .#experiment-noise-floor -- --profile quick"
 mkdir "$work/caller" && cd "$work/caller"
 nix run -L "${over[@]}" "$work/flake#experiment-noise-floor" -- --profile quick
-find results -name results.jsonl | grep -q . || { echo "no results/**/results.jsonl written in the caller's directory" >&2; exit 1; }
-pass "nix run .#experiment-noise-floor wrote $(find results -name results.jsonl | head -n1)"
+# a finished run keeps its records as results.parquet, an unfinished one as results.jsonl
+find results -name 'results.*' | grep -q . || { echo "no results/**/results.{parquet,jsonl} written in the caller's directory" >&2; exit 1; }
+pass "nix run .#experiment-noise-floor wrote $(find results -name 'results.*' | head -n1)"
 
 # --- the dev shell end to end (NIX_CHECK_FULL=1 or NIX_CHECK_DEVELOP=1): entering it
 #     builds all four library flavours and their benches (TESTBED_PREBUILT), so CI
@@ -203,7 +204,7 @@ if [ "${NIX_CHECK_FULL:-}" = 1 ] || [ "${NIX_CHECK_DEVELOP:-}" = 1 ]; then
     # With TESTBED_PREBUILT setup uses the Nix-built prefixes: no library build of its own.
     if [ -d build/libs ]; then echo "setup built libraries in build/libs despite TESTBED_PREBUILT" >&2; exit 1; fi
     ./testbed run batch-sweep --profile quick
-    find results -name results.jsonl | grep -q .'
+    find results -name "results.*" | grep -q .'
   pass "nix develop: ./testbed setup built nothing; run batch-sweep --profile quick wrote results"
 fi
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tools_run", type=Path, help="a perf-tools run directory (manifest + results.jsonl)")
+    parser.add_argument("tools_run", type=Path, help="a perf-tools run directory (manifest + results)")
     parser.add_argument("bench_run", type=Path, help="a bench run directory (PUSH_PULL and/or REQ_REP cells)")
     parser.add_argument("--out", type=Path, help="write the markdown table here instead of printing it")
 

@@ -73,7 +73,7 @@ def history(experiment: str, select: dict | None = None, reports_dir: Path | Non
     runs = published_runs(experiment, reports_dir)
     if not runs:
         raise HistoryError(f"no published run of {experiment!r} (reports/{experiment}/<run>/ with "
-                           "manifest.json and results.jsonl)")
+                           "manifest.json and results.parquet or results.jsonl)")
     frames = [run_history(run, select) for run in runs]
     frames = [f for f in frames if not f.empty]
     if not frames:

@@ -1,4 +1,5 @@
-"""Raw run directory (manifest.json + results.jsonl, data-formats section 4) -> tidy table,
+"""Raw run directory (manifest.json + results.jsonl or results.parquet, data-formats
+section 4) -> tidy table,
 and reading/writing tidy tables as CSV or parquet with their schema version."""
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def read_manifest(run_dir: Path) -> dict:
     path = Path(run_dir) / store.MANIFEST_NAME
     if not path.is_file():
         raise RunDirError(
-            f"{run_dir}: no manifest.json (a run directory holds manifest.json and results.jsonl)"
+            f"{run_dir}: no manifest.json (a run directory holds manifest.json and results.jsonl "
+            "or results.parquet)"
         )
     try:
         return json.loads(path.read_text())
@@ -44,11 +46,14 @@ def read_manifest(run_dir: Path) -> dict:
 
 
 def read_cells(run_dir: Path) -> list[dict]:
-    """Every cell attempt line. A torn last line (run interrupted mid-write) is skipped
-    with a warning; a bad line anywhere else is an error, since it means corruption."""
-    path = Path(run_dir) / store.RESULTS_NAME
+    """Every cell attempt: results.parquet when the run was compacted, else each line of
+    results.jsonl. A torn last line (run interrupted mid-write) is skipped with a
+    warning; a bad line anywhere else is an error, since it means corruption."""
+    path = store.results_file(run_dir)
     if not path.is_file():
-        raise RunDirError(f"{run_dir}: no results.jsonl")
+        raise RunDirError(f"{run_dir}: no {store.RESULTS_NAME} or {store.PARQUET_NAME}")
+    if path.name == store.PARQUET_NAME:
+        return _unique(_checked(path, store.read_run(run_dir)[0]))
     lines = path.read_text().splitlines()
     cells = []
     for number, line in enumerate(lines, 1):
@@ -64,6 +69,18 @@ def read_cells(run_dir: Path) -> list[dict]:
         if cell.get("schema") != CELL_SCHEMA:
             raise RunDirError(f"{path}:{number}: schema {cell.get('schema')!r}, expected {CELL_SCHEMA!r}")
         cells.append(cell)
+    return _unique(cells)
+
+
+def _checked(path: Path, cells: list[dict]) -> list[dict]:
+    for number, cell in enumerate(cells, 1):
+        if cell.get("schema") != CELL_SCHEMA:
+            raise RunDirError(f"{path}: record {number}: schema {cell.get('schema')!r}, "
+                              f"expected {CELL_SCHEMA!r}")
+    return cells
+
+
+def _unique(cells: list[dict]) -> list[dict]:
     # A merged or resumed run may repeat an attempt: the last line wins.
     unique = {(c["cell_id"], c["repetition"]): c for c in cells}
     return list(unique.values())
@@ -184,7 +201,7 @@ def load_run(run_dir: Path) -> pd.DataFrame:
         for name, value, unit in metrics:
             rows.append({**ident, "metric": name, "value": value, "unit": unit, **common})
     if not rows:
-        raise RunDirError(f"{run_dir}: results.jsonl holds no cells")
+        raise RunDirError(f"{store.results_file(run_dir)}: holds no cells")
     return schema.conform(pd.DataFrame(rows))
 
 

@@ -34,16 +34,15 @@ DROP = ("command", "stderr_tail")
 
 
 def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
+    from testbed.records import columnar
     dest.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for line in (run_dir / store.RESULTS_NAME).read_text().splitlines():
-        if not line.strip():
-            continue
-        cell = json.loads(line)
+    cells = []
+    for cell in store.read_run(run_dir)[0]:
         if cell.get("status") == "ok":
             cell = {k: v for k, v in cell.items() if k not in DROP}
-        lines.append(json.dumps(cell, sort_keys=True, separators=(",", ":")))
-    (dest / store.RESULTS_NAME).write_text("\n".join(lines) + "\n")
+        cells.append(json.loads(json.dumps(cell, sort_keys=True)))  # one key order in every copy
+    columnar.write(cells, dest / store.PARQUET_NAME)
+    (dest / store.RESULTS_NAME).unlink(missing_ok=True)  # an earlier publication's journal
     manifest = json.loads((run_dir / store.MANIFEST_NAME).read_text())
     if calibration is not None:
         # Stored relative to the published run, so regenerate finds it in any clone.

@@ -13,7 +13,7 @@ from . import compare, load
 def newest_run(experiment: str, results_dir: Path | None = None) -> Path | None:
     root = Path(results_dir or paths.RESULTS_DIR) / experiment
     runs = sorted(p.parent for p in root.glob(f"*/{store.MANIFEST_NAME}")
-                  if (p.parent / store.RESULTS_NAME).is_file())
+                  if store.has_results(p.parent))
     return runs[-1] if runs else None
 
 
@@ -21,7 +21,8 @@ def pick_run(run: str | Path | None, experiment: str) -> Path:
     if run:
         path = Path(run)
         if not (path / store.MANIFEST_NAME).is_file():
-            raise FileNotFoundError(f"{path}: not a run directory (needs manifest.json and results.jsonl)")
+            raise FileNotFoundError(f"{path}: not a run directory (needs manifest.json and "
+                                    "results.jsonl or results.parquet)")
         return path
     found = newest_run(experiment)
     if found is None:
@@ -36,7 +37,7 @@ def published_runs(experiment: str, reports_dir: Path | None = None) -> list[Pat
     """The experiment's published runs (reports/<experiment>/<run-id>/), oldest first."""
     root = Path(reports_dir or paths.REPORTS_DIR) / experiment
     return sorted(p.parent for p in root.glob(f"*/{store.MANIFEST_NAME}")
-                  if (p.parent / store.RESULTS_NAME).is_file())
+                  if store.has_results(p.parent))
 
 
 def pick_published_run(run: str | Path | None, experiment: str) -> Path:

@@ -55,9 +55,9 @@ def load_history(results_root: Path) -> dict:
     """Median wall seconds of ok cells in earlier runs, keyed by the work they did
     (so zlink cells borrow libzmq's time until zlink has its own)."""
     times: dict[tuple, list[float]] = {}
-    for path in results_root.glob("*/*/results.jsonl"):
+    for manifest in results_root.glob(f"*/*/{store.MANIFEST_NAME}"):
         try:
-            records, _ = store.read_records(path)
+            records, _ = store.read_run(manifest.parent)
         except (OSError, ValueError):
             continue
         for r in records:

@@ -47,7 +47,7 @@ def _check(runs: list[Path], manifests: list[RunManifest]) -> None:
 def _records(runs: list[Path]) -> list[dict]:
     records, seen = [], set()
     for run_dir in runs:
-        recs, torn = store.read_records(run_dir / store.RESULTS_NAME)
+        recs, torn = store.read_run(run_dir)
         if torn:
             print(f"testbed merge: warning: {run_dir}: ignoring a torn last line", file=sys.stderr)
         for r in recs:
@@ -108,6 +108,8 @@ def merge(runs: list[Path], out_root: Path, extra: dict | None = None) -> Path:
     merged = _merged_manifest(runs, manifests, run_id, records)
     merged.extra.update(extra or {})
     merged.save(out_dir)
+    if merged.status == "complete":
+        store.compact_finished(out_dir)
     missing = merged.extra["missing_shards"]
     if missing:
         print(f"testbed merge: warning: shards {missing} are not in the merge", file=sys.stderr)

@@ -141,6 +141,8 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
     exp, run_dir, m = ctx.exp, ctx.run_dir, ctx.manifest
     workdir = run_dir / ".work"
     workdir.mkdir(exist_ok=True)
+    if store.reopen(run_dir):  # resuming a finished, compacted run: append to a journal again
+        warn(f"{run_dir}: reopened ({store.PARQUET_NAME} back to {store.RESULTS_NAME})")
     torn = store.repair(run_dir / store.RESULTS_NAME)
     if torn:
         warn(f"dropped a torn last line (kept in {run_dir / store.TORN_NAME})")
@@ -198,6 +200,8 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     if m.flamegraphs:
         flamegraphs.write_index(run_dir, m.flamegraphs)
     m.save(run_dir)
+    if m.status == "complete":  # finished: the journal's records, compacted (records/columnar.py)
+        store.compact_finished(run_dir)
     shutil.rmtree(workdir, ignore_errors=True)
     summary.print_summary(m, run_dir)
     if interrupted:
