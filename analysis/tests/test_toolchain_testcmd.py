@@ -215,3 +215,39 @@ def test_gcc14_suite_is_opt_in_and_counts_the_scripts_closing_line(fake_suites, 
     assert "gcc14: 5 passed, 1 failed (nix/offline/gcc14.sh exited 2)" in capsys.readouterr().out
     script.write_text('echo "5 passed, 0 failed"\n')
     assert test_cmd.main(_args(only=["gcc14"])) == 0
+
+
+def test_build_only_compiles_the_zlink_trees_and_runs_no_test(monkeypatch, tmp_path, capsys):
+    """CI's background prebuild: each selected tree is configured and built (the fuzz
+    tree with clang), nothing runs, no library build and no apt; one pass per tree."""
+    built = []
+    fuzz_exe = tmp_path / "zlink_fuzz_decoder"
+    fuzz_exe.write_text("#!/bin/sh\n")
+    fuzz_exe.chmod(0o755)
+
+    def configure_and_build(kind, flags, progress, env=None, compilers=None, pick=None):
+        built.append(kind)
+        return tmp_path
+
+    def never(*a, **k):
+        pytest.fail("--build-only ran, installed or built something it must not")
+
+    monkeypatch.setattr(test_cmd.zlink_build, "configure_and_build", configure_and_build)
+    monkeypatch.setattr(test_cmd.zlink_build, "missing_reason", lambda: None)
+    monkeypatch.setattr(test_cmd, "_interop_prefix", lambda: None)
+    monkeypatch.setattr(test_cmd.system, "missing", lambda: ["clang"])
+    for name in ("run_ctest", "run_fuzzer", "build_everything", "tests_of"):
+        monkeypatch.setattr(test_cmd, name, never)
+    monkeypatch.setattr(test_cmd.system, "ensure", never)
+    args = _args(only=["sanitize", "fuzz", "tsan"], tsan_scope="threads", build_only=True)
+    assert test_cmd.main(args) == 0
+    assert built == ["sanitize", "tsan", "fuzz"]
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == "3 passed, 0 failed"
+    assert "zlink fuzz build" in out and "no test run" in out
+
+
+def test_build_only_refuses_suites_that_are_not_zlink_trees(capsys):
+    assert test_cmd.main(_args(only=["sanitize", "pytest"], build_only=True)) == 2
+    out = capsys.readouterr().out
+    assert "--build-only goes with --only zlink / sanitize / tsan / fuzz (got pytest)" in out

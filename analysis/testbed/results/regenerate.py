@@ -40,7 +40,9 @@ def _import_seeds(seeds_dir: Path, data_dir: Path) -> None:
             json.dumps({"notes": res.notes, "skipped": res.skipped}, indent=2, sort_keys=True) + "\n")
 
 
-def _build_published(reports_dir: Path, seeds_dir: Path | None, out: Path) -> None:
+def _published_jobs(reports_dir: Path, seeds_dir: Path | None, out: Path) -> list[tuple]:
+    """Fill out/data (from the seeds, else from the stored published/data) and return one
+    render_published job per seed; _write_published_index runs after them."""
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
     stored = Path(reports_dir) / PUBLISHED / "data"
@@ -49,15 +51,21 @@ def _build_published(reports_dir: Path, seeds_dir: Path | None, out: Path) -> No
     elif stored.is_dir():  # no seeds here (e.g. a clone without shared/): rebuild from stored data
         for f in sorted(stored.iterdir()):
             shutil.copy2(f, data / f.name)
-    index = []
+    jobs = []
     for csv in sorted(data.glob("*.csv")):
         meta = json.loads((data / f"{csv.stem}.notes.json").read_text())
-        path = report.render_published(csv, out, csv.stem, meta["notes"], meta["skipped"])
+        jobs.append((csv, out, csv.stem, meta["notes"], meta["skipped"]))
+    return jobs
+
+
+def _write_published_index(out: Path, stems: list[str]) -> None:
+    index = []
+    for stem in stems:
         first = next(
-            (line for line in path.read_text().splitlines()
+            (line for line in (out / f"{stem}.md").read_text().splitlines()
              if line.startswith("- ") and "helps up to" in line), "",
         )
-        index.append((csv.stem, first[2:]))
+        index.append((stem, first[2:]))
     if index:
         lines = ["# Published reports, re-analysed", "",
                  "Each seed report was imported into the tidy table (`data/<seed>.csv`) and re-rendered with "
@@ -168,8 +176,12 @@ def mark_superseded(runs: list[Path], rendered_root: Path) -> None:
             path.write_text(f"{title}\n\n{note}\n{rest}")
 
 
-def _render_run(job: tuple[Path, Path]) -> None:
-    report.render_run(*job)
+def _render(job: tuple) -> None:
+    """One report: a published seed's (5 arguments) or a run's (source, destination)."""
+    if len(job) == 5:
+        report.render_published(*job)
+    else:
+        report.render_run(*job)
 
 
 def _workers(jobs: int) -> int:
@@ -195,22 +207,25 @@ def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool 
         if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir()
         else []
     )
-    if managed:
-        _build_published(reports_dir, seeds_dir, out_root / PUBLISHED)
+    published_jobs = _published_jobs(reports_dir, seeds_dir, out_root / PUBLISHED) if managed else []
     rels = [run.relative_to(reports_dir) for run in run_dirs(reports_dir)] if runs else []
-    jobs = []
+    jobs = list(published_jobs)
     for rel in rels:
         dest = out_root / rel
         dest.mkdir(parents=True, exist_ok=True)
         jobs.append((Path(reports_dir) / rel, dest))
         managed += [rel / report.REPORT_NAME, rel / report.FIGURES]
+    # The published seeds and the runs share one pool: the seeds are the largest
+    # reports, and drawn one after another they left the other cores idle.
     workers = _workers(len(jobs))
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(_render_run, jobs))
+            list(pool.map(_render, jobs))
     else:
         for job in jobs:
-            _render_run(job)
+            _render(job)
+    if published_jobs:
+        _write_published_index(out_root / PUBLISHED, [job[2] for job in published_jobs])
     if rels:
         mark_superseded(rels, out_root)
         write_index(rels, out_root, out_root / INDEX)

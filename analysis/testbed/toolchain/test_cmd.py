@@ -41,6 +41,8 @@ SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zl
 DEFAULT_SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "pytest",
                   "clang-format")
 DEFAULT_FUZZ_SECONDS = 30
+# The suites --build-only can prepare: each compiles a zlink tree of its own.
+BUILD_ONLY_SUITES = ("zlink", "sanitize", "tsan", "fuzz")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +79,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "table) from this run, keeping every reason")
     parser.add_argument("--sanitize", action="store_true",
                         help="also build zlink with -fsanitize=address,undefined and run its ctest")
+    parser.add_argument("--build-only", action="store_true",
+                        help="only compile the trees of the selected zlink suites "
+                             f"({', '.join(BUILD_ONLY_SUITES)}) and run no test: CI compiles the sanitizer, "
+                             "fuzz and TSan trees under SCHED_IDLE while the test step runs, and their "
+                             "steps then find them built")
     parser.add_argument("--fuzz-seconds", type=int, default=0, metavar="N",
                         help="build zlink's fuzz targets (clang, libFuzzer) and run each for N seconds "
                              f"(with --only fuzz and no N: {DEFAULT_FUZZ_SECONDS})")
@@ -119,14 +126,18 @@ def _interop_prefix() -> Path | None:
 
 
 def _zlink_ctest(kind: str, label: str, flags: list[str], regex: str | None, progress: Progress,
-                 env: dict | None = None, targets: tuple[str, ...] = ()) -> SuiteResult:
-    """Build zlink's tests (only `targets` when given, and then run only their tests)."""
+                 env: dict | None = None, targets: tuple[str, ...] = (),
+                 build_only: bool = False) -> SuiteResult:
+    """Build zlink's tests (only `targets` when given, and then run only their tests);
+    build_only: stop after the build (one pass for a tree that compiled)."""
     pick = (lambda available: [t for t in targets if t in available]) if targets else None
     try:
         build_dir = zlink_build.configure_and_build(kind, flags, progress, pick=pick)
     except CommandFailed as exc:
         progress.say(str(exc))
         return SuiteResult(label, failed=1, notes=[f"zlink {kind} build failed"])
+    if build_only:
+        return SuiteResult(f"{label} build", passed=1, notes=[f"built {build_dir}, no test run"])
     progress.step(f"{label}")
     if targets:
         names = [n for n in tests_of(build_dir, targets) if regex is None or re.search(regex, n)]
@@ -179,7 +190,7 @@ def _seeds(fuzz_src: Path, target: Path) -> Path:
     return short if short.is_dir() else fuzz_src / "corpus" / target.name
 
 
-def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
+def _fuzz(seconds: int, progress: Progress, build_only: bool = False) -> SuiteResult:
     result = SuiteResult("zlink fuzz")
     fuzz_src = zlink_build.source_dir() / "fuzz"
     if not (fuzz_src / "CMakeLists.txt").is_file():
@@ -202,6 +213,8 @@ def _fuzz(seconds: int, progress: Progress) -> SuiteResult:
         result.failed = 1
         result.notes.append(f"no (*_)fuzz_* executables in {build_dir}")
         return result
+    if build_only:
+        return SuiteResult("zlink fuzz build", passed=1, notes=[f"built {len(targets)} targets, none run"])
     # Each libFuzzer target is one single-threaded process: run TESTBED_JOBS (default 2)
     # of them at a time, each still for `seconds`, so CI's two cores fuzz side by side.
     jobs = max(1, int(os.environ.get("TESTBED_JOBS", "2")))
@@ -229,9 +242,10 @@ def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progre
         return [SuiteResult("zlink", notes=[f"not run: {reason}"])]
     prefix = _interop_prefix()
     results = []
+    build_only = bool(getattr(args, "build_only", False))
     if "zlink" in selected:
         results.append(_zlink_ctest("test", "zlink ctest", zlink_build.test_flags(prefix), args.ctest_regex,
-                                    progress))
+                                    progress, build_only=build_only))
     if "sanitize" in selected:
         # allocator_may_return_null: a hostile peer may declare a 2^62-byte frame; the
         # library must survive a failed allocation, which ASan would otherwise abort on.
@@ -239,13 +253,14 @@ def _zlink_suites(args: argparse.Namespace, selected: set[str], progress: Progre
                "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
         results.append(_zlink_ctest("sanitize", "zlink ctest (asan+ubsan)",
                                     zlink_build.sanitize_flags(prefix),
-                                    args.ctest_regex, progress, env))
+                                    args.ctest_regex, progress, env, build_only=build_only))
     if "tsan" in selected:
         scope = TSAN_THREAD_TARGETS if args.tsan_scope == "threads" else ()
         results.append(_zlink_ctest("tsan", f"zlink ctest (tsan, {args.tsan_scope})", tsan_flags(prefix),
-                                    args.ctest_regex, progress, TSAN_ENV, targets=scope))
+                                    args.ctest_regex, progress, TSAN_ENV, targets=scope,
+                                    build_only=build_only))
     if "fuzz" in selected:
-        results.append(_fuzz(args.fuzz_seconds or DEFAULT_FUZZ_SECONDS, progress))
+        results.append(_fuzz(args.fuzz_seconds or DEFAULT_FUZZ_SECONDS, progress, build_only))
     return results
 
 
@@ -270,6 +285,11 @@ def main(args: argparse.Namespace) -> int:
     started = time.monotonic()
     progress = Progress()
     selected = _selected(args)
+    build_only = bool(getattr(args, "build_only", False))
+    if build_only and not selected <= set(BUILD_ONLY_SUITES):
+        print(f"testbed test: --build-only goes with --only {' / '.join(BUILD_ONLY_SUITES)} "
+              f"(got {', '.join(sorted(selected - set(BUILD_ONLY_SUITES)))})")
+        return 2
     # Seconds per part, printed under the summary: where a CI step's time went.
     timings: list[tuple[str, float]] = []
 
@@ -280,11 +300,15 @@ def main(args: argparse.Namespace) -> int:
         finally:
             timings.append((part, time.monotonic() - begin))
 
-    if system.missing():
+    # --build-only never installs (it runs beside other steps, which may hold apt's lock):
+    # a missing tool fails its build, and the suite's own run installs it.
+    if system.missing() and not build_only:
         progress.step("host tools (something is missing)")
         timed("host tools", lambda: system.ensure(progress))
     results = []
-    if selected - {"clang-format"}:  # the format check alone needs no build
+    # The format check alone needs no build; --build-only compiles zlink's trees only
+    # (the libraries and interop baseline are setup's).
+    if selected - {"clang-format"} and not build_only:
         progress.step("builds")
         results.append(timed("builds", lambda: _builds(progress, selected)))
     if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
