@@ -92,6 +92,11 @@ pass "libzmq tree added to the store under the NAR hash it really has"
 
 system="$(nix eval --impure --raw --expr builtins.currentSystem)"
 
+# NIX_CHECK_DEVELOP=1 (without NIX_CHECK_FULL): only the dev shell end to end (the
+# last step); the strictness probes, the evaluation and the builds are skipped.
+ci_steps=1
+if [ "${NIX_CHECK_DEVELOP:-}" = 1 ] && [ "${NIX_CHECK_FULL:-}" != 1 ]; then ci_steps=0; fi
+if [ "$ci_steps" = 1 ]; then
 # --- 3. how strict the stub is: the probes in nix/offline/strictness.nix, each one
 #     `nix build`, some of which must fail, and fail for the reason named here (a probe
 #     failing for any other reason, e.g. a typo, must not count as a proof).
@@ -100,9 +105,9 @@ probe_build() {
   nix build -L --no-link -f nix/offline/strictness.nix --argstr system "$system" "$1" \
     > "$work/strict-$1.log" 2>&1
 }
-for p in runcommand runcommandcc runcommandcc-sodium zlink-configure; do
+for p in runcommand runcommandcc runcommandcc-sodium headers-declared zlink-configure; do
   probe_build "$p" || { tail -n 30 "$work/strict-$p.log" >&2; echo "strictness probe $p failed" >&2; exit 1; }
-  grep -h -e 'strict: PATH' -e 'zlink configured with tests' "$work/strict-$p.log" | sed "s/^/  $p: /" \
+  grep -h -e 'strict: ' -e 'zlink configured with tests' "$work/strict-$p.log" | sed "s/^/  $p: /" \
     || echo "  $p: already in the store (built and passed before from the same inputs)"
 done
 must_fail() {
@@ -116,11 +121,19 @@ must_fail() {
   }
   echo "  $p: failed as it must: $(grep -m1 -F "$reason" "$work/strict-$p.log" | sed 's/^[^>]*> //')"
 }
+# A known leak, kept visible: it must still build (else the README is out of date).
+probe_build known-leak-linker || {
+  tail -n 30 "$work/strict-known-leak-linker.log" >&2
+  echo "known-leak-linker failed: the linker leak looks closed; update nix/offline/README.md" >&2; exit 1
+}
+echo "  known-leak-linker: STILL LEAKS: an undeclared host library (-lz) links (linker default folders)"
 must_fail zlink-configure-no-python "Could NOT find Python3"
+must_fail headers-undeclared "fatal error: asio.hpp: No such file or directory"
 must_fail leaky-runcommand "STRICTNESS FAILED: a host folder on PATH: /usr/bin"
 must_fail leaky-runcommandcc "STRICTNESS FAILED: a host folder on PATH: /usr/bin"
 pass "stub strictness: runCommand has no cc/nm/ld/python3 and only store folders on PATH;" \
   "runCommandCC has exactly its inputs and stdenv's tools, pkg-config only declared .pc files;" \
+  "the compiler finds asio.hpp/sodium.h only when declared (no host /usr/include);" \
   "zlink's configure with tests passes, and fails at find_package(Python3) without python3"
 # Every check, package, app and dev shell of both systems is evaluated (so a wrong
 # attribute name, a missing input or a broken experiment.toml fails here).
@@ -176,6 +189,7 @@ mkdir "$work/caller" && cd "$work/caller"
 nix run -L "${over[@]}" "$work/flake#experiment-noise-floor" -- --profile quick
 find results -name results.jsonl | grep -q . || { echo "no results/**/results.jsonl written in the caller's directory" >&2; exit 1; }
 pass "nix run .#experiment-noise-floor wrote $(find results -name results.jsonl | head -n1)"
+fi
 
 # --- the dev shell end to end (NIX_CHECK_FULL=1 or NIX_CHECK_DEVELOP=1): entering it
 #     builds all four library flavours and their benches (TESTBED_PREBUILT), so CI
@@ -199,12 +213,28 @@ if [ "${NIX_CHECK_FULL:-}" = 1 ] || [ "${NIX_CHECK_DEVELOP:-}" = 1 ]; then
       printf "  %s: %s\n" "$tool" "$(command -v "$tool" || echo MISSING)"
     done
     [ "$CC" = gcc ] && [ "$CXX" = g++ ] && [ -n "$TESTBED_PREBUILT" ]
+    fail() { echo "dev shell: $*" >&2; exit 1; }
+    # The compiler searches no host /usr/include: asio.hpp comes from the shell s asio.
+    dirs=$($CXX -x c++ -E -v - < /dev/null 2>&1 | sed -n "/#include <...>/,/End of/p")
+    if grep -qx " /usr/include" <<< "$dirs"; then fail "$CXX searches /usr/include"; fi
+    asio=$(printf "#include <asio.hpp>\n" | $CXX -x c++ -M - | tr " " "\n" | grep -m1 "/asio.hpp$")
+    case "$asio" in /nix/store/*-asio-host/*) ;; *) fail "asio.hpp found at $asio";; esac
+    # pkg-config reads the shell s packages only: libsodium.pc from the store, no host .pc
+    # (the host has libcrypto.pc; openssl is not in the shell).
+    sodium_pc=$(pkg-config --variable=pcfiledir libsodium)
+    case "$sodium_pc" in /nix/store/*) ;; *) fail "libsodium.pc read from $sodium_pc";; esac
+    if pkg-config --exists libcrypto; then
+      fail "pkg-config finds the host s libcrypto.pc ($(pkg-config --variable=pcfiledir libcrypto))"
+    fi
+    echo "  headers: no /usr/include in $CXX -v; asio.hpp from $asio"
+    echo "  pkg-config: libsodium.pc from $sodium_pc; the host s libcrypto.pc not found"
     ./testbed setup
     # With TESTBED_PREBUILT setup uses the Nix-built prefixes: no library build of its own.
     if [ -d build/libs ]; then echo "setup built libraries in build/libs despite TESTBED_PREBUILT" >&2; exit 1; fi
     ./testbed run batch-sweep --profile quick
     find results -name results.jsonl | grep -q .'
-  pass "nix develop: ./testbed setup built nothing; run batch-sweep --profile quick wrote results"
+  pass "nix develop: no host /usr/include or host .pc files;" \
+    "./testbed setup built nothing; run batch-sweep --profile quick wrote results"
 fi
 
 cd "$repo"
