@@ -124,11 +124,12 @@ let
   headerProbe =
     name: inputs:
     pkgs.runCommandCC name { buildInputs = inputs; } ''
-      printf '#include <vector>\n#include <cstdio>\n#include <asio.hpp>\n' > probe.cpp
+      # asio.hpp preprocessed only (compiling it costs seconds); the rest built and run.
+      printf '#include <asio.hpp>\n' | c++ -x c++ -E - -o /dev/null
+      printf '#include <vector>\n#include <cstdio>\n' > probe.cpp
       printf 'int main() { std::vector<int> v{1}; return v[0] - 1; }\n' >> probe.cpp
       printf '#include <stdio.h>\n#include <sodium.h>\nint main(void) { return 0; }\n' > probe.c
-      c++ -c probe.cpp -o probe-cpp.o
-      c++ probe-cpp.o -o probe-cpp
+      c++ probe.cpp -o probe-cpp
       ./probe-cpp
       cc probe.c -o probe-c
       ./probe-c
