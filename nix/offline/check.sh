@@ -92,35 +92,58 @@ pass "libzmq tree added to the store under the NAR hash it really has"
 
 system="$(nix eval --impure --raw --expr builtins.currentSystem)"
 
-# --- 3. how strict the stub is: the probes in nix/offline/strictness.nix, each one
-#     `nix build`, some of which must fail, and fail for the reason named here (a probe
-#     failing for any other reason, e.g. a typo, must not count as a proof).
+# NIX_CHECK_DEVELOP=1 (without NIX_CHECK_FULL): only the dev shell end to end (the
+# last step); the strictness probes, the evaluation and the builds are skipped.
+ci_steps=1
+if [ "${NIX_CHECK_DEVELOP:-}" = 1 ] && [ "${NIX_CHECK_FULL:-}" != 1 ]; then ci_steps=0; fi
+if [ "$ci_steps" = 1 ]; then
+# --- 3. how strict the stub is: the probes in nix/offline/strictness.nix, some of
+#     which must fail, and fail for the reason named here (a probe failing for any
+#     other reason, e.g. a typo, must not count as a proof). One `nix build` for the
+#     probes that must pass and one (--keep-going) for those that must fail: one
+#     evaluation each instead of one per probe. With -L every log line starts with
+#     its derivation's name, which is how a reason is tied to its probe.
 step "strictness of the stub (nix/offline/strictness.nix)"
-probe_build() {
-  nix build -L --no-link -f nix/offline/strictness.nix --argstr system "$system" "$1" \
-    > "$work/strict-$1.log" 2>&1
+probes_build() {
+  local log="$1"; shift
+  nix build -L --keep-going --no-link -f nix/offline/strictness.nix --argstr system "$system" "$@" \
+    > "$log" 2>&1
 }
-for p in runcommand runcommandcc runcommandcc-sodium zlink-configure; do
-  probe_build "$p" || { tail -n 30 "$work/strict-$p.log" >&2; echo "strictness probe $p failed" >&2; exit 1; }
-  grep -h -e 'strict: PATH' -e 'zlink configured with tests' "$work/strict-$p.log" | sed "s/^/  $p: /" \
-    || echo "  $p: already in the store (built and passed before from the same inputs)"
-done
-must_fail() {
-  local p="$1" reason="$2"
-  if probe_build "$p"; then
-    echo "strictness probe $p built, but it must fail ($reason)" >&2; exit 1
-  fi
-  grep -q -F "$reason" "$work/strict-$p.log" || {
-    tail -n 30 "$work/strict-$p.log" >&2
-    echo "strictness probe $p failed, but not with: $reason" >&2; exit 1
+# known-leak-linker: a leak NOT closed, kept visible; it must still build (if it
+# fails, the leak is closed and nix/offline/README.md is out of date).
+passing=(runcommand runcommandcc runcommandcc-sodium headers-declared zlink-configure known-leak-linker)
+probes_build "$work/strict-pass.log" "${passing[@]}" || {
+  tail -n 40 "$work/strict-pass.log" >&2
+  echo "a strictness probe that must pass failed: ${passing[*]} (see above; if it is" \
+    "known-leak-linker, the linker leak is closed: update nix/offline/README.md)" >&2
+  exit 1
+}
+grep -h -e 'strict: ' -e 'zlink configured with tests' -e 'leak: ' "$work/strict-pass.log" \
+  | sed 's/^/  /' || echo "  (all already in the store: built and passed before from the same inputs)"
+echo "  known-leak-linker: STILL LEAKS: an undeclared host library (-lz) links (linker default folders)"
+# probe -> "log prefix|reason" (zlink-configure-no-python's derivation is named zlink).
+declare -A must_fail=(
+  [zlink-configure-no-python]="zlink|Could NOT find Python3"
+  [headers-undeclared]="strict-headers-undeclared|fatal error: asio.hpp: No such file or directory"
+  [leaky-runcommand]="strict-leaky-runcommand|STRICTNESS FAILED: a host folder on PATH: /usr/bin"
+  [leaky-runcommandcc]="strict-leaky-runcommandcc|STRICTNESS FAILED: a host folder on PATH: /usr/bin"
+)
+if probes_build "$work/strict-fail.log" "${!must_fail[@]}"; then
+  echo "strictness probes ${!must_fail[*]} all built, but each must fail" >&2; exit 1
+fi
+for p in "${!must_fail[@]}"; do
+  prefix="${must_fail[$p]%%|*}" reason="${must_fail[$p]#*|}"
+  line="$(grep -F "$prefix> " "$work/strict-fail.log" | grep -m1 -F "$reason" || true)"
+  grep -q -E "builder for '/nix/store/[a-z0-9]+-$prefix(-[0-9.]+)?\.drv' failed" "$work/strict-fail.log" \
+    && [ -n "$line" ] || {
+    tail -n 40 "$work/strict-fail.log" >&2
+    echo "strictness probe $p did not fail with: $reason" >&2; exit 1
   }
-  echo "  $p: failed as it must: $(grep -m1 -F "$reason" "$work/strict-$p.log" | sed 's/^[^>]*> //')"
-}
-must_fail zlink-configure-no-python "Could NOT find Python3"
-must_fail leaky-runcommand "STRICTNESS FAILED: a host folder on PATH: /usr/bin"
-must_fail leaky-runcommandcc "STRICTNESS FAILED: a host folder on PATH: /usr/bin"
+  echo "  $p: failed as it must: ${line#*> }"
+done
 pass "stub strictness: runCommand has no cc/nm/ld/python3 and only store folders on PATH;" \
   "runCommandCC has exactly its inputs and stdenv's tools, pkg-config only declared .pc files;" \
+  "the compiler finds asio.hpp/sodium.h only when declared (no host /usr/include);" \
   "zlink's configure with tests passes, and fails at find_package(Python3) without python3"
 # Every check, package, app and dev shell of both systems is evaluated (so a wrong
 # attribute name, a missing input or a broken experiment.toml fails here).
@@ -160,23 +183,38 @@ else
 fi
 skipped=()
 for c in "${all_checks[@]}"; do [[ " ${checks[*]} " == *" $c "* ]] || skipped+=("$c"); done
-step "nix build the checks: ${checks[*]}${skipped:+ (not built: ${skipped[*]})}"
-nix build -L --no-link "${over[@]}" "${checks[@]/#/.#checks.$system.}"
+# zlink, the checks and the libzmq flavour the app below uses (libzmq-baseline is
+# that flavour, libzmq-4.3.5) in one `nix build`: one evaluation (each costs ~5-15 s,
+# most of it hashing the copied tree), and two builds at a time so one's serial
+# configure and link steps overlap the other's compiling (not with NIX_CHECK_FULL:
+# its test suites measure timings, which a parallel build would disturb). The first
+# installable's out-link is result-zlink.
+step "nix build .#zlink .#libzmq-baseline and the checks: ${checks[*]}${skipped:+ (not built: ${skipped[*]})}"
+jobs=2; if [ "${NIX_CHECK_FULL:-}" = 1 ]; then jobs=1; fi
+nix build -L --max-jobs "$jobs" "${over[@]}" --out-link "$work/result-zlink" .#zlink .#libzmq-baseline \
+  "${checks[@]/#/.#checks.$system.}"
 pass "checks built and passed: ${checks[*]}"
-
-step "nix build .#zlink"
-nix build -L "${over[@]}" --out-link "$work/result-zlink" .#zlink
 test -f "$work/result-zlink/include/zmq.h" && test -e "$work/result-zlink/lib/libzlink.so"
 test -e "$work/result-zlink/lib/libzmq.so.5"
 grep -q "^libdir=/nix/store/" "$work/result-zlink/lib/pkgconfig/zlink.pc"
 pass "nix build .#zlink -> include/zmq.h, lib/libzlink.so, lib/libzmq.so.5, zlink.pc"
 
-step "nix run .#experiment-noise-floor -- --profile quick"
+# The app's wiring (its runtime inputs, TESTBED_PREBUILT with the Nix-built libzmq and
+# its bench, the testbed package) is proven by one configuration compared A/A (the
+# quick profile's first shard of four: 10 bench runs instead of 40) without the
+# report: rendering runs the same Python on the same host environment as the
+# `test` step's report tests, so here it would only repeat them.
+step "nix run .#experiment-noise-floor -- --profile quick --shard 1/4 --no-report"
 mkdir "$work/caller" && cd "$work/caller"
-nix run -L "${over[@]}" "$work/flake#experiment-noise-floor" -- --profile quick
-# a finished run keeps its records as results.parquet, an unfinished one as results.jsonl
-find results -name 'results.*' | grep -q . || { echo "no results/**/results.{parquet,jsonl} written in the caller's directory" >&2; exit 1; }
-pass "nix run .#experiment-noise-floor wrote $(find results -name 'results.*' | head -n1)"
+nix run -L "${over[@]}" "$work/flake#experiment-noise-floor" -- --profile quick --shard 1/4 --no-report
+# A run this small (10 records) stays below store.COMPACT_MIN_BYTES, so its records
+# are still the journal, results.jsonl, which grep can read.
+jsonl="$(find results -name results.jsonl | head -n1)"
+[ -n "$jsonl" ] || { echo "no results/**/results.jsonl written in the caller's directory" >&2; exit 1; }
+grep -q '"libzmq-A"' "$jsonl" && grep -q '"libzmq-B"' "$jsonl" \
+  || { echo "$jsonl has no libzmq-A and libzmq-B records" >&2; exit 1; }
+pass "nix run .#experiment-noise-floor wrote $jsonl ($(wc -l < "$jsonl") records, libzmq-A and -B)"
+fi
 
 # --- the dev shell end to end (NIX_CHECK_FULL=1 or NIX_CHECK_DEVELOP=1): entering it
 #     builds all four library flavours and their benches (TESTBED_PREBUILT), so CI
@@ -200,12 +238,40 @@ if [ "${NIX_CHECK_FULL:-}" = 1 ] || [ "${NIX_CHECK_DEVELOP:-}" = 1 ]; then
       printf "  %s: %s\n" "$tool" "$(command -v "$tool" || echo MISSING)"
     done
     [ "$CC" = gcc ] && [ "$CXX" = g++ ] && [ -n "$TESTBED_PREBUILT" ]
+    fail() { echo "dev shell: $*" >&2; exit 1; }
+    # The compiler searches no host /usr/include: asio.hpp comes from the shell s asio.
+    dirs=$($CXX -x c++ -E -v - < /dev/null 2>&1 | sed -n "/#include <...>/,/End of/p")
+    if grep -qx " /usr/include" <<< "$dirs"; then fail "$CXX searches /usr/include"; fi
+    # -fno-canonical-system-headers: gcc would print the symlinks resolved (/usr/include).
+    asio=$(printf "#include <asio.hpp>\n" | $CXX -x c++ -M -fno-canonical-system-headers - \
+      | tr " " "\n" | grep -m1 "/asio.hpp$")
+    case "$asio" in /nix/store/*-asio-host/*) ;; *) fail "asio.hpp found at $asio";; esac
+    # pkg-config reads the shell s packages only: libsodium.pc from the store, and no
+    # .pc file of the host (the first one found that no shell package provides).
+    sodium_pc=$(pkg-config --variable=pcfiledir libsodium)
+    case "$sodium_pc" in /nix/store/*) ;; *) fail "libsodium.pc read from $sodium_pc";; esac
+    host_pc=""
+    for f in /usr/lib/*/pkgconfig/*.pc /usr/share/pkgconfig/*.pc; do
+      n=${f##*/}; n=${n%.pc}
+      case "$n" in libsodium | gtest* | "*") continue ;; esac
+      if [ -e "$f" ]; then host_pc=$n; break; fi
+    done
+    if [ -z "$host_pc" ]; then
+      host_pc_note="the host has no other .pc file to try"
+    elif pkg-config --exists "$host_pc"; then
+      fail "pkg-config finds the host s $host_pc.pc ($(pkg-config --variable=pcfiledir "$host_pc"))"
+    else
+      host_pc_note="the host s $host_pc.pc not found"
+    fi
+    echo "  headers: no /usr/include in $CXX -v; asio.hpp from $asio"
+    echo "  pkg-config: libsodium.pc from $sodium_pc; $host_pc_note"
     ./testbed setup
     # With TESTBED_PREBUILT setup uses the Nix-built prefixes: no library build of its own.
     if [ -d build/libs ]; then echo "setup built libraries in build/libs despite TESTBED_PREBUILT" >&2; exit 1; fi
     ./testbed run batch-sweep --profile quick
     find results -name "results.*" | grep -q .'
-  pass "nix develop: ./testbed setup built nothing; run batch-sweep --profile quick wrote results"
+  pass "nix develop: no host /usr/include or host .pc files;" \
+    "./testbed setup built nothing; run batch-sweep --profile quick wrote results"
 fi
 
 cd "$repo"

@@ -121,6 +121,22 @@ let
     name: args:
     pkgs.runCommandCC name { nativeBuildInputs = args.declared; } (probe args);
 
+  headerProbe =
+    name: inputs:
+    pkgs.runCommandCC name { buildInputs = inputs; } ''
+      # asio.hpp preprocessed only (compiling it costs seconds); the rest built and run.
+      printf '#include <asio.hpp>\n' | c++ -x c++ -E - -o /dev/null
+      printf '#include <vector>\n#include <cstdio>\n' > probe.cpp
+      printf 'int main() { std::vector<int> v{1}; return v[0] - 1; }\n' >> probe.cpp
+      printf '#include <stdio.h>\n#include <sodium.h>\nint main(void) { return 0; }\n' > probe.c
+      c++ probe.cpp -o probe-cpp
+      ./probe-cpp
+      cc probe.c -o probe-c
+      ./probe-c
+      echo "strict: asio.hpp and sodium.h found through the declared inputs only"
+      touch $out
+    '';
+
   # A libzmq prefix for the configure only: zlink's CMake checks that include/zmq.h and
   # lib/libzmq.so exist (tests/interop/CMakeLists.txt) and builds nothing from it here.
   fakeLibzmq = pkgs.runCommand "libzmq-configure-stand-in" { } ''
@@ -173,6 +189,26 @@ in
   runcommandcc-sodium = ccProbe "strict-runcommandcc-sodium" (withCC "" true);
   zlink-configure = zlinkConfigure { };
   zlink-configure-no-python = zlinkConfigure { python3 = null; };
+  # The compiler searches the C library's and its own headers and the declared inputs'
+  # include/, never the host's /usr/include as a whole: with asio and libsodium declared
+  # a C++ and a C program including them build and run; without, asio.hpp is not found
+  # (the host has it in /usr/include: before cc-wrapper.sh this probe built).
+  headers-declared = headerProbe "strict-headers-declared" [
+    pkgs.asio
+    libsodium
+  ];
+  headers-undeclared = headerProbe "strict-headers-undeclared" [ ];
+  # A leak NOT closed, probed so the check says so on every run: the linker still
+  # searches its default folders, so an undeclared host library (libz) links.
+  # check.sh requires this to build; if it ever fails, the leak is closed and the
+  # README's "still leaking" list is out of date.
+  known-leak-linker = pkgs.runCommandCC "strict-known-leak-linker" { } ''
+    printf 'const char *zlibVersion(void);\nint main(void) { return !zlibVersion(); }\n' > probe.c
+    cc probe.c -lz -o probe
+    ./probe
+    echo "leak: an undeclared -lz links (the linker's default folders)"
+    touch $out
+  '';
   # Must fail: they prove the probes above see a host folder on PATH.
   leaky-runcommand = pkgs.runCommand "strict-leaky-runcommand" { } (probe (noCC "/usr/bin"));
   leaky-runcommandcc = ccProbe "strict-leaky-runcommandcc" (withCC "/usr/bin" false);

@@ -16,8 +16,13 @@ usesCmake=""
 # declared inputs' lib/pkgconfig and share/pkgconfig are searched; an empty value
 # means none at all.
 PKG_CONFIG_LIBDIR=""
+# The stub's compiler (cc-wrapper.sh) searches no /usr/include: a declared input's
+# headers reach it here, as nixpkgs' cc-wrapper setup hook adds them (strictDeps off:
+# both input lists).
+NIX_CFLAGS_COMPILE=""
 for p in $nativeBuildInputs $buildInputs; do
   if [ -d "$p/bin" ]; then PATH="$p/bin:$PATH"; fi
+  if [ -d "$p/include" ]; then NIX_CFLAGS_COMPILE="$NIX_CFLAGS_COMPILE -isystem $p/include"; fi
   for d in "$p/lib/pkgconfig" "$p/share/pkgconfig"; do
     if [ -d "$d" ]; then PKG_CONFIG_LIBDIR="${PKG_CONFIG_LIBDIR:+$PKG_CONFIG_LIBDIR:}$d"; fi
   done
@@ -26,7 +31,7 @@ for p in $nativeBuildInputs $buildInputs; do
   fi
   if [ -f "$p/nix-support/setup-hook" ]; then source "$p/nix-support/setup-hook"; fi
 done
-export CMAKE_PREFIX_PATH PKG_CONFIG_LIBDIR
+export CMAKE_PREFIX_PATH PKG_CONFIG_LIBDIR NIX_CFLAGS_COMPILE
 
 runHook() { local hook="$1"; if [ -n "${!hook:-}" ]; then eval "${!hook}"; fi; }
 

@@ -8,8 +8,9 @@
 # runCommand, as in nixpkgs) and the inputs it declares: a missing python3, cc or nm
 # fails here as it would on real Nix. CMake's find_* skip /usr and /usr/local, as
 # nixpkgs' patched CMake does; pkg-config reads declared inputs' .pc files only.
-# ../strictness.nix proves this on every check. Not hidden: the compiler's own
-# /usr/include search.
+# The compiler (cc-wrapper.sh) searches its own headers, the C library's and the
+# declared inputs' include/, never /usr/include as a whole. ../strictness.nix proves
+# this on every check. Not hidden: the linker's default library folders.
 { lib, system }:
 let
   host =
@@ -126,15 +127,26 @@ let
       "addr2line"
     ];
   };
-  ccTools = hostPackage {
+  # The host's gcc behind a wrapper (cc-wrapper.sh) that searches only the compiler's
+  # own headers, the C library's (these Debian packages' files) and NIX_CFLAGS_COMPILE:
+  # never the host's /usr/include as a whole. Its folder name is what strictness.nix
+  # and check.sh look for (gcc-wrapper-host).
+  ccTools = withAttrs (derivation {
+    name = "gcc-wrapper-host";
     pname = "gcc-wrapper";
-    bins = [
-      "cc"
-      "c++"
-      "gcc"
-      "g++"
-      "cpp"
+    inherit system;
+    builder = "/bin/bash";
+    PATH = hostPath;
+    args = [ ./cc-wrapper.sh ];
+    libcDebs = toString [
+      "libc6-dev"
+      "linux-libc-dev"
+      "libcrypt-dev"
     ];
+  }) {
+    pname = "gcc-wrapper";
+    version = "host";
+    meta.mainProgram = "gcc";
   };
 
   mkDerivationWith =
@@ -274,7 +286,23 @@ let
       # get-env.sh writes the environment to each of $outputs.
       outputs = [ "out" ];
       nativeBuildInputs = packages;
-      inherit shellHook;
+      # What nixpkgs' setup hooks do on entering the shell: the packages' headers for
+      # the compiler wrapper, their .pc files (and no host ones) for pkg-config.
+      shellHook = ''
+        NIX_CFLAGS_COMPILE="" PKG_CONFIG_LIBDIR=""
+        for p in $nativeBuildInputs; do
+          if [ -d "$p/include" ]; then
+            NIX_CFLAGS_COMPILE="$NIX_CFLAGS_COMPILE -isystem $p/include"
+          fi
+          for d in "$p/lib/pkgconfig" "$p/share/pkgconfig"; do
+            if [ -d "$d" ]; then
+              PKG_CONFIG_LIBDIR="''${PKG_CONFIG_LIBDIR:+$PKG_CONFIG_LIBDIR:}$d"
+            fi
+          done
+        done
+        export NIX_CFLAGS_COMPILE PKG_CONFIG_LIBDIR
+      ''
+      + shellHook;
       PATH = builtins.concatStringsSep ":" (
         map (p: "${p}/bin") (
           packages
@@ -417,13 +445,8 @@ let
         "sha256sum"
       ];
     };
-    gcc = hostPackage {
-      pname = "gcc";
-      bins = [
-        "gcc"
-        "g++"
-      ];
-    };
+    # As in nixpkgs, `gcc` is the wrapped compiler: stdenv's own.
+    gcc = ccTools;
     clang = hostPackage {
       pname = "clang";
       bins = [
