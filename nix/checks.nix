@@ -43,7 +43,10 @@ in
     # prebuilt from this flake. The netns tests need root, network namespaces and
     # tc, which a build has not; the Slurm cluster test needs root, Debian's Slurm
     # daemons and free ports on the host. zlink@REV needs git and the checkout's history
-    # (git archive), which a build has neither of. The nixfmt stand-in test reads nix/,
+    # (git archive), which a build has neither of; so do bisect's tests (a repository
+    # of test commits, and a clone of this one). The perf-tools tests fetch libzmq's
+    # perf programs' pinned crates with cargo, and the ssh-driver test expects perf on
+    # PATH: a build has neither (the apps carry perf). The nixfmt stand-in test reads nix/,
     # which this check's source leaves out; the `formatting` check runs the stand-in
     # itself. The two tests that regenerate the committed reports compare figures byte
     # for byte, and this build's matplotlib (nixpkgs') is not the one that drew them
@@ -68,6 +71,12 @@ in
         tests/test_libzmq_suite.py::test_dropin_check_fails_when_the_loader_picks_another_library \
       --ignore=tests/test_sweep_netns.py \
       --ignore=tests/test_sweep_slurm_cluster.py \
+      --ignore=tests/test_sweep_bisect.py \
+      --ignore=tests/test_bisect_slowdown.py \
+      --deselect \
+        tests/test_sweep_perf_tools.py::test_a_broken_libzmq_so_fails_its_cells_and_the_sweep_goes_on \
+      --deselect tests/test_sweep_perf_tools.py::test_real_programs_on_both_libraries_through_the_runner \
+      --deselect tests/test_sweep_two_process.py::test_the_ssh_driver_runs_each_role_on_its_host \
       --deselect "$report::test_committed_reports_are_current" \
       --deselect "$report::test_committed_published_reports_rebuild_without_seeds" \
       --deselect \
