@@ -75,8 +75,10 @@ in
       --ignore=tests/test_bisect_slowdown.py \
       --deselect \
         tests/test_sweep_perf_tools.py::test_a_broken_libzmq_so_fails_its_cells_and_the_sweep_goes_on \
-      --deselect tests/test_sweep_perf_tools.py::test_real_programs_on_both_libraries_through_the_runner \
-      --deselect tests/test_sweep_two_process.py::test_the_ssh_driver_runs_each_role_on_its_host \
+      --deselect \
+        tests/test_sweep_perf_tools.py::test_real_programs_on_both_libraries_through_the_runner \
+      --deselect \
+        tests/test_sweep_two_process.py::test_the_ssh_driver_runs_each_role_on_its_host \
       --deselect "$report::test_committed_reports_are_current" \
       --deselect "$report::test_committed_published_reports_rebuild_without_seeds" \
       --deselect \
