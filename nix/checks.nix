@@ -56,6 +56,7 @@ in
     # another version and would format differently. All of them run in
     # `./testbed test` (CI) instead.
     testcmd=tests/test_toolchain_testcmd.py
+    perftools=tests/test_sweep_perf_tools.py
     report=tests/test_results_report.py
     cd analysis && python -m pytest -q -p no:cacheprovider \
       --ignore=tests/test_toolchain_sources.py \
@@ -73,10 +74,8 @@ in
       --ignore=tests/test_sweep_slurm_cluster.py \
       --ignore=tests/test_sweep_bisect.py \
       --ignore=tests/test_bisect_slowdown.py \
-      --deselect \
-        tests/test_sweep_perf_tools.py::test_a_broken_libzmq_so_fails_its_cells_and_the_sweep_goes_on \
-      --deselect \
-        tests/test_sweep_perf_tools.py::test_real_programs_on_both_libraries_through_the_runner \
+      --deselect "$perftools::test_a_broken_libzmq_so_fails_its_cells_and_the_sweep_goes_on" \
+      --deselect "$perftools::test_real_programs_on_both_libraries_through_the_runner" \
       --deselect \
         tests/test_sweep_two_process.py::test_the_ssh_driver_runs_each_role_on_its_host \
       --deselect "$report::test_committed_reports_are_current" \
