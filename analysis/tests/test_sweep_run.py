@@ -13,6 +13,7 @@ from test_sweep_support import (
     ANALYSIS,
     assert_failure_named,
     env_for,
+    interrupt_a_run,
     make_prebuilt,
     only_run_dir,
     read_results,
@@ -115,21 +116,8 @@ def test_kill_9_then_resume_gives_every_cell_once(tmp_path):
 
 
 def test_ctrl_c_leaves_a_resumable_run_and_prints_the_command(tmp_path):
-    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
-    exp = write_experiment(tmp_path)
-    out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "testbed.cli", "run", str(exp), "--out", str(out)],
-                            env=env_for(listing, FAKE_BENCH_SLEEP="0.15"), cwd=ANALYSIS,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        found = list(out.glob("*/*/results.jsonl"))
-        if found and len(found[0].read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    exp, out, listing, code, err = interrupt_a_run(tmp_path, signal.SIGINT, wait_s=60)
+    assert code == 130, err
     run_dir = only_run_dir(out)
     assert f"./testbed run {exp} --resume {run_dir}" in err
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"

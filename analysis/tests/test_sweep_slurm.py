@@ -8,15 +8,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 from test_sweep_support import (
-    ANALYSIS,
     env_for,
+    interrupt_a_run,
     make_prebuilt,
     only_run_dir,
     read_results,
@@ -160,21 +157,8 @@ def only_run_dir_named(out: Path, suffix: str) -> Path:
 def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     """scancel and a task's time limit send SIGTERM: the shard must end interrupted and
     resumable, its bench processes gone, not be left 'running'."""
-    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
-    exp = write_experiment(tmp_path)
-    out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "testbed.cli", "run", str(exp), "--out", str(out)],
-                            env=env_for(listing, FAKE_BENCH_SLEEP="0.15"), cwd=ANALYSIS,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        found = list(out.glob("*/*/results.jsonl"))
-        if found and len(found[0].read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    exp, out, _, code, err = interrupt_a_run(tmp_path, signal.SIGTERM, wait_s=90)
+    assert code == 130, err
     run_dir = only_run_dir(out)
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
     assert f"--resume {run_dir}" in err

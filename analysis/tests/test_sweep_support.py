@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from testbed.bench import patterns as bench_patterns
@@ -156,3 +157,24 @@ def assert_failure_named(stderr: str, rec: dict, bad_input: str) -> None:
     first_line = rec["failure"].splitlines()[0]
     line = f"failed: {cell_label(rec)} rep{rec['repetition']}: {first_line}"
     assert line in stderr, f"{line!r} not in the run's stderr:\n{stderr[-3000:]}"
+
+
+def interrupt_a_run(tmp_path: Path, sig: int, wait_s: float) -> tuple[Path, Path, Path, int, str]:
+    """Start `./testbed run` on a slow fake bench, send `sig` once three results are
+    written (or after wait_s); return (experiment, out root, library listing, exit code,
+    stderr)."""
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    exp = write_experiment(tmp_path)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "testbed.cli", "run", str(exp), "--out", str(out)],
+                            env=env_for(listing, FAKE_BENCH_SLEEP="0.15"), cwd=ANALYSIS,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        found = list(out.glob("*/*/results.jsonl"))
+        if found and len(found[0].read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    return exp, out, listing, proc.returncode, err
