@@ -11,8 +11,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import shlex
-import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,11 +106,8 @@ def measure(plan: CellPlan, revision: Revision, role: str, run_dir: Path, seed: 
         return step
     perf = sweep_run.perf_setup(exp)
     seed = seed if seed is not None else random.randrange(2**31)
-    run_dir.mkdir(parents=True)
-    shutil.copyfile(exp.path, run_dir / runner.TOML_COPY)
-    m = runner.initial_manifest(exp, run_dir.name, None, seed, cells, found, missing, perf, 0.0, sys.argv,
-                                design, note)
-    m.libs_option = [e.name for e in exp.libraries]
+    m = sweep_run.open_run_dir(exp, run_dir, None, seed, cells, found, missing, perf, 0.0, design, note,
+                               [e.name for e in exp.libraries])
     ctx = runner.RunContext(exp, run_dir, m, cells, found, missing,
                             f"(a bisection step; its data stays here) {shlex.quote(str(run_dir))}",
                             design, decider)

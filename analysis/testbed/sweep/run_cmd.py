@@ -267,15 +267,25 @@ def _start_run(plan: Plan, out_root: Path, found, missing, perf, est: float, des
     exp = plan.exp
     run_id = runner.new_run_id(plan.shard)
     plan.run_dir = out_root / exp.name / run_id
-    plan.run_dir.mkdir(parents=True)
-    shutil.copyfile(exp.path, plan.run_dir / runner.TOML_COPY)
-    plan.manifest = runner.initial_manifest(exp, run_id, plan.shard, plan.seed, plan.cells, found, missing,
-                                            perf, est, sys.argv, design, note)
-    plan.manifest.libs_option = list(plan.libs_option)
+    plan.manifest = open_run_dir(exp, plan.run_dir, plan.shard, plan.seed, plan.cells, found, missing, perf,
+                                 est, design, note, plan.libs_option)
+
+
+def open_run_dir(exp: config.Experiment, run_dir: Path, shard, seed: int, cells, found, missing, perf,
+                 est: float, design, note: str, libs_option) -> manifestmod.RunManifest:
+    """Create a new run directory (the experiment file's copy beside it) and its first
+    manifest, with the competing host load at the start: every new run, a bisection
+    step's too, starts here."""
+    run_dir.mkdir(parents=True)
+    shutil.copyfile(exp.path, run_dir / runner.TOML_COPY)
+    m = runner.initial_manifest(exp, run_dir.name, shard, seed, cells, found, missing, perf, est, sys.argv,
+                                design, note)
+    m.libs_option = list(libs_option)
     load = hostload.competing_cpu()
-    plan.manifest.host["competing_before"] = load
+    m.host["competing_before"] = load
     if text := hostload.warning(load):
         runner.warn(text)
+    return m
 
 
 def _refresh_manifest(m: manifestmod.RunManifest, exp, found, missing, perf) -> bool:
