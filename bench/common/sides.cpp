@@ -109,7 +109,11 @@ ThroughputResult receive_throughput(End &b, const SideEnv &env, Clock::time_poin
         progress.kick();
     }
     last_arrival = end;
-    return ThroughputResult{o.count, o.warmup, seconds_between(start, end), 0.0, std::nullopt};
+    ThroughputResult r;  // members by name: the struct's other fields keep their defaults
+    r.count = o.count;
+    r.warmup = o.warmup;
+    r.receiver_seconds = seconds_between(start, end);
+    return r;
 }
 
 // A pattern that drops at the HWM (PUB) with a finite HWM: PUB never blocks, so the
@@ -202,7 +206,10 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
     }
     vs.received = delivered;
     last_arrival = end;
-    ThroughputResult r{delivered, o.warmup, seconds_between(start, end), 0.0, std::nullopt};
+    ThroughputResult r;
+    r.count = delivered;
+    r.warmup = o.warmup;
+    r.receiver_seconds = seconds_between(start, end);
     r.sent = o.count;
     return r;
 }
