@@ -172,18 +172,21 @@ class Cluster:
             time.sleep(0.3)
 
     def _job_pids(self) -> list[int]:
-        """Processes that carry this cluster's SLURM_CONF, other than its daemons: the
-        jobs' (and slurmstepd's) processes."""
+        """Processes that carry this cluster's SLURM_CONF, other than its daemons and
+        their direct children (slurmctld's slurmscriptd lives as long as slurmctld: counted
+        as a job, it made every stop wait the full 40 s): the jobs' (and slurmstepd's,
+        which detaches from slurmd) processes."""
         mark = f"SLURM_CONF={self.conf}".encode()
-        daemons = {p.pid for p in self.procs.values()} | {os.getpid()}
+        daemons = {p.pid for p in self.procs.values() if p.poll() is None} | {os.getpid()}
         out = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit() or int(entry.name) in daemons:
                 continue
             try:
-                if mark in (entry / "environ").read_bytes().split(b"\0"):
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if parent not in daemons and mark in (entry / "environ").read_bytes().split(b"\0"):
                     out.append(int(entry.name))
-            except OSError:
+            except (OSError, ValueError, IndexError):
                 continue
         return out
 
