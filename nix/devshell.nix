@@ -17,6 +17,9 @@
   inferno,
   iperf3,
   strace,
+  ccache,
+  slurm,
+  munge,
   valgrind,
   nixfmt,
   jq,
@@ -40,6 +43,9 @@ mkShell {
     inferno
     iperf3
     strace
+    ccache
+    slurm
+    munge
     valgrind
     nixfmt
     jq

@@ -9,6 +9,7 @@ cd "$repo"
 # Each line says how many seconds the check has run, so a CI log shows where the time went.
 step() { printf '\n== [%4d s] %s\n' "$SECONDS" "$*"; }
 ok=()
+skipped=()  # checks evaluated but not built (set with the build step; none when it is skipped)
 pass() { ok+=("$*"); echo "ok [$SECONDS s]: $*"; }
 
 # --- shellcheck (the stub's writeShellApplication runs it, as nixpkgs does),

@@ -26,6 +26,8 @@ let
       "/usr/local/bin"
       "/usr/bin"
       "/bin"
+      # Debian's daemons (slurmctld, slurmd, munged) are only in /usr/sbin.
+      "/usr/sbin"
     ]
   );
 
@@ -490,6 +492,30 @@ let
     strace = hostPackage {
       pname = "strace";
       bins = [ "strace" ];
+    };
+    # ccache and a single-node Slurm: ./testbed setup requires them (bisect rebuilds;
+    # the Slurm test's private cluster).
+    ccache = hostPackage {
+      pname = "ccache";
+      bins = [ "ccache" ];
+    };
+    slurm = hostPackage {
+      pname = "slurm";
+      bins = [
+        "sbatch"
+        "squeue"
+        "scancel"
+        "sinfo"
+        "slurmctld"
+        "slurmd"
+      ];
+    };
+    munge = hostPackage {
+      pname = "munge";
+      bins = [
+        "munge"
+        "munged"
+      ];
     };
     asio = hostPackage {
       pname = "asio";
