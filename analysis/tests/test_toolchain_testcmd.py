@@ -111,9 +111,14 @@ def test_libzmq_suite_gets_the_regex_libraries_and_update_flag(fake_suites, monk
     assert test_cmd.main(_args(suite_repeat=0)) == 2
 
 
-def test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer(monkeypatch, tmp_path):
-    # CURVE's flags would build libsodium from the pinned crate: not what this test is about.
+def _curve_without_libsodium(monkeypatch):
+    """CURVE's flags name libsodium's prefix, which curve_flags builds from the pinned
+    crate (cargo): not what these tests are about, and the Nix check has no cargo."""
     monkeypatch.setattr(test_cmd.zlink_build, "curve_flags", lambda *a, **k: [test_cmd.zlink_build.CURVE_ON])
+
+
+def test_tsan_suite_is_selectable_and_builds_zlink_under_thread_sanitizer(monkeypatch, tmp_path):
+    _curve_without_libsodium(monkeypatch)
     assert test_cmd._selected(_args(only=["tsan"])) == {"tsan"}
     flags = test_cmd.tsan_flags(tmp_path)
     assert "-DCMAKE_BUILD_TYPE=Debug" in flags and "-DZLINK_BUILD_TESTS=ON" in flags
@@ -236,9 +241,7 @@ def test_build_only_compiles_the_zlink_trees_and_runs_no_test(monkeypatch, tmp_p
 
     monkeypatch.setattr(test_cmd.zlink_build, "configure_and_build", configure_and_build)
     monkeypatch.setattr(test_cmd.zlink_build, "missing_reason", lambda: None)
-    # The trees' CURVE flags name libsodium's prefix, built from the pinned crate: this
-    # test is about what --build-only runs, not about libsodium (the Nix check has none).
-    monkeypatch.setattr(test_cmd.zlink_build, "curve_flags", lambda *a, **k: [test_cmd.zlink_build.CURVE_ON])
+    _curve_without_libsodium(monkeypatch)
     monkeypatch.setattr(test_cmd, "_interop_prefix", lambda: None)
     monkeypatch.setattr(test_cmd.system, "missing", lambda: ["clang"])
     for name in ("run_ctest", "run_fuzzer", "build_everything", "tests_of"):

@@ -182,7 +182,6 @@ if [ "${NIX_CHECK_FULL:-}" = 1 ]; then
 else
   checks=(formatting)
 fi
-skipped=()
 for c in "${all_checks[@]}"; do [[ " ${checks[*]} " == *" $c "* ]] || skipped+=("$c"); done
 # zlink, the checks and the libzmq flavour the app below uses (libzmq-baseline is
 # that flavour, libzmq-4.3.5) in one `nix build`: one evaluation (each costs ~5-15 s,
