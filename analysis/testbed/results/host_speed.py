@@ -77,8 +77,9 @@ def _label(ln: dict, cells: pd.DataFrame) -> str:
 
 
 def section(pairs: list[dict], present: bool | None, tolerance: float | None, df: pd.DataFrame,
-            out_dir: Path, fig_rel: str) -> list[str]:
-    """`present`: the manifest's speed_reference.present (None: a run from before it)."""
+            out_dir: Path, fig_rel: str, draw_figure: bool = True) -> list[str]:
+    """`present`: the manifest's speed_reference.present (None: a run from before it).
+    draw_figure=False: the same lines, the figure named but not drawn."""
     lines = ["## Host speed", ""]
     if not pairs:
         if present is None:
@@ -111,10 +112,10 @@ def section(pairs: list[dict], present: bool | None, tolerance: float | None, df
                                rows), ""]
     data = series(pairs)
     if len(data) >= 2:
-        from . import plots
-        base = Path(out_dir) / fig_rel / "host-speed"
-        base.parent.mkdir(parents=True, exist_ok=True)
-        fig = draw(data)
-        plots.save(fig, base)
+        if draw_figure:
+            from . import plots
+            base = Path(out_dir) / fig_rel / "host-speed"
+            base.parent.mkdir(parents=True, exist_ok=True)
+            plots.save(draw(data), base)
         lines += [f"![Host speed reference against wall time]({fig_rel}/host-speed.svg)", ""]
     return lines

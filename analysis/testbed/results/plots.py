@@ -229,8 +229,10 @@ def save(fig, base: Path) -> list[Path]:
     return [svg, png]
 
 
-def figures(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame):
-    """Every figure of a report, in its order: (pattern, caption, file stem, Figure)."""
+def figure_specs(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame):
+    """Every figure of a report, in its order, not yet drawn: (pattern, caption, file stem,
+    draw) where draw() makes the Figure. Drawing is most of a report's time; a report
+    whose figures are not wanted (render_all(draw=False)) still names them all."""
     thr = size_series_data(cells, "throughput_msgs")
     lat_metric = "lat_p50_us" if (cells["metric"] == "lat_p50_us").any() else "lat_mean_us"
     lat = pd.concat([size_series_data(cells, m) for m in (lat_metric, "lat_p99_us")])
@@ -238,38 +240,45 @@ def figures(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.Data
     for pattern in sorted(cells["pattern"].unique()):
         slug = pattern.lower()
         if not thr[thr["pattern"] == pattern].empty:
-            f = draw_size_series(
+            yield pattern, "throughput vs size", f"{slug}-throughput", lambda p=pattern: draw_size_series(
                 thr,
-                pattern,
+                p,
                 "msg/s",
-                f"{pattern}: throughput (median, 95% band)",
+                f"{p}: throughput (median, 95% band)",
                 log_y=True,
                 relative=relative_data(comparisons),
             )
-            yield pattern, "throughput vs size", f"{slug}-throughput", f
         if not hm_cells[hm_cells["pattern"] == pattern].empty:
-            yield pattern, "diff % heatmap", f"{slug}-heatmap", draw_heatmap(hm_cells, hm_marks, pattern)
+            yield pattern, "diff % heatmap", f"{slug}-heatmap", \
+                lambda p=pattern: draw_heatmap(hm_cells, hm_marks, p)
         lat_rows = lat[lat["pattern"] == pattern]
         if not lat_rows.empty:
             lat_rows = lat_rows.assign(library=[f"{lib} {schema.metric(m).label.replace('Latency ', '')}"
                                                 for lib, m in zip(lat_rows["library"], lat_rows["metric"])])
-            f = draw_size_series(
-                lat_rows,
-                pattern,
+            yield pattern, "latency", f"{slug}-latency", lambda p=pattern, rows=lat_rows: draw_size_series(
+                rows,
+                p,
                 "us",
-                f"{pattern}: latency "
+                f"{p}: latency "
                 f"({'RTT/2 p50 and p99' if lat_metric == 'lat_p50_us' else 'as published'})",
                 log_y=True,
             )
-            yield pattern, "latency", f"{slug}-latency", f
+
+
+def figures(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame):
+    """Every figure of a report, drawn, in its order: (pattern, caption, file stem, Figure)."""
+    for pattern, caption, stem, draw in figure_specs(cells, comparisons, inflections):
+        yield pattern, caption, stem, draw()
 
 
 def render_all(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame, out_dir: Path,
-               prefix: str = "") -> dict[str, list[tuple[str, Path]]]:
-    """Every figure of a report, saved, by pattern: [(caption, svg path)]."""
+               prefix: str = "", draw: bool = True) -> dict[str, list[tuple[str, Path]]]:
+    """Every figure of a report, saved, by pattern: [(caption, svg path)]. draw=False
+    names the same paths and writes nothing (a report checked for its text only)."""
     out: dict[str, list[tuple[str, Path]]] = {}
     for pattern in sorted(cells["pattern"].unique()):
         out.setdefault(pattern, [])
-    for pattern, caption, stem, fig in figures(cells, comparisons, inflections):
-        out[pattern].append((caption, save(fig, Path(out_dir) / f"{prefix}{stem}")[0]))
+    for pattern, caption, stem, make in figure_specs(cells, comparisons, inflections):
+        base = Path(out_dir) / f"{prefix}{stem}"
+        out[pattern].append((caption, save(make(), base)[0] if draw else base.with_suffix(".svg")))
     return out

@@ -177,11 +177,13 @@ def mark_superseded(runs: list[Path], rendered_root: Path) -> None:
 
 
 def _render(job: tuple) -> None:
-    """One report: a published seed's (5 arguments) or a run's (source, destination)."""
+    """One report: a published seed's (5 arguments) or a run's (source, destination,
+    draw its figures)."""
     if len(job) == 5:
         report.render_published(*job)
     else:
-        report.render_run(*job)
+        source, dest, draw = job
+        report.render_run(source, dest, draw=draw)
 
 
 def _workers(jobs: int) -> int:
@@ -197,11 +199,15 @@ def newest_runs(runs: list[Path]) -> list[Path]:
 
 
 def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool = True,
-          notebooks: bool = True) -> list[Path]:
+          notebooks: bool = True, superseded_figures: bool = True) -> list[Path]:
     """Render everything into out_root; return the managed roots (relative paths).
     runs=False renders the published seed reports only. notebooks: also execute each
     experiment's notebook on its newest run and keep its HTML (notebook.html) beside
-    that run's report; notebook.html anywhere else is stale."""
+    that run's report; notebook.html anywhere else is stale. superseded_figures=False:
+    a run that is not its experiment's newest gets its report.md only (its figures are
+    named, not drawn, and left out of the managed roots, so neither checked nor synced):
+    drawing is most of the time, and the newest runs' figures already exercise the same
+    plotting code."""
     managed = (
         [Path(PUBLISHED)]
         if (seeds_dir and Path(seeds_dir).is_dir()) or (Path(reports_dir) / PUBLISHED).is_dir()
@@ -209,12 +215,14 @@ def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool 
     )
     published_jobs = _published_jobs(reports_dir, seeds_dir, out_root / PUBLISHED) if managed else []
     rels = [run.relative_to(reports_dir) for run in run_dirs(reports_dir)] if runs else []
+    newest = set(newest_runs(rels))
     jobs = list(published_jobs)
     for rel in rels:
         dest = out_root / rel
         dest.mkdir(parents=True, exist_ok=True)
-        jobs.append((Path(reports_dir) / rel, dest))
-        managed += [rel / report.REPORT_NAME, rel / report.FIGURES]
+        draw = superseded_figures or rel in newest
+        jobs.append((Path(reports_dir) / rel, dest, draw))
+        managed += [rel / report.REPORT_NAME] + ([rel / report.FIGURES] if draw else [])
     # The published seeds and the runs share one pool: the seeds are the largest
     # reports, and drawn one after another they left the other cores idle.
     workers = _workers(len(jobs))
@@ -290,10 +298,11 @@ def compare(fresh_root: Path, current_root: Path, rels: list[Path],
 
 
 def differences(reports_dir: Path, seeds_dir: Path | None, runs: bool = True, notebooks: bool = True,
-                figures_by_name: bool = False) -> tuple[list[str], Path, list[Path]]:
+                figures_by_name: bool = False,
+                superseded_figures: bool = True) -> tuple[list[str], Path, list[Path]]:
     """(changed/new/stale file list, scratch dir holding the fresh build, managed roots)."""
     scratch = Path(tempfile.mkdtemp(prefix="testbed-regenerate-"))
-    managed = build(reports_dir, seeds_dir, scratch, runs, notebooks)
+    managed = build(reports_dir, seeds_dir, scratch, runs, notebooks, superseded_figures)
     return compare(scratch, reports_dir, managed, figures_by_name), scratch, managed
 
 

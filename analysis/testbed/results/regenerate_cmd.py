@@ -1,4 +1,4 @@
-"""`./testbed regenerate [--check] [--no-notebooks]`: re-render every report under
+"""`./testbed regenerate [--check] [--no-notebooks] [--newest-figures-only]`: re-render every report under
 reports/ from its stored data, and each experiment's notebook executed on its newest
 run as HTML; with --check, change nothing and exit 1 naming every file that differs."""
 from __future__ import annotations
@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --check: compare figures and HTML (.png/.svg/.html, drawn by the plotting "
                              "toolchain) by name only; markdown and data stay byte for byte (the Nix check, "
                              "whose matplotlib is not analysis/uv.lock's)")
+    parser.add_argument("--newest-figures-only", action="store_true",
+                        help="draw only each experiment's newest run's figures (and the published "
+                             "reports'); a superseded run's report.md is still rebuilt, its figures are "
+                             "left as they are and NOT checked (drawing is most of the time)")
     parser.add_argument("--no-notebooks", action="store_true",
                         help="leave out the notebooks' HTML renderings (notebook.html beside each "
                              "experiment's newest report), which execute every experiment's notebook")
@@ -41,7 +45,8 @@ def main(args) -> int:
         print("testbed regenerate: --figures-by-name only goes with --check", file=sys.stderr)
         return 2
     changes, scratch, managed = regenerate.differences(
-        args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False), figures_by_name=by_name)
+        args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False), figures_by_name=by_name,
+        superseded_figures=not getattr(args, "newest_figures_only", False))
     try:
         if args.check:
             for c in changes:
@@ -52,6 +57,11 @@ def main(args) -> int:
                 print(f"{len(drawn)} toolchain-drawn file(s) ({', '.join(regenerate.TOOLCHAIN_DRAWN)}) "
                       "compared by name only, NOT by content; markdown and data byte for byte",
                       file=sys.stderr)
+            if getattr(args, "newest_figures_only", False):
+                runs = regenerate.run_dirs(args.reports)
+                left = len(runs) - len(regenerate.newest_runs(runs))
+                print(f"the figures of {left} superseded run(s) were NOT drawn or checked "
+                      "(--newest-figures-only); their report.md was", file=sys.stderr)
             print(f"{len(changes)} file(s) out of date" if changes else "reports are current",
                   file=sys.stderr)
             return 1 if changes else 0

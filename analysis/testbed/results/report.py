@@ -39,13 +39,15 @@ AA_FLOOR = 0.27  # the largest A/A difference the old harness family showed (FAC
 
 # --- entry points ----------------------------------------------------------------------
 
-def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path | None = None) -> Path:
-    """Render <out_dir>/report.md (default: inside the run directory) and its figures.
-    An A/A run (`calibration_run`, or the manifest's `noise_floor_run`, relative to the
-    run directory) adds its false-call rate to the report's calibration block."""
+def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path | None = None,
+               draw: bool = True) -> Path:
+    """Render <out_dir>/report.md (default: inside the run directory) and its figures
+    (draw=False: the same report.md, its figures named but not drawn). An A/A run
+    (`calibration_run`, or the manifest's `noise_floor_run`, relative to the run
+    directory) adds its false-call rate to the report's calibration block."""
     run_dir = Path(run_dir)
     df, cmp, ctx = run_inputs(run_dir, calibration_run)
-    return _render(df, cmp, ctx, Path(out_dir) if out_dir else run_dir, REPORT_NAME, FIGURES)
+    return _render(df, cmp, ctx, Path(out_dir) if out_dir else run_dir, REPORT_NAME, FIGURES, draw)
 
 
 def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -146,13 +148,13 @@ def _sensitivity(cmp) -> str:
 
 # --- rendering -------------------------------------------------------------------------
 
-def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
+def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str, draw: bool = True) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     all_cells = compare.cell_table(df)
     cells = all_cells[all_cells["metric"].isin(schema.COMPARED_METRICS)]
     infl = inflection.inflections(cmp)
     best = inflection.best_config(cmp)
-    figs = plots.render_all(cells, cmp, infl, out_dir / fig_rel) if not cells.empty else {}
+    figs = plots.render_all(cells, cmp, infl, out_dir / fig_rel, draw=draw) if not cells.empty else {}
     parts = [f"# {ctx['title']}", ""]
     if ctx.get("question"):
         parts += [f"> {ctx['question']}", ""]
@@ -163,7 +165,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str) -> Path:
     parts += summary_lines(cmp, ctx, cells)
     if not ctx["published"]:
         parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
-                                    out_dir, fig_rel)
+                                    out_dir, fig_rel, draw)
     parts += report_detail.broken_ceiling(ctx, cmp)
     parts += report_ceiling.section(ctx.get("ceiling_run"), cmp)
     parts += _inflection_section(infl, best)

@@ -162,9 +162,18 @@ def _forget_other_source(build_dir: Path) -> None:
             return
 
 
+# The test tree's RelWithDebInfo with line tables only (-g1 for CMake's -g): the same
+# -O2 code, with file:line in every backtrace, and compiled in about 40% less time than
+# with full debug info (command_test.cpp: 13.7 s -> 8.4 s here), which was most of the
+# test step's 264 s build in CI. A debugger session that needs local variables builds
+# its own tree with -g.
+TEST_OPTIMISE = "-O2 -g1 -DNDEBUG"
+
+
 def test_flags(libzmq_prefix: Path | None) -> list[str]:
-    flags = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DZLINK_BUILD_TESTS=ON", "-DZLINK_BUILD_FUZZERS=OFF",
-             *curve_flags()]
+    flags = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DCMAKE_C_FLAGS_RELWITHDEBINFO={TEST_OPTIMISE}",
+             f"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO={TEST_OPTIMISE}", "-DZLINK_BUILD_TESTS=ON",
+             "-DZLINK_BUILD_FUZZERS=OFF", *curve_flags()]
     if libzmq_prefix is not None:
         flags.append(f"-DZLINK_INTEROP_LIBZMQ_PREFIX={libzmq_prefix}")
     return flags
