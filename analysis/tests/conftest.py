@@ -9,6 +9,10 @@ import pytest
 # the suite starts hundreds of runs, so it samples for 20 ms (test_hostload.py tests
 # the sampler with its own windows).
 os.environ.setdefault("TESTBED_HOSTLOAD_WINDOW_S", "0.02")
+# Likewise the host speed reference, timed before and after every pair on every bench
+# CPU: a tenth of its work (a few ms instead of ~90 ms a measurement, which was about a
+# third of a fake-bench run's time). The manifest records the rounds used.
+os.environ.setdefault("TESTBED_SPEEDREF_ROUNDS", "10")
 
 
 def pytest_configure(config):

@@ -228,3 +228,20 @@ def test_a_budget_below_the_minimum_repetitions_is_warned_about(tmp_path):
         assert (warning is not None) == warned
         if warned:
             assert str(path) in warning and "time_budget_s = 30" in warning
+
+
+def test_the_workload_size_comes_from_the_environment_and_a_bad_one_is_named(monkeypatch, tmp_path):
+    """The suite shortens the reference (conftest.py); the manifest says by how much, and
+    a value that is not a whole number >= 1 stops a run before anything runs."""
+    monkeypatch.setenv(speedref.ROUNDS_ENV, "3")
+    assert speedref.describe()["rounds_per_slice"] == 3
+    monkeypatch.delenv(speedref.ROUNDS_ENV)
+    assert speedref.describe()["rounds_per_slice"] == speedref.ROUNDS_PER_SLICE == 100
+    from test_sweep_support import env_for, make_prebuilt, run_testbed, write_experiment
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    for bad in ("0", "-5", "ten", ""):
+        proc = run_testbed(["run", str(write_experiment(tmp_path)), "--out", str(tmp_path / "out")],
+                           {**env_for(listing), speedref.ROUNDS_ENV: bad})
+        assert proc.returncode == 2, proc.stderr
+        assert f"$TESTBED_SPEEDREF_ROUNDS={bad!r}: allowed: a whole number >= 1" in proc.stderr
+    assert not (tmp_path / "out").exists()

@@ -29,6 +29,7 @@ from testbed.sweep import (
     runner,
     slurm_run,
     slurm_script,
+    speedref,
 )
 from testbed.sweep import libs as libsmod
 from testbed.sweep import perf as perfmod
@@ -172,6 +173,7 @@ def checked_design(exp: config.Experiment):
 def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) -> int:
     out_root = args.out or paths.RESULTS_DIR
     _check_slurm_options(args)
+    speedref.rounds_per_slice()  # a bad $TESTBED_SPEEDREF_ROUNDS stops here, named
     names = libsmod.known_names()
     plan = _resumed_plan(args, out_root, names) if args.resume else _new_plan(args, names)
     exp = plan.exp
