@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats as sps
 
 from . import signed_rank
+from .lazy_scipy import scipy_stats
 
 VERDICTS = ("FAST", "SLOW", "SAME", "AMBIGUOUS")
 METHOD = "hodges-lehmann log-ratio, exact mann-whitney interval"
@@ -325,7 +325,7 @@ def _critical_rank(n: int, m: int, confidence: float) -> int:
         cdf = np.cumsum(_u_counts(n, m)) / math.comb(n + m, n)
         return int(np.searchsorted(cdf, alpha2 * (1 + 1e-12), side="right"))
     mean, sd = n * m / 2, math.sqrt(n * m * (n + m + 1) / 12)
-    return max(0, int(math.floor(mean + 0.5 + sps.norm.ppf(alpha2) * sd)))
+    return max(0, int(math.floor(mean + 0.5 + scipy_stats().norm.ppf(alpha2) * sd)))
 
 
 def _p_value(cand: np.ndarray, ref: np.ndarray) -> float:
@@ -339,7 +339,7 @@ def _p_value(cand: np.ndarray, ref: np.ndarray) -> float:
         tail = float(np.sum(_u_counts(n, m)[:int(lower) + 1])) / math.comb(n + m, n)
     else:
         sd = math.sqrt(n * m * (n + m + 1) / 12)
-        tail = float(sps.norm.cdf((lower + 0.5 - n * m / 2) / sd))
+        tail = float(scipy_stats().norm.cdf((lower + 0.5 - n * m / 2) / sd))
     return min(1.0, 2 * tail)
 
 

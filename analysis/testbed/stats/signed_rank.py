@@ -16,7 +16,8 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats as sps
+
+from .lazy_scipy import scipy_stats
 
 # Above this many pairs 2^n leaves int64: use the normal approximation of W+.
 EXACT_PAIRS = 60
@@ -43,7 +44,7 @@ def critical_rank(n: int, confidence: float) -> int:
         cdf = np.cumsum(w_counts(n)) / float(2 ** n)
         return int(np.searchsorted(cdf, alpha2 * (1 + 1e-12), side="right"))
     mean, sd = n * (n + 1) / 4, math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
-    return max(0, int(math.floor(mean + 0.5 + sps.norm.ppf(alpha2) * sd)))
+    return max(0, int(math.floor(mean + 0.5 + scipy_stats().norm.ppf(alpha2) * sd)))
 
 
 def min_pairs(confidence: float) -> int:
@@ -66,7 +67,7 @@ def p_value(d: np.ndarray) -> float:
     if not np.any(d != 0):
         return 1.0
     method = "exact" if d.size <= EXACT_PAIRS else "approx"
-    return float(sps.wilcoxon(d, method=method).pvalue)
+    return float(scipy_stats().wilcoxon(d, method=method).pvalue)
 
 
 @lru_cache(maxsize=1024)
@@ -89,6 +90,6 @@ def null_w_paths(sizes: tuple[int, ...], draws: int, seed: int) -> np.ndarray:
     d = rng.normal(0, 1, (draws, max(sizes)))
     out = []
     for n in sizes:
-        ranks = sps.rankdata(np.abs(d[:, :n]), axis=1)
+        ranks = scipy_stats().rankdata(np.abs(d[:, :n]), axis=1)
         out.append(np.sum(ranks * (d[:, :n] > 0), axis=1).astype(np.int64))
     return np.stack(out, axis=1)

@@ -8,7 +8,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+from .lazy_scipy import scipy_stats
 
 N_BOOT = 2000
 LEVEL = 0.95
@@ -65,6 +66,7 @@ def summary_ratio(mean_c, std_c, n_c, mean_r, std_r, n_r, level: float = LEVEL, 
         dof = (var_c + var_r) ** 2 / (var_c ** 2 / (n_c - 1) + var_r ** 2 / (n_r - 1))
     else:
         dof = n_c + n_r - 2
+    sps = scipy_stats()
     t = float(sps.t.ppf(1 - (1 - level) / 2, dof))
     p = float(sps.ttest_ind_from_stats(mean_c, std_c, n_c, mean_r, std_r, n_r, equal_var=False).pvalue)
     mde = (t + float(sps.t.ppf(power, dof))) * rel_se
