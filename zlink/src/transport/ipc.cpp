@@ -4,6 +4,9 @@
 
 #include <asio/local/stream_protocol.hpp>
 #include <cerrno>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
 
 #include "transport/address.hpp"
 #include "transport/socket_tuning.hpp"
@@ -13,6 +16,55 @@
 namespace zlink {
 
 namespace {
+
+// Who in this process may remove the socket file at a path.  zmq_close and
+// zmq_unbind return before the listener stops: its IO thread removes the file
+// later, while the caller may already be binding the same path again.  The
+// file-identity check and the unlink are two steps, and a bind that unlinks
+// the old file and creates its own can fall between them (on a busy single
+// core the IO thread loses the CPU there, or waits for the directory lock the
+// binding thread holds): the old listener then deletes its successor's file,
+// and the new socket listens where no peer can reach it (libzmq's
+// test_rebind_ipc hung in zmq_send so).  A bind takes the path before it
+// clears a stale file, and a removal checks that it still holds the path and
+// unlinks under the same lock, so within the process the two never
+// interleave.  Another process binding the same path, or another spelling of
+// the same file (claims are keyed by the path as written), is still told apart
+// by the file's identity alone (bound_files::socket_file_is_ours).
+class path_claims {
+public:
+    // Never destroyed: an IO thread may still stop a listener during exit.
+    static path_claims &instance() {
+        static path_claims *claims = new path_claims;
+        return *claims;
+    }
+
+    // The path is the caller's from now on; a stale file there is removed
+    // (libzmq replaces a stale socket file).
+    std::uint64_t take(const std::string &path) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ::unlink(path.c_str());
+        latest_[path] = ++last_;
+        return last_;
+    }
+
+    // Ends the claim; removes the file only if no bind has taken the path
+    // since and the file is still the one this claim's listener made.
+    void give_back(const stream_family::bound_files &files) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = latest_.find(files.socket_path);
+        if (it == latest_.end() || it->second != files.claim)
+            return;
+        latest_.erase(it);
+        if (files.socket_file_is_ours())
+            ::unlink(files.socket_path.c_str());
+    }
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::uint64_t> latest_;
+    std::uint64_t last_ = 0;
+};
 
 using range_t = knob_desc::range_t;
 const knob_desc ipc_knobs[] = {
@@ -43,8 +95,8 @@ public:
             path = files.directory + "/socket";
         }
         if (path[0] != '@') {
-            ::unlink(path.c_str());  // libzmq replaces a stale socket file
             files.socket_path = path;
+            files.claim = path_claims::instance().take(path);
         }
         files.text = "ipc://" + path;
         out = endpoint_type(ipc_endpoint(path));
@@ -61,8 +113,8 @@ public:
     void remove_files(const bound_files &files) const override {
         // A socket closed and bound again at once on the same path: the new
         // listener's file may already be there; leave it alone.
-        if (!files.socket_path.empty() && files.socket_file_is_ours())
-            ::unlink(files.socket_path.c_str());
+        if (!files.socket_path.empty())
+            path_claims::instance().give_back(files);
         if (!files.directory.empty())
             ::rmdir(files.directory.c_str());
     }

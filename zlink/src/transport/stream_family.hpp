@@ -11,6 +11,7 @@
 #include <asio/generic/stream_protocol.hpp>
 #include <asio/io_context.hpp>
 #include <asio/socket_base.hpp>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -41,6 +42,9 @@ public:
         dev_t socket_dev = 0;
         ino_t socket_ino = 0;
         struct timespec socket_ctime{};
+        // The ipc family's claim on socket_path (ipc.cpp): within the process,
+        // only the listener holding a path's latest claim may remove its file.
+        std::uint64_t claim = 0;
         void remember_socket_file() {
             struct stat st{};
             if (!socket_path.empty() && ::stat(socket_path.c_str(), &st) == 0) {
