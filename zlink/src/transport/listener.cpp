@@ -40,6 +40,7 @@ int listener_t::open(std::string &resolved) {
         const int e = errno;
         owner()->event(ZMQ_EVENT_BIND_FAILED, e, endpoint);
         acceptor_.close(ec);
+        family_.remove_files(files_);  // ipc: the path's claim, a wildcard's directory
         errno = e;
         return -1;
     }
