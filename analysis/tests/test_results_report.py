@@ -286,7 +286,7 @@ def test_committed_published_reports_rebuild_without_seeds():
     so are the figures of published/ and of each experiment's newest run. The superseded
     runs' figures (the same plotting code over older data) are not drawn here: drawing
     them was ~4 of this test's ~5.5 minutes in CI. `./testbed regenerate --check` draws
-    and compares every one, as does the Nix check reports-unchanged (NIX_CHECK_FULL=1)."""
+    and compares every one (the Nix check reports-unchanged compares figures by name)."""
     changes, scratch, _ = regenerate.differences(paths.REPORTS_DIR, None, notebooks=False,
                                                  superseded_figures=False)
     shutil.rmtree(scratch, ignore_errors=True)
