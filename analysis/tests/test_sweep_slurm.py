@@ -130,8 +130,10 @@ def test_a_task_that_never_ran_is_named_and_the_finished_shard_merged(tmp_path):
         echo 77'''))
     exp = write_experiment(tmp_path)
     out = tmp_path / "out"
-    proc = run_testbed(["run", str(exp), "--slurm", "--slurm-tasks", "2", "--out", str(out)],
-                       _env(tmp_path, bindir))
+    # Task 2 writes no status and squeue never lists it: the run waits the first-sight
+    # grace (30 s by default) before it calls the task lost; 2 s here.
+    env = {**_env(tmp_path, bindir), "TESTBED_SLURM_FIRST_SIGHT_S": "2"}
+    proc = run_testbed(["run", str(exp), "--slurm", "--slurm-tasks", "2", "--out", str(out)], env)
     assert proc.returncode == 1, proc.stderr
     assert "task 2 (shard 2/2): no exit status" in proc.stderr
     assert "task 1 (shard 1/2) on " in proc.stderr and "did not finish cleanly" in proc.stderr
