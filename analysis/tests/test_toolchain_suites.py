@@ -11,6 +11,19 @@ def test_parse_ctest():
     assert suites.parse_ctest(["No tests were found!!!"]) is None
 
 
+def test_a_skipped_ctest_test_is_named_and_not_counted_as_passed(tmp_path, monkeypatch):
+    """ctest puts a GTEST_SKIP among its 'tests passed'; the suite's count must not."""
+    lines = ["2/2 Test #2: A.Skips ..........................***Skipped   0.00 sec", "",
+             "100% tests passed, 0 tests failed out of 2", "", "Total Test time (real) =   0.00 sec", "",
+             "The following tests did not run:", "\t  2 - A.Skips (Skipped)"]
+    assert suites.ctest_not_run(lines) == ["A.Skips (Skipped)"]
+    assert suites.ctest_not_run(lines[:3]) == []
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: (0, lines))
+    result = suites.run_ctest("zlink ctest", tmp_path, None)
+    assert (result.passed, result.failed) == (1, 0)
+    assert result.notes == ["1 skipped, not counted as passed: A.Skips (Skipped)"]
+
+
 def test_parse_pytest():
     line = "=========== 3 failed, 40 passed, 1 skipped, 2 errors in 2.10s ==========="
     assert suites.parse_pytest(["x", line]) == {"failed": 3, "passed": 40, "skipped": 1, "error": 2}

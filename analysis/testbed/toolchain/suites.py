@@ -102,6 +102,25 @@ def _clue(lines: list[str], failure: str) -> str:
     return (": " + " | ".join(found)[:300]) if found else ""
 
 
+_CTEST_NOT_RUN = re.compile(r"^\s*\d+ - (\S+) \((Skipped|Disabled|Not Run)\)\s*$")
+
+
+def ctest_not_run(lines: list[str]) -> list[str]:
+    """The tests ctest lists under 'The following tests did not run:' (a GTEST_SKIP is
+    one): ctest counts them among its 'tests passed', which they are not."""
+    names: list[str] = []
+    in_list = False
+    for line in lines:
+        if line.startswith("The following tests did not run:"):
+            in_list, names = True, []
+        elif in_list:
+            if match := _CTEST_NOT_RUN.match(line):
+                names.append(f"{match.group(1)} ({match.group(2)})")
+            else:
+                in_list = False
+    return names
+
+
 def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = None) -> SuiteResult:
     result = SuiteResult(name)
     cmd = ["ctest", "--test-dir", str(build_dir), "--output-on-failure",
@@ -118,6 +137,9 @@ def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = 
         return result
     result.passed, result.failed = counts
     result.notes.extend(f"FAILED {failure}{_clue(lines, failure)}" for failure in ctest_failures(lines))
+    if skipped := ctest_not_run(lines):
+        result.passed -= len(skipped)
+        result.notes.append(f"{len(skipped)} skipped, not counted as passed: {', '.join(skipped)}")
     if code != 0 and result.failed == 0:
         result.failed = 1
         result.notes.append(f"ctest exited {code}")
