@@ -1,11 +1,12 @@
 """The CURVE pitfall: libzmq's CMake quietly builds without CURVE when it cannot find
-libsodium. The flavour check after the build must catch that."""
+libsodium. The configure-time check must catch that before compiling, and the check
+on the built library anything configure did not say."""
 from __future__ import annotations
 
 import pytest
 
 from testbed.toolchain import baselines, libraries, pins, sources
-from testbed.toolchain.capabilities import CapabilityError, zmq_has
+from testbed.toolchain.capabilities import CapabilityError, check_curve, zmq_has
 from testbed.toolchain.progress import Progress
 
 
@@ -18,12 +19,21 @@ def test_curve_build_without_libsodium_is_caught(tmp_path):
     with pytest.raises(CapabilityError) as info:
         baselines.build_libzmq(src, tmp_path, flags, name="libzmq-4.3.5", curve=True,
                                sodium_prefix=tmp_path / "no-libsodium-here", progress=quiet)
-    # Normally the zmq_has check fires; on a host with a system libsodium the check
-    # that only the pinned libsodium was linked fires instead. Either way: refused.
-    assert "CURVE" in str(info.value) or "pinned one" in str(info.value)
-    library = tmp_path / "prefix" / "lib" / "libzmq.so"
-    if library.exists() and "CURVE" in str(info.value):
-        assert zmq_has(library, "curve") is False  # the build really came out without CURVE
+    # Normally configure leaves CURVE out; on a host with a system libsodium the check
+    # that only the pinned libsodium is used fires instead. Either way: refused at
+    # configure time, before anything is compiled.
+    assert "configured without CURVE" in str(info.value) or "pinned one" in str(info.value)
+    assert not (tmp_path / "prefix" / "lib" / "libzmq.so").exists()
+
+
+def test_a_built_library_without_the_curve_it_promises_is_refused():
+    """The check on what was built (after the configure-time one): the nocurve flavour's
+    library, judged as if it had promised CURVE, and the other way round."""
+    for name, promised in (("libzmq-4.3.5-nocurve", True), ("libzmq-4.3.5", False)):
+        built = libraries.ensure_built(name, bench=False, progress=Progress(plain=True, quiet=True))
+        with pytest.raises(CapabilityError) as info:
+            check_curve(built.prefix / "lib" / "libzmq.so", promised, name)
+        assert f"{'lacks' if promised else 'has'} CURVE" in str(info.value)
 
 
 @pytest.mark.slow

@@ -58,20 +58,37 @@ def build_libzmq(src: Path, work: Path, flags: list[str], *, name: str, curve: b
         env = {"PKG_CONFIG_LIBDIR": str(sodium_prefix / "lib" / "pkgconfig")}
         extra.append(f"-DCMAKE_PREFIX_PATH={sodium_prefix}")
     cmake.configure(src, build_dir, [*flags, *extra], progress, title=name, env=env, log=log)
+    _check_configured(build_dir, name, curve, sodium_prefix, log)
     cmake.build(build_dir, progress, title=name, install=True, log=log)
     library = prefix / "lib" / "libzmq.so"
     if not library.exists() or not (prefix / "include" / "zmq.h").exists():
         raise CapabilityError(
             f"{name}: install into {prefix} did not produce lib/libzmq.so and include/zmq.h"
         )
-    check_curve(library, curve, name)
+    check_curve(library, curve, name)  # what was built, whatever configure said
+    return prefix
+
+
+def _check_configured(build_dir: Path, name: str, curve: bool, sodium_prefix: Path | None, log: Path) -> None:
+    """The CURVE pitfall caught at configure time, before half a minute of compiling:
+    libzmq's CMake without libsodium configures a build without CURVE (platform.hpp
+    leaves ZMQ_HAVE_CURVE undefined) and says so only in its output; and a CURVE build
+    must use the pinned libsodium, not one the host happens to have."""
+    platform = build_dir / "platform.hpp"
+    text = platform.read_text() if platform.is_file() else ""
+    configured = "#define ZMQ_HAVE_CURVE" in text
+    if configured != curve:
+        want, got = ("with", "without") if curve else ("without", "with")
+        hint = f" (libzmq's CMake did not find libsodium under {sodium_prefix})" if curve else ""
+        raise CapabilityError(f"{name}: configured {got} CURVE ({platform} "
+                              f"{'lacks' if curve else 'has'} ZMQ_HAVE_CURVE) but the flavour asks for a "
+                              f"build {want} CURVE{hint}; configure output: {log}")
     if curve and sodium_prefix is not None:
         used = cmake.cache_value(build_dir, "SODIUM_LIBRARIES") or ""
         if not used.startswith(str(sodium_prefix)):
             raise CapabilityError(
                 f"{name}: libzmq linked libsodium {used!r}, not the pinned one in {sodium_prefix}"
             )
-    return prefix
 
 
 class LibzmqFlavour:
