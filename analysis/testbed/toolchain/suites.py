@@ -57,22 +57,34 @@ def parse_ctest(lines: list[str]) -> tuple[int, int] | None:
 
 
 _CTEST_FAILED = re.compile(r"^\s*\d+ - (\S+) \((.+)\)\s*$")
+_CTEST_NOT_RUN = re.compile(r"^\s*\d+ - (\S+) \((Skipped|Disabled|Not Run)\)\s*$")
+
+
+def _ctest_listed(lines: list[str], heading: str, entry: re.Pattern) -> list[str]:
+    """'name (reason)' for each test ctest lists under `heading` (its last such list)."""
+    names: list[str] = []
+    in_list = False
+    for line in lines:
+        if line.startswith(heading):
+            in_list, names = True, []
+        elif in_list:
+            if match := entry.match(line):
+                names.append(f"{match.group(1)} ({match.group(2)})")
+            else:
+                in_list = False
+    return names
 
 
 def ctest_failures(lines: list[str]) -> list[str]:
     """The names ctest lists under 'The following tests FAILED:', each with its reason
     (Failed, Timeout, SEGFAULT...), so a summary names what broke, not just how many."""
-    names: list[str] = []
-    in_list = False
-    for line in lines:
-        if line.startswith("The following tests FAILED:"):
-            in_list, names = True, []
-        elif in_list:
-            if match := _CTEST_FAILED.match(line):
-                names.append(f"{match.group(1)} ({match.group(2)})")
-            else:
-                in_list = False
-    return names
+    return _ctest_listed(lines, "The following tests FAILED:", _CTEST_FAILED)
+
+
+def ctest_not_run(lines: list[str]) -> list[str]:
+    """The tests ctest lists under 'The following tests did not run:' (a GTEST_SKIP is
+    one): ctest counts them among its 'tests passed', which they are not."""
+    return _ctest_listed(lines, "The following tests did not run:", _CTEST_NOT_RUN)
 
 
 _CLUE = re.compile(r": Failure$|terminate called|AddressSanitizer|ThreadSanitizer|runtime error:"
@@ -100,25 +112,6 @@ def _clue(lines: list[str], failure: str) -> str:
         if len(found) >= 3:
             break
     return (": " + " | ".join(found)[:300]) if found else ""
-
-
-_CTEST_NOT_RUN = re.compile(r"^\s*\d+ - (\S+) \((Skipped|Disabled|Not Run)\)\s*$")
-
-
-def ctest_not_run(lines: list[str]) -> list[str]:
-    """The tests ctest lists under 'The following tests did not run:' (a GTEST_SKIP is
-    one): ctest counts them among its 'tests passed', which they are not."""
-    names: list[str] = []
-    in_list = False
-    for line in lines:
-        if line.startswith("The following tests did not run:"):
-            in_list, names = True, []
-        elif in_list:
-            if match := _CTEST_NOT_RUN.match(line):
-                names.append(f"{match.group(1)} ({match.group(2)})")
-            else:
-                in_list = False
-    return names
 
 
 def run_ctest(name: str, build_dir: Path, regex: str | None, env: dict | None = None) -> SuiteResult:
