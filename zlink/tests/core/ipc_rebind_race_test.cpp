@@ -17,7 +17,6 @@
 // by preempting the IO thread; before the fix, about 1 run in 7 of this
 // test's 20000 rounds lost the file.
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -26,36 +25,12 @@
 #include <cstring>
 #include <string>
 
+#include "one_cpu.hpp"
 #include "zmq.h"
 
 namespace {
 
-// Pins the calling thread (and the threads it starts later) to one CPU it may
-// use, and gives the old set back at the end of the scope.
-class one_cpu {
-public:
-    one_cpu() {
-        pinned_ = sched_getaffinity(0, sizeof old_, &old_) == 0;
-        if (!pinned_)
-            return;
-        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-            if (CPU_ISSET(cpu, &old_)) {
-                cpu_set_t one;
-                CPU_ZERO(&one);
-                CPU_SET(cpu, &one);
-                pinned_ = sched_setaffinity(0, sizeof one, &one) == 0;
-                return;
-            }
-    }
-    ~one_cpu() {
-        if (pinned_)
-            sched_setaffinity(0, sizeof old_, &old_);
-    }
-
-private:
-    cpu_set_t old_;
-    bool pinned_ = false;
-};
+using zlink_test::one_cpu;
 
 void set_int(void *s, int option, int value) {
     ASSERT_EQ(zmq_setsockopt(s, option, &value, sizeof value), 0);
