@@ -21,7 +21,8 @@ constexpr const char *kUsage =
     "                     its contexts are created (repeatable; order = creation order)\n"
     "  --rounds N         measured rounds per kind (default 20)\n"
     "  --warmup-rounds N  rounds before them, reported as warm-up (default 1)\n"
-    "  --slice-count N    messages per throughput slice (default by size)\n"
+    "  --slice-count N    messages per throughput slice (default: 10,000 under 64 KiB,\n"
+    "                     else 32 MiB of payload)\n"
     "  --slice-lat-count N  round trips per latency slice (default by size)\n"
     "  --warmup N         uncounted messages at the start of each throughput slice\n"
     "                     (default slice-count/20, >= 1); --lat-warmup N likewise per latency\n"
@@ -159,9 +160,14 @@ std::string finish(Options &o, ArmsOptions &ao, const Seen &seen) {
 const char *to_string(CountersMode m) { return m == CountersMode::off ? "off" : "auto"; }
 
 std::uint64_t default_slice_count(std::size_t size) {
-    // About 25 MB of payload per slice for large messages, at most 10,000 messages.
-    const std::uint64_t by_bytes = 25'000'000ULL / (size == 0 ? 1 : size);
-    return std::clamp<std::uint64_t>(by_bytes, 100, 10'000);
+    // The slice-length study (bench/measurements/README.md, 2026-12-02): from 64 KiB
+    // up a slice needs about 32 MiB of payload to leave the socket buffers behind;
+    // below, 10 ms is the target, which 10,000 messages approach at 1 KiB here (a
+    // sweep calibrates the count from the target instead).
+    constexpr std::uint64_t kLargePayload = 32ULL << 20;
+    if (size >= 65536)
+        return std::max<std::uint64_t>(1, kLargePayload / size);
+    return 10'000;
 }
 
 std::uint64_t default_slice_lat_count(std::size_t size) {

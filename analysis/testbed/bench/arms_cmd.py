@@ -144,7 +144,8 @@ def summary(result: dict) -> str:
     pooled = validate_arms.pooled(result)
     first = result["arms"][0]["label"]
     lines = [f"{result['pattern']} {result['transport']} {result['msg_size']} B, "
-             f"{result['settings']['arms']['rounds']} rounds, counters: {result['counters']['source']}"]
+             f"{result['settings']['arms']['rounds']} rounds, throughput timed by "
+             f"{validate_arms.slice_seconds_key(result)}, counters: {result['counters']['source']}"]
     for arm in result["arms"]:
         p = pooled[arm["label"]]
         env = ",".join(f"{k}={v}" for k, v in arm["env"].items()) or "default environment"
@@ -158,7 +159,7 @@ def summary(result: dict) -> str:
         work = [f"{k} {p['per_message'][k]:.3g}/msg" for k in SUMMARY_COUNTERS if k in p["per_message"]]
         lines.append("    " + "; ".join(parts + work))
         if arm["label"] != first:
-            for kind, key in (("thr", "receiver_seconds"), ("lat", "p50")):
+            for kind, key in (("thr", validate_arms.slice_seconds_key(result)), ("lat", "p50")):
                 text = _ratio_line(result, first, arm["label"], kind, key)
                 if text:
                     lines.append(f"    {text}")
