@@ -252,6 +252,25 @@ def test_one_process_run_of_three_arms(real):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode,events", [
+    ("rusage", ["cpu_time_ns", "context_switches", "page_faults"]),
+    ("off", []),
+])
+def test_counters_fallback_and_off_list_exactly_what_they_count(real, mode, events):
+    binary, libs, arms = _arms(real, "PAIR")
+    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms[:1], counters=mode, **SHORT), timeout_s=60)
+    assert run.result is not None, run.one.stderr
+    counters = run.result["counters"]
+    assert counters["source"] == ("getrusage" if events else "none") and counters["events"] == events
+    slices = [s for r in run.result["rounds"] for s in r["slices"]]
+    assert all((s["counters"] is None) if not events else sorted(s["counters"]) == sorted(events)
+               for s in slices)
+    if events:  # a throughput slice of 2,000 messages takes CPU time
+        assert all(s["counters"]["cpu_time_ns"] > 0 for s in slices if s["kind"] == "thr")
+    assert arms_result_problems(run.result) == []
+
+
+@pytest.mark.slow
 def test_two_process_run_joins(real):
     binary, libs, arms = _arms(real)
     receiver, sender = arms_role_argvs(binary, "tcp", 1024, local_endpoints("tcp"), libs, arms[::2],
@@ -287,7 +306,7 @@ def test_a_corrupt_message_fails_the_run_with_exit_4(real):
     (["--arm", "y=zlink:ZMQ_X"], "is not VAR=VALUE"),
     (["--lib", "zlink=/elsewhere.so"], "label 'zlink' given twice"),
     (["--count", "5"], "use --slice-count"),
-    (["--counters", "maybe"], "not one of auto, off"),
+    (["--counters", "maybe"], "not one of auto, rusage, off"),
 ])
 def test_bad_arms_input_is_refused_with_exit_2(real, extra, message):
     binary, libs, arms = _arms(real, "PAIR")

@@ -28,7 +28,8 @@ constexpr const char *kUsage =
     "                     (default slice-count/20, >= 1); --lat-warmup N likewise per latency\n"
     "                     slice (default slice-lat-count/10, >= 1)\n"
     "  --seed N           the order of the arms within each round (default: random, reported)\n"
-    "  --counters M       auto|off: per-slice counted work (perf_event_open, else getrusage)\n";
+    "  --counters M       auto|rusage|off: per-slice counted work (auto: perf_event_open,\n"
+    "                     else getrusage; rusage: getrusage only)\n";
 
 bool parse_u64(std::string_view text, std::uint64_t lo, std::uint64_t hi, std::uint64_t &out) {
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -157,7 +158,14 @@ std::string finish(Options &o, ArmsOptions &ao, const Seen &seen) {
 
 }  // namespace
 
-const char *to_string(CountersMode m) { return m == CountersMode::off ? "off" : "auto"; }
+const char *to_string(CountersMode m) {
+    switch (m) {
+    case CountersMode::automatic: return "auto";
+    case CountersMode::rusage: return "rusage";
+    case CountersMode::off: break;
+    }
+    return "off";
+}
 
 std::uint64_t default_slice_count(std::size_t size) {
     // The slice-length study (bench/measurements/README.md, 2026-12-02): from 64 KiB
@@ -210,11 +218,13 @@ ExtraFlags arms_flags(ArmsOptions &ao) {
             return number(0, ~0ULL, ao.seed);
         }
         if (flag == "--counters") {
-            if (v == "auto" || v == "off") {
-                ao.counters = v == "off" ? CountersMode::off : CountersMode::automatic;
-                return ExtraFlags::Taken;
-            }
-            error = "--counters: '" + std::string(v) + "' is not one of auto, off";
+            for (const CountersMode m :
+                 {CountersMode::automatic, CountersMode::rusage, CountersMode::off})
+                if (v == to_string(m)) {
+                    ao.counters = m;
+                    return ExtraFlags::Taken;
+                }
+            error = "--counters: '" + std::string(v) + "' is not one of auto, rusage, off";
             return ExtraFlags::Refused;
         }
         if (flag == "--count" || flag == "--lat-count") {

@@ -25,7 +25,9 @@ struct ArmSpec {
     std::size_t lib_index = 0;  // into ArmsOptions::libs
 };
 
-enum class CountersMode { automatic, off };
+// automatic: perf_event_open, else getrusage; rusage: getrusage only (hosts without
+// perf events, and the tests of that path); off: nothing counted.
+enum class CountersMode { automatic, rusage, off };
 
 struct ArmsOptions {
     std::vector<LibSpec> libs;

@@ -123,7 +123,8 @@ void Counters::open_perf() {
 void Counters::open(CountersMode mode) {
     if (mode == CountersMode::off)
         return;
-    open_perf();
+    if (mode == CountersMode::automatic)
+        open_perf();
     if (!names_.empty()) {
         source_ = "perf_event_open";
         // A snapshot reads the software group (which holds the syscall counts) first,

@@ -73,7 +73,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=_non_negative, help="uncounted messages per throughput slice")
     parser.add_argument("--lat-warmup", type=_non_negative, help="uncounted round trips per latency slice")
     parser.add_argument("--seed", type=_non_negative, help="the order of the arms in each round")
-    parser.add_argument("--counters", choices=("auto", "off"), help="per-slice counted work (default auto)")
+    parser.add_argument("--counters", choices=("auto", "rusage", "off"),
+                        help="per-slice counted work (default auto: perf events, else getrusage)")
     parser.add_argument("--io-threads", type=_non_negative, help="ZMQ_IO_THREADS (default 1)")
     parser.add_argument("--hwm", type=_non_negative, help="SNDHWM/RCVHWM (default: the library's)")
     parser.add_argument("--sndbuf", type=_non_negative)

@@ -352,8 +352,8 @@ def arms_argv(binary: Path | str, transport: str, size: int, libs: list[ArmLib],
             raise ValueError(f"role {value!r} is not one of {', '.join(ROLES)}")
         if name == "process_model" and value not in PROCESS_MODELS:
             raise ValueError(f"process_model {value!r} is not one of {', '.join(PROCESS_MODELS)}")
-        if name == "counters" and value not in ("auto", "off"):
-            raise ValueError(f"counters {value!r} is not one of auto, off")
+        if name == "counters" and value not in ("auto", "rusage", "off"):
+            raise ValueError(f"counters {value!r} is not one of auto, rusage, off")
         argv += [ARMS_PASS_THROUGH[name], _cpu_list(value) if name.startswith("pin_") else str(value)]
     return argv
 
