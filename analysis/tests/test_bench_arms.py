@@ -236,7 +236,7 @@ def _arms(real, pattern="ROUTER_ROUTER"):
 @pytest.mark.slow
 def test_one_process_run_of_three_arms(real):
     binary, libs, arms = _arms(real)
-    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms, seed=5, **SHORT), timeout_s=60)
+    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms, seed=5, counters="auto", **SHORT), timeout_s=60)
     assert run.result is not None, run.one.stderr
     line = run.result
     assert arms_result_problems(line, pattern="ROUTER_ROUTER", transport="tcp", msg_size=1024,
@@ -247,26 +247,32 @@ def test_one_process_run_of_three_arms(real):
     assert "zlink" in zlink_file and "libzmq" in ref_file
     assert line["counters"]["source"] == "perf_event_open"
     assert {"task_clock_ns", "syscalls", "context_switches"} <= set(line["counters"]["events"])
+    assert line["counters"]["perturbs_timing"] is True  # the syscall tracepoints
     orders = {tuple(r["order"]) for r in line["rounds"]}
     assert len(orders) > 1  # 8 rounds of 3 arms in one order has odds of 1 in 6^7
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode,events", [
-    ("rusage", ["cpu_time_ns", "context_switches", "page_faults"]),
-    ("off", []),
+@pytest.mark.parametrize("mode,source,events", [
+    (None, "perf_event_open", ["task_clock_ns", "context_switches", "cpu_migrations", "page_faults"]),
+    ("rusage", "getrusage", ["cpu_time_ns", "context_switches", "page_faults"]),
+    ("off", "none", []),
 ])
-def test_counters_fallback_and_off_list_exactly_what_they_count(real, mode, events):
+def test_counter_modes_list_exactly_what_they_count(real, mode, source, events):
+    """The default (software) counts perf's software events only: free beside the
+    timing, unlike the syscall tracepoints of `auto`."""
     binary, libs, arms = _arms(real, "PAIR")
     run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms[:1], counters=mode, **SHORT), timeout_s=60)
     assert run.result is not None, run.one.stderr
     counters = run.result["counters"]
-    assert counters["source"] == ("getrusage" if events else "none") and counters["events"] == events
+    assert counters["source"] == source and counters["events"] == events
+    assert counters["perturbs_timing"] is False
     slices = [s for r in run.result["rounds"] for s in r["slices"]]
     assert all((s["counters"] is None) if not events else sorted(s["counters"]) == sorted(events)
                for s in slices)
-    if events:  # a throughput slice of 2,000 messages takes CPU time
-        assert all(s["counters"]["cpu_time_ns"] > 0 for s in slices if s["kind"] == "thr")
+    clock = {"rusage": "cpu_time_ns", None: "task_clock_ns"}.get(mode)
+    if clock:  # a throughput slice of 2,000 messages takes CPU time
+        assert all(s["counters"][clock] > 0 for s in slices if s["kind"] == "thr")
     assert arms_result_problems(run.result) == []
 
 
@@ -279,6 +285,7 @@ def test_two_process_run_joins(real):
     assert run.result is not None, run.receiver.stderr + run.sender.stderr
     assert arms_result_problems(run.result, arms=["default", "ref"]) == []
     assert run.result["counters"]["by_role"]["receiver"]["source"] == "perf_event_open"
+    assert all(s["counters"]["task_clock_ns"] > 0 for r in run.result["rounds"] for s in r["slices"])
 
 
 @pytest.mark.slow
@@ -306,7 +313,7 @@ def test_a_corrupt_message_fails_the_run_with_exit_4(real):
     (["--arm", "y=zlink:ZMQ_X"], "is not VAR=VALUE"),
     (["--lib", "zlink=/elsewhere.so"], "label 'zlink' given twice"),
     (["--count", "5"], "use --slice-count"),
-    (["--counters", "maybe"], "not one of auto, rusage, off"),
+    (["--counters", "maybe"], "not one of auto, software, rusage, off"),
 ])
 def test_bad_arms_input_is_refused_with_exit_2(real, extra, message):
     binary, libs, arms = _arms(real, "PAIR")

@@ -28,8 +28,10 @@ constexpr const char *kUsage =
     "                     (default slice-count/20, >= 1); --lat-warmup N likewise per latency\n"
     "                     slice (default slice-lat-count/10, >= 1)\n"
     "  --seed N           the order of the arms within each round (default: random, reported)\n"
-    "  --counters M       auto|rusage|off: per-slice counted work (auto: perf_event_open,\n"
-    "                     else getrusage; rusage: getrusage only)\n";
+    "  --counters M       software|auto|rusage|off: per-slice counted work (default\n"
+    "                     software: perf's software events, else getrusage; auto: also\n"
+    "                     syscall tracepoints and hardware events, which slow syscalls\n"
+    "                     down: for counting runs, not for timing; rusage: getrusage)\n";
 
 bool parse_u64(std::string_view text, std::uint64_t lo, std::uint64_t hi, std::uint64_t &out) {
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -161,6 +163,7 @@ std::string finish(Options &o, ArmsOptions &ao, const Seen &seen) {
 const char *to_string(CountersMode m) {
     switch (m) {
     case CountersMode::automatic: return "auto";
+    case CountersMode::software: return "software";
     case CountersMode::rusage: return "rusage";
     case CountersMode::off: break;
     }
@@ -218,13 +221,14 @@ ExtraFlags arms_flags(ArmsOptions &ao) {
             return number(0, ~0ULL, ao.seed);
         }
         if (flag == "--counters") {
-            for (const CountersMode m :
-                 {CountersMode::automatic, CountersMode::rusage, CountersMode::off})
+            for (const CountersMode m : {CountersMode::automatic, CountersMode::software,
+                                         CountersMode::rusage, CountersMode::off})
                 if (v == to_string(m)) {
                     ao.counters = m;
                     return ExtraFlags::Taken;
                 }
-            error = "--counters: '" + std::string(v) + "' is not one of auto, rusage, off";
+            error =
+                "--counters: '" + std::string(v) + "' is not one of auto, software, rusage, off";
             return ExtraFlags::Refused;
         }
         if (flag == "--count" || flag == "--lat-count") {

@@ -62,6 +62,7 @@ void write_counters_header(JsonWriter &w, const ArmsRun &run) {
         w.value(name, why);
     w.end_object();
     w.value("scope", "whole process, per slice (one process: the sending side's slice window)");
+    w.value("perturbs_timing", run.counters.perturbs_timing());
     w.begin_object("callgrind")
         .value("compiled", kCallgrindCompiled)
         .value("running", run.valgrind)

@@ -20,6 +20,7 @@ import sys
 from testbed.bench import validate_arms
 from testbed.bench.arms_binaries import ArmsUnavailable, arms_binary, shared_object
 from testbed.bench.command import (
+    COUNTER_MODES,
     Arm,
     ArmLib,
     annotate_arms,
@@ -73,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=_non_negative, help="uncounted messages per throughput slice")
     parser.add_argument("--lat-warmup", type=_non_negative, help="uncounted round trips per latency slice")
     parser.add_argument("--seed", type=_non_negative, help="the order of the arms in each round")
-    parser.add_argument("--counters", choices=("auto", "rusage", "off"),
+    parser.add_argument("--counters", choices=COUNTER_MODES,
                         help="per-slice counted work (default auto: perf events, else getrusage)")
     parser.add_argument("--io-threads", type=_non_negative, help="ZMQ_IO_THREADS (default 1)")
     parser.add_argument("--hwm", type=_non_negative, help="SNDHWM/RCVHWM (default: the library's)")

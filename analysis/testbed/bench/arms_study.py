@@ -78,9 +78,9 @@ def _loadavg() -> float:
 
 
 def _one_run(setup: tuple, placement: str, size: int, slice_count: int, rounds: int, seed: int) -> dict:
-    binary, libs, arms, model = setup
+    binary, libs, arms, model, counters = setup
     options = dict(io_threads=IO_THREADS, mode="thr", rounds=rounds, warmup_rounds=1, slice_count=slice_count,
-                   seed=seed, counters="auto", timeout_ms=20000, **placement_pins(placement, [0, 1]))
+                   seed=seed, counters=counters, timeout_ms=20000, **placement_pins(placement, [0, 1]))
     load_before, started = _loadavg(), time.time()
     if model == "two-process":
         receiver, sender = arms_role_argvs(binary, TRANSPORT, size, local_endpoints(TRANSPORT), libs, arms,
@@ -91,6 +91,7 @@ def _one_run(setup: tuple, placement: str, size: int, slice_count: int, rounds: 
         run = run_arms(arms_argv(binary, TRANSPORT, size, libs, arms, **options), timeout_s=300)
         procs = [run.one]
     row = {"placement": placement, "process_model": model, "arms": [a.label for a in arms],
+           "counters": counters,
            "size": size, "slice_count": slice_count,
            "rounds": rounds, "seed": seed, "started": started, "wall_s": round(time.time() - started, 3),
            "load": [load_before, _loadavg()], "exit": [p.exit_code for p in procs]}
@@ -118,10 +119,13 @@ def _done(path: Path) -> list[dict]:
 
 
 def _model(row: dict) -> str:
-    """The process model and, for a run of a subset of the arms, which (older rows: all six)."""
+    """The process model and, for a run of a subset of the arms, which (older rows: all
+    six), and the counters when they were not the default (auto)."""
     model = row.get("process_model", "two-process")
     arms = row.get("arms")
-    return model if not arms or len(arms) == 6 else f"{model} [{','.join(arms)}]"
+    label = model if not arms or len(arms) == 6 else f"{model} [{','.join(arms)}]"
+    # Rows without the field ran with auto (the slice-length study of 2026-12-02).
+    return label if row.get("counters", "auto") == "auto" else f"{label} counters={row['counters']}"
 
 
 def _calibrate(setup: tuple, placement: str, size: int, out: Path, rows: list[dict]) -> float:
@@ -149,12 +153,14 @@ def _append(out: Path, row: dict) -> None:
 
 
 def run_study(placement: str, runs: int, out: Path, sizes: tuple[int, ...], slice_ms: tuple[int, ...],
-              seed: int, model: str = "two-process", subset: tuple[str, ...] | None = None) -> None:
+              seed: int, model: str = "two-process", subset: tuple[str, ...] | None = None,
+              counters: str = "auto") -> None:
     rows = _done(out)
     # Resolved once, whatever is written under bench/ meanwhile.
     libs, arms = _arms(subset)
-    setup = (arms_binary(PATTERN), libs, arms, model)
+    setup = (arms_binary(PATTERN), libs, arms, model, counters)
     label = model if subset is None else f"{model} [{','.join(a.label for a in arms)}]"
+    label = label if counters == "auto" else f"{label} counters={counters}"
     per_msg = {size: _calibrate(setup, placement, size, out, rows) for size in sizes}
     n_arms = len(setup[2])
     plan = [(size, ms, i) for size in sizes for ms in slice_ms for i in range(runs)]
@@ -262,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--placement", required=True, choices=("one-core", "split"))
     run.add_argument("--process-model", choices=("two-process", "one-process"), default="two-process")
     run.add_argument("--arms", help="a subset of the arms, e.g. zA,lA (default: all six)")
+    run.add_argument("--counters", choices=("auto", "software", "rusage", "off"), default="software",
+                     help="(the slice-length rows of 2026-12-02 ran with auto, before its cost was known)")
     run.add_argument("--runs", type=int, default=8, help="process-pair runs per size and slice length")
     run.add_argument("--sizes", default=",".join(map(str, SIZES)))
     run.add_argument("--slice-ms", default=",".join(map(str, SLICE_MS)))
@@ -278,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "run":
         run_study(args.placement, args.runs, args.out, tuple(int(x) for x in args.sizes.split(",")),
                   tuple(int(x) for x in args.slice_ms.split(",")), args.seed, args.process_model,
-                  tuple(args.arms.split(",")) if args.arms else None)
+                  tuple(args.arms.split(",")) if args.arms else None, args.counters)
         return 0
     table = summarize(_done(args.rows), args.timing)
     if args.json:
