@@ -335,14 +335,18 @@ def test_a_library_that_does_not_load_is_named(real, tmp_path):
 @pytest.mark.slow
 def test_more_namespaces_than_glibc_reserves_re_execute_once(real):
     """At glibc's default (glibc.rtld.nns=4) 11 copies loaded on the reference host and
-    the 12th failed for static TLS; the binary then re-executes itself with nns=16."""
+    the 12th failed for static TLS; the binary then re-executes itself with nns=16,
+    which holds glibc's maximum of 15 (a 16th is refused before anything loads)."""
     binary, (zlink, ref), _ = _arms(real, "PAIR")
-    libs = [ArmLib(f"c{i}", zlink.path if i % 2 else ref.path) for i in range(13)]
-    arms = [Arm(f"a{i}", f"c{i}") for i in range(13)]
-    run = run_arms(arms_argv(binary, "inproc", 64, libs, arms, mode="thr", rounds=1, warmup_rounds=0,
-                             slice_count=200, counters="off"), timeout_s=60)
+    libs = [ArmLib(f"c{i}", zlink.path if i % 2 else ref.path) for i in range(16)]
+    arms = [Arm(f"a{i}", f"c{i}") for i in range(16)]
+    options = {"mode": "thr", "rounds": 1, "warmup_rounds": 0, "slice_count": 200, "counters": "off"}
+    run = run_arms(arms_argv(binary, "inproc", 64, libs[:15], arms[:15], **options), timeout_s=60)
     assert run.result is not None, run.one.stderr
-    assert len(run.result["libs"]) == 13 and run.result["settings"]["arms"]["namespaces_reserved"] == 16
+    assert len(run.result["libs"]) == 15 and run.result["settings"]["arms"]["namespaces_reserved"] == 16
+    proc = subprocess.run(arms_argv(binary, "inproc", 64, libs, arms, **options), capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 1 and "glibc allows at most 15" in proc.stderr, proc.stderr
 
 
 @pytest.mark.slow
