@@ -14,6 +14,7 @@ from pathlib import Path
 
 from testbed import paths
 from testbed.bench.patterns import PATTERNS, TRANSPORTS
+from testbed.records import answer_spec
 from testbed.sweep import (
     config_ceiling,
     config_libraries,
@@ -181,12 +182,24 @@ def load(path: Path, profile: str = "default", library_names: list[str] | None =
     if w["kind"] == "perf-tools":
         config_perf_tools.check(path, w, s)
     ceiling = config_ceiling.parse(path, top, doc, w["kind"], s)
+    _answer(path, top, doc)
     top.done()
     return Experiment(
         path=path, toml_sha256=hashlib.sha256(raw_bytes).hexdigest(), profile=profile,
         libraries=libs, reference=reference, **meta, **w, **s, **r, **p, hosts=hosts, links=links,
         ceiling=ceiling, profiles=tuple(sorted(doc.get("profiles", {}))),
     )
+
+
+def _answer(path: Path, top: Section, doc: dict) -> None:
+    """[answer] (optional): checked here so a typo stops the run before it starts; the
+    analysis reads it (records/answer_spec.py)."""
+    top.seen.add("answer")
+    if "answer" in doc:
+        try:
+            answer_spec.parse(path, doc["answer"])
+        except answer_spec.AnswerSpecError as exc:
+            raise ExperimentError(exc.file, exc.key, exc.problem, exc.allowed) from None
 
 
 def _hosts(path: Path, top: Section, sweep: dict, links: dict) -> HostsSpec | None:
