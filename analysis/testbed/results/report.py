@@ -10,16 +10,18 @@ byte-stable figures (plots.save). Same input, same bytes.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from testbed.records import schema
+from testbed import paths
+from testbed.records import answer_spec, schema
 from testbed.records.manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
 from testbed.stats import decide, signed_rank
 
-from . import ceiling as ceil
 from . import (
+    answer,
     compare,
     fmt,
     host_speed,
@@ -29,10 +31,24 @@ from . import (
     report_ceiling,
     report_detail,
     report_summary,
+    run_settings,
     run_table,
 )
+from . import ceiling as ceil
 
 REPORT_NAME = "report.md"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What the index and the READMEs say of a run: all of it from its report."""
+    experiment: str
+    run_id: str
+    profile: str
+    question: str
+    answer: answer.Answer
+    settings: dict
+
 FIGURES = "figures"
 AA_FLOOR = 0.27  # the largest A/A difference the old harness family showed (FACTS.md)
 
@@ -40,17 +56,30 @@ AA_FLOOR = 0.27  # the largest A/A difference the old harness family showed (FAC
 # --- entry points ----------------------------------------------------------------------
 
 def render_run(run_dir: Path, out_dir: Path | None = None, calibration_run: Path | None = None,
-               draw: bool = True) -> Path:
+               draw: bool = True, experiments_dir: Path | None = None) -> Path:
     """Render <out_dir>/report.md (default: inside the run directory) and its figures
     (draw=False: the same report.md, its figures named but not drawn). An A/A run
     (`calibration_run`, or the manifest's `noise_floor_run`, relative to the run
-    directory) adds its false-call rate to the report's calibration block."""
+    directory) adds its false-call rate to the report's calibration block. The answer
+    that opens the report is the one its experiment declares in `experiments_dir`."""
+    return render_run_answer(run_dir, out_dir, calibration_run, draw, experiments_dir)[0]
+
+
+def render_run_answer(run_dir: Path, out_dir: Path | None = None, calibration_run: Path | None = None,
+                      draw: bool = True, experiments_dir: Path | None = None) -> tuple[Path, RunSummary]:
+    """render_run, and the run's answer and settings as the report states them (what
+    the index and the READMEs copy: results/answer_blocks.py)."""
     run_dir = Path(run_dir)
-    df, cmp, ctx = run_inputs(run_dir, calibration_run)
-    return _render(df, cmp, ctx, Path(out_dir) if out_dir else run_dir, REPORT_NAME, FIGURES, draw)
+    df, cmp, ctx = run_inputs(run_dir, calibration_run, experiments_dir)
+    path = _render(df, cmp, ctx, Path(out_dir) if out_dir else run_dir, REPORT_NAME, FIGURES, draw)
+    m = ctx["manifest"]
+    # The run is named by its folder (a published run's id), as the index names it.
+    return path, RunSummary(m.experiment_name, run_dir.name, m.profile, m.question_text, ctx["answer"],
+                            ctx["settings"])
 
 
-def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def run_inputs(run_dir: Path, calibration_run: Path | None = None,
+               experiments_dir: Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """(tidy table, comparisons, context) of a run: what its report is rendered from,
     and what the notebooks (results/explore.py) show."""
     run_dir = Path(run_dir)
@@ -69,7 +98,12 @@ def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.D
         "failed": load.failed_attempts(df), "published": False,
         "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
         "speed_tolerance": manifest.speed_tolerance,
+        "manifest": manifest,
+        "answer_spec": answer_spec.for_run(manifest.experiment_name, run_dir,
+                                           experiments_dir or paths.EXPERIMENTS_DIR),
+        "settings": run_settings.read(run_dir, manifest),
     }
+    ctx["brief"] += [("settings, from the records", run_settings.line(ctx["settings"]))]
     return df, cmp, ctx
 
 
@@ -158,6 +192,9 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str, draw: bool = T
     parts = [f"# {ctx['title']}", ""]
     if ctx.get("question"):
         parts += [f"> {ctx['question']}", ""]
+    if not ctx["published"]:
+        ctx["answer"] = answer.compute(ctx["answer_spec"], cmp, cells, ctx["manifest"])
+        parts += ctx["answer"].markdown(settings=run_settings.line(ctx["settings"]))
     parts += ["## " + ("Source" if ctx["published"] else "Run"), "",
               fmt.md_table(["", ""], [[k, v] for k, v in ctx["brief"]]), ""]
     parts += [f"- {n}" for n in ctx["notes"]] + ([""] if ctx["notes"] else [])

@@ -49,9 +49,11 @@ def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
         manifest["noise_floor_run"] = os.path.relpath(calibration.resolve(), dest.resolve())
     (dest / store.MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     # The host speed reference and its exclusions, the work per message (the report's
-    # Work column) and the ceiling probe (one file, or one line per batch measured inside
-    # the run): the report reads each when it is there.
-    for name in (store.SPEED_NAME, store.WORK_NAME, store.CEILING_HOST_NAME, store.CEILING_RUN_NAME):
+    # Work column), the ceiling probe (one file, or one line per batch measured inside
+    # the run) and the experiment toml the run ran (what tells a stale run: freshness.py):
+    # the report reads each when it is there.
+    for name in (store.SPEED_NAME, store.WORK_NAME, store.CEILING_HOST_NAME, store.CEILING_RUN_NAME,
+                 store.TOML_COPY_NAME):
         if (run_dir / name).is_file():
             shutil.copyfile(run_dir / name, dest / name)
 
