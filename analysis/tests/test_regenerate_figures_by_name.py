@@ -53,7 +53,7 @@ def test_a_missing_or_extra_figure_counts_by_name(tmp_path):
 
 
 def test_the_command_passes_a_redrawn_figure_by_name_and_says_so(tmp_path, capsys):
-    """`regenerate --check --figures-by-name` on a rendered fixture run: a PNG with other
+    """`regenerate --check --figures-by-name` on a rendered fixture run: an SVG with other
     bytes fails the plain --check and passes by name (the run says how many files it did
     not compare by content); an edited report.md fails both."""
     import argparse
@@ -67,7 +67,7 @@ def test_the_command_passes_a_redrawn_figure_by_name_and_says_so(tmp_path, capsy
     args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=False, no_notebooks=True,
                               figures_by_name=False)
     assert regenerate_cmd.main(args) == 0
-    png = sorted((reports / "batch-sweep" / "fixture").rglob("*.png"))[0]
+    png = sorted((reports / "batch-sweep" / "fixture").rglob("*.svg"))[0]
     png.write_bytes(png.read_bytes() + b"drawn by another matplotlib")
     args.check = True
     assert regenerate_cmd.main(args) == 1

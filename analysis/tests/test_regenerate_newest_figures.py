@@ -1,6 +1,8 @@
-"""regenerate with superseded_figures=False (`--newest-figures-only`): a superseded run's
-report.md is rebuilt byte for byte without drawing its figures; its committed figures are
-neither checked nor touched; the newest run's figures still are."""
+"""Superseded runs keep their data and report.md; their figures are drawn on demand and
+never committed (issue 43.6: reports/ must fit a clone). regenerate draws only each
+experiment's newest run's figures, removes the committed figures of a run that became
+superseded, leaves figures drawn on demand (`--draw-superseded`) alone, and gives every
+superseded run a .gitignore that keeps them out of git."""
 import argparse
 import shutil
 
@@ -18,52 +20,36 @@ def test_a_report_without_drawing_has_the_same_text_and_no_figure_file(tmp_path)
     assert not (tmp_path / "bare" / report.FIGURES).exists()
 
 
-def _reports(tmp_path):
-    """One experiment with two published runs of the same fixture: `old` is superseded."""
+def _args(reports, tmp_path, check=False, **more):
+    return argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=check, no_notebooks=True,
+                              figures_by_name=False, **more)
+
+
+def test_a_run_that_becomes_superseded_loses_its_committed_figures(tmp_path, capsys):
     run = make_run(tmp_path / "runs", patterns=("PAIR",), transports=("tcp",))
     reports = tmp_path / "reports"
     old, new = (reports / "batch-sweep" / f"20260101T00000{i}Z-aaa{i}" for i in (0, 1))
     report_cmd.compact(run, old)
-    shutil.copytree(old, new)  # the same data: regenerate below renders both
-    args = argparse.Namespace(reports=reports, seeds=tmp_path / "no-seeds", check=False, no_notebooks=True,
-                              figures_by_name=False, newest_figures_only=False)
-    assert regenerate_cmd.main(args) == 0
-    return reports, old, new, args
-
-
-def test_only_the_newest_runs_figures_are_checked_and_the_text_of_every_run(tmp_path, capsys):
-    reports, old, new, args = _reports(tmp_path)
-    old_png = sorted((old / report.FIGURES).glob("*.png"))[0]
-    old_png.write_bytes(b"a superseded figure edited by hand")
-    args.check = args.newest_figures_only = True
-    assert regenerate_cmd.main(args) == 0
-    assert "the figures of 1 superseded run(s) were NOT drawn or checked" in capsys.readouterr().err
-    args.newest_figures_only = False
-    assert regenerate_cmd.main(args) == 1
-    assert f"changed: {old_png.relative_to(reports)}" in capsys.readouterr().out
-
-    args.newest_figures_only = True
-    new_png = sorted((new / report.FIGURES).glob("*.png"))[0]
-    new_png.write_bytes(b"the newest run's figure edited")
-    (old / "report.md").write_text("edited\n")
-    assert regenerate_cmd.main(args) == 1
+    assert regenerate_cmd.main(_args(reports, tmp_path)) == 0
+    figures = sorted((old / report.FIGURES).glob("*.svg"))
+    assert figures and not (old / regenerate.GITIGNORE).exists()   # current: drawn and committed
+    shutil.copytree(old, new, ignore=shutil.ignore_patterns(report.FIGURES, "report.md"))
+    capsys.readouterr()
+    assert regenerate_cmd.main(_args(reports, tmp_path, check=True)) == 1
     out = capsys.readouterr().out
-    assert f"changed: {new_png.relative_to(reports)}" in out
-    assert f"changed: {(old / 'report.md').relative_to(reports)}" in out
+    assert f"stale: {figures[0].relative_to(reports)}" in out       # old's figures must go
+    assert f"new: {(old / regenerate.GITIGNORE).relative_to(reports)}" in out
+    assert regenerate_cmd.main(_args(reports, tmp_path)) == 0
+    assert not (old / report.FIGURES).exists() and sorted((new / report.FIGURES).glob("*.svg"))
+    assert (old / regenerate.GITIGNORE).read_text().splitlines()[-1] == f"{report.FIGURES}/"
+    text = (old / "report.md").read_text()
+    assert "Its figures are not committed: `./testbed regenerate --draw-superseded` draws them." in text
+    assert regenerate_cmd.main(_args(reports, tmp_path, check=True)) == 0
 
-
-def test_syncing_without_superseded_figures_keeps_them(tmp_path):
-    """A sync must never delete what it did not draw: the superseded figures stay."""
-    reports, old, new, args = _reports(tmp_path)
-    before = sorted(p.name for p in (old / report.FIGURES).iterdir())
-    (new / "report.md").write_text("stale\n")
-    args.newest_figures_only = True
-    assert regenerate_cmd.main(args) == 0
-    assert sorted(p.name for p in (old / report.FIGURES).iterdir()) == before
-    assert (new / "report.md").read_text() != "stale\n"
-    changes, scratch, managed = regenerate.differences(reports, None, notebooks=False,
-                                                       superseded_figures=False)
-    shutil.rmtree(scratch, ignore_errors=True)
-    assert changes == []
-    assert old.relative_to(reports) / report.FIGURES not in managed
-    assert new.relative_to(reports) / report.FIGURES in managed
+    # drawn on demand: there, linked from its report, and neither checked nor removed
+    assert regenerate_cmd.main(_args(reports, tmp_path, draw_superseded=True)) == 0
+    drawn = sorted(p.name for p in (old / report.FIGURES).glob("*.svg"))
+    assert drawn == [p.name for p in figures] and (old / report.FIGURES / regenerate.ON_DEMAND).is_file()
+    assert regenerate_cmd.main(_args(reports, tmp_path, check=True)) == 0
+    assert regenerate_cmd.main(_args(reports, tmp_path)) == 0
+    assert sorted(p.name for p in (old / report.FIGURES).glob("*.svg")) == drawn

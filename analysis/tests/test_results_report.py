@@ -27,7 +27,8 @@ def test_rendering_twice_gives_the_same_bytes(run, tmp_path):
     a = report.render_run(run, tmp_path / "a")
     b = report.render_run(run, tmp_path / "b")
     da, db = _digest(a.parent), _digest(b.parent)
-    assert da == db and any(k.endswith(".png") for k in da) and any(k.endswith(".svg") for k in da)
+    assert da == db and any(k.endswith(".svg") for k in da)
+    assert not any(k.endswith(".png") for k in da)  # one format: the SVG the report links
     svg = next((tmp_path / "a" / "figures").glob("*.svg")).read_text()
     assert "<dc:date>" not in svg
 
@@ -283,12 +284,11 @@ def test_committed_reports_are_current(tmp_path):
 def test_committed_published_reports_rebuild_without_seeds():
     """Without the seeds, every report.md under reports/ (published/ from its stored data,
     each experiment's runs, index.md) is rebuilt byte for byte from what is committed, and
-    so are the figures of published/ and of each experiment's newest run. The superseded
-    runs' figures (the same plotting code over older data) are not drawn here: drawing
-    them was ~4 of this test's ~5.5 minutes in CI. `./testbed regenerate --check` draws
-    and compares every one (the Nix check reports-unchanged compares figures by name)."""
-    changes, scratch, _ = regenerate.differences(paths.REPORTS_DIR, None, notebooks=False,
-                                                 superseded_figures=False)
+    so are the figures of published/ and of each experiment's newest run (superseded runs
+    have none committed: each holds its report.md and a .gitignore), and the generated
+    answer blocks of README.md, zlink/README.md, docs/profiling/README.md and every
+    experiment README: `./testbed regenerate --check --no-notebooks`."""
+    changes, scratch, _ = regenerate.differences(paths.REPORTS_DIR, None, notebooks=False)
     shutil.rmtree(scratch, ignore_errors=True)
     assert changes == []
 
@@ -308,41 +308,3 @@ def test_the_summary_states_the_median_within_cell_spread(tmp_path, cv):
     for lib in ("libzmq-4.3.5", "zlink"):
         for metric in ("Throughput", "Latency p50"):
             assert 0.5 * 100 * cv < _median_cv(text, metric, lib) < 1.6 * 100 * cv
-
-
-def test_the_index_answer_is_the_reports_own_summary(tmp_path):
-    from testbed.results import regenerate
-    md = tmp_path / "report.md"
-    md.write_text(
-        "\n".join(
-            [
-                "# x",
-                "> q?",
-                "## Run",
-                "| a | b |",
-                "## Summary",
-                "",
-                "### zlink vs libzmq-4.3.5",
-                "",
-                "| Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |",
-                "|---|---|---|---|---|---|---|",
-                "| Throughput | 61 | 0 | 0 | 47 | 56% | 108 |",
-                "| Latency p50 | 35 | 1 | 0 | 72 | 33% | 108 |",
-                "",
-                "| Pattern | Transport | Metric | FAST | SLOW | SAME | AMBIGUOUS | Decided | Comparisons |",
-                "| PAIR | tcp | Throughput | 9 | 0 | 0 | 3 | 75% | 12 |",
-                "",
-                "### A/A calibration",
-                "",
-                "This run holds 120 A/A comparisons (throughput and p50 latency), "
-                "120 with enough repetitions "
-                "to judge; 2 were called FAST or SLOW (2%): within the nominal 5%.",
-                "## PATTERN: PAIR",
-                "| Throughput | 1 | 2 | 3 | 4 | 5% | 6 |",
-            ]
-        )
-    )
-    answer = regenerate._answer(md)
-    assert answer == ("zlink vs libzmq-4.3.5: Throughput 61 FAST, 0 SLOW, 0 SAME, 47 AMBIGUOUS of 108; "
-                      "Latency p50 35 FAST, 1 SLOW, 0 SAME, 72 AMBIGUOUS of 108<br>"
-                      "A/A: 2 of 120 called FAST/SLOW (2%)")

@@ -1,5 +1,5 @@
 """Figures. The *_data functions return tidy frames (what is drawn); the draw_*
-functions turn one of those into a matplotlib Figure; save() writes SVG and PNG with
+functions turn one of those into a matplotlib Figure; save() writes SVG with
 every source of nondeterminism (dates, ids, software tags) fixed, so the same data
 always gives the same bytes."""
 from __future__ import annotations
@@ -219,14 +219,15 @@ def draw_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, pattern: str, clip: f
 
 
 def save(fig, base: Path) -> list[Path]:
-    """base.svg and base.png, byte-stable."""
+    """base.svg, byte-stable. One format only: the reports link the SVG, and a PNG beside
+    each doubled what a clone of reports/ carries (issue 43.6); the notebooks draw their
+    own PNGs in memory (explore.png)."""
     base = Path(base)
     base.parent.mkdir(parents=True, exist_ok=True)
-    svg, png = base.with_suffix(".svg"), base.with_suffix(".png")
+    svg = base.with_suffix(".svg")
     fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
-    fig.savefig(png, format="png", dpi=100, metadata={"Software": None})
     plt.close(fig)
-    return [svg, png]
+    return [svg]
 
 
 def figure_specs(cells: pd.DataFrame, comparisons: pd.DataFrame, inflections: pd.DataFrame):

@@ -1,6 +1,8 @@
-"""`./testbed regenerate [--check] [--no-notebooks] [--newest-figures-only]`: re-render every report under
-reports/ from its stored data, and each experiment's notebook executed on its newest
-run as HTML; with --check, change nothing and exit 1 naming every file that differs."""
+"""`./testbed regenerate [--check] [--no-notebooks] [--draw-superseded]`: re-render every report
+under reports/ from its stored data, each experiment's notebook executed on its newest
+run as HTML, reports/index.md and the generated answer blocks of the checkout's READMEs
+(results/answer_blocks.py); with --check, change nothing and exit 1 naming every file
+that differs (`answers: FILE` for a README whose answer block is not current)."""
 from __future__ import annotations
 
 import argparse
@@ -22,10 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --check: compare figures and HTML (.png/.svg/.html, drawn by the plotting "
                              "toolchain) by name only; markdown and data stay byte for byte (the Nix check, "
                              "whose matplotlib is not analysis/uv.lock's)")
-    parser.add_argument("--newest-figures-only", action="store_true",
-                        help="draw only each experiment's newest run's figures (and the published "
-                             "reports'); a superseded run's report.md is still rebuilt, its figures are "
-                             "left as they are and NOT checked (drawing is most of the time)")
+    parser.add_argument("--draw-superseded", action="store_true",
+                        help="only draw the figures of every superseded run into its folder (they are not "
+                             "committed: each superseded run's .gitignore names them), then stop")
     parser.add_argument("--no-notebooks", action="store_true",
                         help="leave out the notebooks' HTML renderings (notebook.html beside each "
                              "experiment's newest report), which execute every experiment's notebook")
@@ -40,13 +41,22 @@ def main(args) -> int:
     if seeds is None:
         print(f"testbed regenerate: {args.seeds} absent: published reports rebuilt from their stored data",
               file=sys.stderr)
+    if getattr(args, "draw_superseded", False):
+        drawn = regenerate.draw_superseded(args.reports)
+        print(f"figures drawn for {len(drawn)} superseded run(s) (not committed: see each run's .gitignore)",
+              file=sys.stderr)
+        return 0
     by_name = bool(getattr(args, "figures_by_name", False))
     if by_name and not args.check:
         print("testbed regenerate: --figures-by-name only goes with --check", file=sys.stderr)
         return 2
-    changes, scratch, managed = regenerate.differences(
-        args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False), figures_by_name=by_name,
-        superseded_figures=not getattr(args, "newest_figures_only", False))
+    from testbed.results.answer_blocks import BlockError
+    try:
+        changes, scratch, managed = regenerate.differences(
+            args.reports, seeds, notebooks=not getattr(args, "no_notebooks", False), figures_by_name=by_name)
+    except BlockError as exc:
+        print(f"testbed regenerate: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.check:
             for c in changes:
@@ -57,11 +67,6 @@ def main(args) -> int:
                 print(f"{len(drawn)} toolchain-drawn file(s) ({', '.join(regenerate.TOOLCHAIN_DRAWN)}) "
                       "compared by name only, NOT by content; markdown and data byte for byte",
                       file=sys.stderr)
-            if getattr(args, "newest_figures_only", False):
-                runs = regenerate.run_dirs(args.reports)
-                left = len(runs) - len(regenerate.newest_runs(runs))
-                print(f"the figures of {left} superseded run(s) were NOT drawn or checked "
-                      "(--newest-figures-only); their report.md was", file=sys.stderr)
             print(f"{len(changes)} file(s) out of date" if changes else "reports are current",
                   file=sys.stderr)
             return 1 if changes else 0
