@@ -18,7 +18,7 @@ from testbed.records import schema, speed_reference
 from testbed.records.manifest import RunManifest
 from testbed.stats import decide
 
-from . import compare, inflection, load, plots, report, report_detail, report_summary
+from . import answer, compare, inflection, load, plots, report, report_detail, report_summary, run_settings
 
 DECIDED = ("FAST", "SLOW")
 
@@ -56,6 +56,71 @@ def open_any(path: Path) -> RunView:
 
 def _compared_cells(view: RunView) -> pd.DataFrame:
     return view.cells[view.cells["metric"].isin(schema.COMPARED_METRICS)]
+
+
+# --- the declared answer and what is behind it ---------------------------------------------
+
+def answer_of(view: RunView) -> answer.Answer:
+    """The run's answer as its report states it (answer.py over the experiment's [answer])."""
+    return answer.compute(view.context["answer_spec"], view.comparisons, _compared_cells(view), view.manifest)
+
+
+def answer_markdown(view: RunView) -> str:
+    """The report's Answer section, verbatim."""
+    settings = run_settings.line(view.context["settings"])
+    return "\n".join(answer_of(view).markdown(settings=settings))
+
+
+ROW_COLUMNS = ["pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model",
+               "link", "library", "reference", "metric", "diff_pct", "ci_lo_pct", "ci_hi_pct", "verdict",
+               "test"]
+
+
+def answer_rows(view: RunView) -> dict[str, pd.DataFrame]:
+    """Each declared comparison's individual comparisons: the rows its counts add up."""
+    out = {}
+    for c in view.context["answer_spec"].comparisons:
+        if c.kind == "spread":
+            out[c.name] = spread(view)
+            continue
+        cmp = view.comparisons
+        if c.kind == "configurations" and c.reference is not None:
+            cmp = answer.declared_config_pairs(_compared_cells(view), c.reference, view.manifest)
+        sel = answer.select(cmp[(cmp["kind"] == answer.KIND_OF[c.kind]) & cmp["metric"].isin(c.metrics)],
+                            c.where, c.library)
+        out[c.name] = sel[ROW_COLUMNS].reset_index(drop=True)
+    return out
+
+
+def calibration(view: RunView) -> pd.DataFrame:
+    """Per metric: A/A comparisons, judged, false calls, rate (the report's calibration block)."""
+    return compare.calibration(view.comparisons)
+
+
+def inflection_by_config(view: RunView) -> pd.DataFrame:
+    """Where each configuration's gain over the reference configuration changes sign
+    along message size, per pattern, transport and library (inflection.py): the
+    analysis behind a "which static size" answer."""
+    infl = inflection.inflections(view.comparisons)
+    infl = infl[infl["kind"] == "config"]
+    cols = ["pattern", "transport", "config", "reference", "library", "metric", "status", "n_decisive",
+            "n_sizes", "sentence"]
+    return infl[cols].reset_index(drop=True)
+
+
+def config_by_size(view: RunView, metric: str = "throughput_msgs",
+                   library: str | None = None) -> pd.DataFrame:
+    """Each configuration's diff against the reference configuration, size by size
+    (rows: pattern, transport, configuration; columns: sizes): the curve the inflection
+    analysis reads, with each cell's verdict."""
+    cfg = view.comparisons[(view.comparisons["kind"] == "config") & (view.comparisons["metric"] == metric)]
+    if library is not None:
+        cfg = cfg[cfg["library"] == library]
+    if cfg.empty:
+        return pd.DataFrame()
+    text = cfg.assign(cell=[f"{d:+.1f}% {v}" for d, v in zip(cfg["diff_pct"], cfg["verdict"], strict=True)])
+    return text.pivot_table(index=["library", "pattern", "transport", "config"], columns="msg_size",
+                            values="cell", aggfunc="first")
 
 
 # --- the report's own sections ---------------------------------------------------------

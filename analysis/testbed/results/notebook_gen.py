@@ -39,6 +39,40 @@ WHY = {
 }
 
 
+# The analysis behind an experiment's answer, shown right after it (cells: markdown,
+# code, ...): what its question needs beyond the counts of its declared comparisons.
+BEHIND = {
+    "batch-sweep": [
+        """
+## Behind it: the inflection analysis per configuration
+
+For each static batch size against the default, per pattern: where its gain changes sign along message size
+(only FAST and SLOW cells count: inflection.py), then zlink's diff and verdict at every size, throughput and
+p50.""",
+        """
+display(explore.inflection_by_config(view))
+display(explore.config_by_size(view, "throughput_msgs", "zlink"))
+explore.config_by_size(view, "lat_p50_us", "zlink")""",
+    ],
+    "noise-floor": [
+        """
+## Behind it: the false calls
+
+Per metric, the A/A comparisons, how many could be judged and how many were called FAST or SLOW: every such
+call is a false one (both sides are one build).""",
+        "explore.calibration(view)",
+    ],
+    "placement": [
+        """
+## Behind it: the spread per placement and process model
+
+The median CV of each cell's repetitions per size, placement, process model and library: the steadier
+combination decides with fewer repetitions.""",
+        "explore.spread(view).round(2)",
+    ],
+}
+
+
 def _md(text: str):
     return v4.new_markdown_cell(text.strip("\n"))
 
@@ -59,15 +93,20 @@ def _notebook(cells) -> nbformat.NotebookNode:
     return nb
 
 
+def _behind(experiment: str) -> list:
+    texts = BEHIND.get(experiment, [])
+    return [(_md if i % 2 == 0 else _code)(t) for i, t in enumerate(texts)]
+
+
 def experiment_notebook(experiment: str) -> nbformat.NotebookNode:
     why = WHY.get(experiment, "the views below")
     return _notebook([
         _md(f"""
-# {experiment}: one run
+# {experiment}: the answer and what is behind it
 
-The question, the run and its verdicts as its report (`report.md`) gives them, then what the report does not
-show: every repetition behind one comparison, and the views behind a verdict. The README of this experiment
-(`experiments/{experiment}/README.md`) points to {why}.
+The answer the run's report opens with (the comparisons `experiments/{experiment}/*.toml` declares in its
+`[answer]` table, counted), each comparison it counts, then what the report does not show: every repetition
+behind one comparison, and the views behind a verdict. The README of this experiment points to {why}.
 
 Every cell calls `testbed.results.explore`, the functions the report is rendered with: the tables here and in
 the report agree (a test checks it). Set `RUN` to another run directory (or start it with
@@ -92,7 +131,14 @@ from testbed.results import explore, runs
 run_dir = runs.pick_published_run(RUN, EXPERIMENT)
 view = explore.open_run(run_dir)
 display(Markdown(f"**{view.context['title']}** (`{run_dir}`)\\n\\n> {view.context['question']}"))
-explore.brief(view)"""),
+display(Markdown(explore.answer_markdown(view)))"""),
+        _md("## Behind it: each comparison the answer counts"),
+        _code("""
+for name, rows in explore.answer_rows(view).items():
+    display(Markdown(f"**{name}**"), rows.round(2))"""),
+        *_behind(experiment),
+        _md("## The run"),
+        _code("explore.brief(view)"),
         _md("## Summary (the report's own section)"),
         _code("display(Markdown(explore.summary_markdown(view)))"),
         _md("## Verdicts\n\nEvery comparison, as a frame to filter; the counts per candidate and metric:"),
