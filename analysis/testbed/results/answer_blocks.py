@@ -47,6 +47,7 @@ class Current:
     question: str
     summary: RunSummary | None
     freshness: Freshness | None
+    run_as: str = ""    # what `./testbed run` takes for it: the folder, or the toml's path
 
 
 def _link(current: Current, md_file: Path, reports_dir: Path) -> str:
@@ -57,8 +58,8 @@ def _link(current: Current, md_file: Path, reports_dir: Path) -> str:
 
 
 def _no_run(current: Current) -> str:
-    return (f"no published run yet (`./testbed run {current.experiment}`, then `./testbed report "
-            f"results/{current.experiment}/<run-id> --publish`)")
+    return (f"no published run yet (`./testbed run {current.run_as or current.experiment}`, then "
+            f"`./testbed report results/{current.experiment}/<run-id> --publish`)")
 
 
 def answer_section(currents: list[Current], md_file: Path, reports_dir: Path) -> list[str]:
@@ -165,7 +166,10 @@ def currents(summaries: dict[str, RunSummary], fresh: dict[str, Freshness], expe
     for name in sorted(set(tomls) | set(summaries)):
         question = tomllib.loads(tomls[name].read_text())["experiment"]["question"] if name in tomls \
             else summaries[name].question
-        out[name] = Current(name, question, summaries.get(name), fresh.get(name))
+        toml = tomls.get(name)
+        run_as = "" if toml is None else toml.parent.name if toml.name == "experiment.toml" \
+            else toml.relative_to(Path(experiments_dir).parent).as_posix()
+        out[name] = Current(name, question, summaries.get(name), fresh.get(name), run_as)
     return out
 
 
