@@ -2,7 +2,7 @@
 // (SIGSTOP) and restarted by the gtest driver, so it must live in its own
 // process; it talks to the driver through stdout lines only.
 //
-//   fault_peer --role sender   --type PAIR|DEALER --bind EP --epoch E
+//   fault_peer --role sender   --type PAIR|DEALER|PUB --bind EP --epoch E
 //       Streams single-frame messages "E:<seq>" (seq 0, 1, 2, ...) forever,
 //       blocking when the peer is slow or absent. Prints "BOUND" once bound.
 //   fault_peer --role receiver --type PAIR|DEALER|ROUTER|SUB (--bind|--connect) EP
@@ -48,7 +48,9 @@ int type_of(const std::string &t) {
         return ZMQ_ROUTER;
     if (t == "SUB")
         return ZMQ_SUB;
-    usage("--type " + t + ": allowed PAIR, DEALER, ROUTER, SUB");
+    if (t == "PUB")
+        return ZMQ_PUB;
+    usage("--type " + t + ": allowed PAIR, DEALER, ROUTER, SUB, PUB");
 }
 
 args_t parse(int argc, char **argv) {
