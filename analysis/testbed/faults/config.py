@@ -30,6 +30,10 @@ TOXICS: dict[str, tuple[str, ...]] = {
     "limit_data": ("bytes",),
 }
 PROFILE_NAMES = ("quick", "default", "full")
+# A soak's faults count as the cause of a loss until this long after they end
+# (reconnects, lazy-pirate retries, backlogs draining), and none is applied this
+# long before a window where RSS and descriptors are measured.
+SOAK_SETTLE_S = 5.0
 MATRIX_PROFILE_KEYS = ("repetitions", "patterns", "security", "heartbeat", "faults")
 SOAK_PROFILE_KEYS = (
     "patterns",
@@ -212,6 +216,8 @@ def load(path: Path, profile: str = "default", library_names: list[str] | None =
         profiles=tuple(sorted(doc.get("profiles", {}))),
     )
     top.done()
+    if exp.soak:
+        _check_warmup(exp)
     if not exp.cells():
         raise ExperimentError(path, "sweep.exclude", "every cell is excluded", "rules that leave some cells")
     return exp
@@ -428,6 +434,22 @@ def _soak(sec: Section, overrides: dict) -> Soak:
         )
     sec.done()
     return out
+
+
+def _check_warmup(exp: FaultsExperiment) -> None:
+    """The warm-up applies every fault once, at its longest, then lets it settle:
+    it must fit in warmup_s (testbed.faults.soak.warmup_faults)."""
+    s = exp.soak
+    needed = s.fault_gap_s[0] + len(exp.fault_names) * (s.fault_s[1] + s.fault_gap_s[0]) + SOAK_SETTLE_S
+    if needed > s.warmup_s:
+        raise ExperimentError(
+            exp.path,
+            "soak.warmup_s",
+            f"{s.warmup_s:g} s is shorter than the warm-up: "
+            f"{len(exp.fault_names)} faults of up to {s.fault_s[1]:g} s with {s.fault_gap_s[0]:g} s "
+            f"between, then {SOAK_SETTLE_S:g} s to settle = {needed:g} s",
+            f">= {needed:g}, or fewer faults / shorter fault_s",
+        )
 
 
 def with_profile_name(exp: FaultsExperiment, profile: str) -> FaultsExperiment:

@@ -103,10 +103,13 @@ def dry_run(exp: config.FaultsExperiment) -> int:
     per_run = s.startup_s + s.warmup_s + s.fault_s + s.recover_s + s.drain_s + 1.0
     print(f"experiment {exp.name} ({exp.kind}, profile {exp.profile})\n  question: {exp.question}")
     if exp.soak:
+        plan = soak.schedule(exp, len(soak.pairs(exp)))
         print(
-            f"  soak: {exp.soak.duration_s:g} s, faults every {exp.soak.fault_gap_s} s lasting "
-            f"{exp.soak.fault_s} s, seed {exp.soak.seed}; pairs: {len(cells)} per library"
+            f"  soak: {exp.soak.duration_s:g} s, {len(plan)} faults (seed {exp.soak.seed}), "
+            f"{len(soak.pairs(exp))} pairs per library:"
         )
+        for c in soak.pairs(exp):
+            print(f"  {c.key().rsplit('/', 1)[0]}")
         return 0
     for c in cells:
         print(f"  {c.key()}")

@@ -1,17 +1,18 @@
 """The soak (kind "faults-soak"): every pattern x security x heartbeat pair of both
-libraries sends at once, each through its own proxy, for [soak].duration_s, while a
-seeded schedule (reproducible from [soak].seed) applies random faults of the
-experiment's [faults] to one pair at a time, to that pair of both libraries at the
-same moment. No fault is applied in the last end_window_s + settle_s seconds, so the
-end levels are measured on a quiet system.
+libraries sends at once, each through its own proxy, for [soak].duration_s. First a
+warm-up applies every fault of the experiment once to every pair at once (each at
+its longest); then RSS and descriptors are measured over a quiet level window; then
+a seeded schedule (reproducible from [soak].seed) applies random faults to one pair
+at a time, to that pair of both libraries at the same moment, until a quiet end
+window (nothing applied in the last end_window_s + SOAK_SETTLE_S seconds).
 
 Judged per library and pair:
   accounted   no phantom, duplicated, reordered or corrupted message, and every lost
-              message was sent during a fault on its pair (or within settle_s after
-              it): a loss nothing explains is a failure
+              message was sent during a fault on its pair (or within SOAK_SETTLE_S
+              after it): a loss nothing explains is a failure
   flat        the median RSS and the median open descriptors of every process that
-              lived the whole soak, over the last end_window_s, within tolerance of
-              their medians over [warmup_s, warmup_s + level_window_s]
+              lived the whole soak, over the end window, within tolerance of their
+              medians over the level window [warmup_s, warmup_s + level_window_s]
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ from pathlib import Path
 from testbed.toolchain.progress import Progress
 
 from . import accounting, cell, proxy, runner
-from .config import Cell, FaultsExperiment
+from .config import SOAK_SETTLE_S, Cell, FaultsExperiment
 from .records import read_events, read_records
 
 SAMPLES = "samples.jsonl"
 REPORT = "report.md"
-SETTLE_S = 5.0  # after a fault ends: reconnects, lazy-pirate retries, backlogs draining
+SETTLE_S = SOAK_SETTLE_S
 
 
 def pairs(exp: FaultsExperiment) -> list[Cell]:
@@ -45,13 +46,27 @@ def pairs(exp: FaultsExperiment) -> list[Cell]:
     return list(seen.values())
 
 
+def warmup_faults(exp: FaultsExperiment) -> list[dict]:
+    """The warm-up: every fault of the soak once, on every pair at once, each lasting
+    the longest a fault may last, so the level measured after it has seen the
+    deepest queues (and the allocator's answer to them) the random faults can make."""
+    s = exp.soak
+    out, t = [], s.fault_gap_s[0]
+    for name in exp.fault_names:
+        out.append({"start_s": round(t, 3), "end_s": round(t + s.fault_s[1], 3), "pair": None, "fault": name})
+        t += s.fault_s[1] + s.fault_gap_s[0]
+    return out
+
+
 def schedule(exp: FaultsExperiment, n_pairs: int) -> list[dict]:
-    """[{start_s, end_s, pair, fault}] relative to the start of traffic, one fault at
-    a time, none in the closing quiet period."""
+    """[{start_s, end_s, pair (None: every pair), fault}] from the start of traffic:
+    the warm-up faults, a quiet level window, then random faults one pair at a time,
+    none in the closing quiet period."""
     s = exp.soak
     rng = random.Random(s.seed)
     quiet_from = s.duration_s - s.end_window_s - SETTLE_S
-    out, t = [], rng.uniform(*s.fault_gap_s)
+    out = warmup_faults(exp)
+    t = s.warmup_s + s.level_window_s + rng.uniform(*s.fault_gap_s)
     while True:
         length = rng.uniform(*s.fault_s)
         if t + length > quiet_from:
@@ -180,21 +195,26 @@ def _inject(
     labels = [e.label for e in exp.libraries]
     for n, f in enumerate(plan, 1):
         fault = exp.faults[f["fault"]]
+        targets = range(len(the_pairs)) if f["pair"] is None else [f["pair"]]
+        hit = [live[(lab, i)] for lab in labels for i in targets]
         cell.sleep_until(times["start_at"] + int(f["start_s"] * 1e9))
         begun = time.monotonic_ns()
         try:
-            added = {lab: live[(lab, f["pair"])].begin_fault(fault) for lab in labels}
+            added = [p.begin_fault(fault) for p in hit]
             cell.sleep_until(times["start_at"] + int(f["end_s"] * 1e9))
-            for lab in labels:
-                live[(lab, f["pair"])].end_fault(fault, added[lab])
+            for p, names in zip(hit, added):
+                p.end_fault(fault, names)
         except proxy.ProxyError as exc:
-            windows.setdefault(f["pair"], []).append((begun, times["until"]))
+            for i in targets:
+                windows.setdefault(i, []).append((begun, times["until"]))
             progress.say(f"  fault {n}: the proxy stopped answering ({exc}); no further faults")
             return windows, str(exc)
-        windows.setdefault(f["pair"], []).append((begun, time.monotonic_ns() + int(SETTLE_S * 1e9)))
+        for i in targets:
+            windows.setdefault(i, []).append((begun, time.monotonic_ns() + int(SETTLE_S * 1e9)))
+        where = "every pair" if f["pair"] is None else the_pairs[f["pair"]].key().rsplit("/", 1)[0]
         progress.say(
-            f"  fault {n}/{len(plan)} at {f['start_s']:.0f} s: {f['fault']} on "
-            f"{the_pairs[f['pair']].key().rsplit('/', 1)[0]} for {f['end_s'] - f['start_s']:.1f} s"
+            f"  fault {n}/{len(plan)} at {f['start_s']:.0f} s: {f['fault']} on {where} "
+            f"for {f['end_s'] - f['start_s']:.1f} s"
         )
     return windows, None
 
@@ -214,7 +234,10 @@ def _summarize(exp, the_pairs, live, windows, times, run_dir: Path) -> None:
                 killed = {d.epoch for d in sends if d.killed_by_us and not d.hung}
                 acc = accounting.stream(send_logs, recv_logs, killed, lost_times=lost_times)
             acc["unexplained_lost"] = _unexplained(lost_times, windows.get(i, []))
-            whole = [d for d in p.processes if not d.killed_by_us and d.epoch == 1]
+            # Judged: every process alive from the level window to the end (a bound side
+            # restarted by a warm-up kill is; one killed later is not).
+            level_from = times["start_at"] + int(exp.soak.warmup_s * 1e9)
+            whole = [d for d in p.processes if not d.killed_by_us and p.starts[id(d)] <= level_from]
             flat = {
                 f"{d.role}-{d.epoch}": flatness(read_events(d.events), times["start_at"], exp) for d in whole
             }
@@ -301,8 +324,8 @@ def render(run_dir: Path) -> Path:
     ]
     for r in sorted(records, key=lambda r: (r["pair"], r["library"])):
         a = r["accounting"]
-        rss = ", ".join(_pct(f["rss_kb"]) for f in r["flatness"].values())
-        fds = ", ".join(_pct(f["fds"]) for f in r["flatness"].values())
+        rss = ", ".join(f"{name} {_pct(f['rss_kb'])}" for name, f in r["flatness"].items())
+        fds = ", ".join(f"{name} {_pct(f['fds'])}" for name, f in r["flatness"].items())
         lines.append(
             f"| {r['key'].rsplit('/', 1)[0]} | {r['library']} | {a['sent']} | {a['delivered']} | "
             f"{a['lost']} ({a['unexplained_lost']}) | {a['duplicated']} | {a['reordered']} | "
@@ -310,11 +333,9 @@ def render(run_dir: Path) -> Path:
             f"{int(r['abort'])}/{int(r['hang'])} |"
         )
     lines += ["", "## Faults applied", "", "| start s | end s | pair | fault |", "|---|---|---|---|"]
-    lines += [
-        f"| {f['start_s']:.1f} | {f['end_s']:.1f} | {m['pairs'][f['pair']].rsplit('/', 1)[0]} | "
-        f"{f['fault']} |"
-        for f in m["schedule_of_faults"]
-    ]
+    for f in m["schedule_of_faults"]:
+        where = "every pair" if f["pair"] is None else m["pairs"][f["pair"]].rsplit("/", 1)[0]
+        lines.append(f"| {f['start_s']:.1f} | {f['end_s']:.1f} | {where} | {f['fault']} |")
     out = run_dir / REPORT
     out.write_text("\n".join(lines) + "\n")
     return out
