@@ -37,6 +37,11 @@
           benches = builtins.mapAttrs (
             _: library: pkgs.callPackage ./bench/package.nix { inherit library; }
           ) libraries;
+          # The arms bench: built once, against the reference library's zmq.h.
+          benchArms = pkgs.callPackage ./bench/package.nix {
+            library = libraries."libzmq-4.3.5";
+            arms = true;
+          };
           testbed = pkgs.callPackage ./nix/testbed.nix { };
           # TESTBED_PREBUILT for the given registered names only (an experiment's apps
           # build what the experiment uses, not every flavour).
@@ -44,7 +49,7 @@
             names:
             pkgs.callPackage ./nix/prebuilt.nix {
               libraries = lib.filterAttrs (name: _: builtins.elem name names) libraries;
-              inherit benches;
+              inherit benches benchArms;
             };
           prebuilt = prebuiltFor (builtins.attrNames libraries);
           byCurve =
@@ -57,6 +62,7 @@
             libzmq-baseline = byCurve true;
             libzmq-baseline-nocurve = byCurve false;
             bench = pkgs.callPackage ./nix/bench-all.nix { inherit benches; };
+            bench-arms = benchArms;
             default = testbed;
           };
           apps = callSet ./nix/apps.nix {

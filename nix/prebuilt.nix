@@ -1,10 +1,11 @@
 # The TESTBED_PREBUILT file (docs/data-formats.md §2): registered library name ->
-# Nix-built prefix and the bench binaries built against it. With it, the testbed
-# builds nothing itself.
+# Nix-built prefix and the bench binaries built against it, and the arms bench's
+# binaries (arms_dir). With it, the testbed builds nothing itself.
 {
   writeText,
   libraries,
   benches,
+  benchArms,
 }:
 
 writeText "testbed-prebuilt.json" (
@@ -13,5 +14,6 @@ writeText "testbed-prebuilt.json" (
       prefix = "${prefix}";
       bench_dir = "${benches.${name}}/bin";
     }) libraries;
+    arms_dir = "${benchArms}/bin";
   }
 )

@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "setup": ("testbed.toolchain.setup_cmd", "install tools, fetch+verify+build baselines, zlink and bench"),
     "libs": ("testbed.toolchain.libs_cmd", "list the registered libraries and their builds"),
     "bench": ("testbed.bench.bench_cmd", "run one benchmark and print its JSON"),
+    "arms": ("testbed.bench.arms_cmd", "run one arms bench: several arms interleaved in one process pair"),
     "ceiling": ("testbed.bench.ceiling_cmd", "measure the host's raw TCP/UDS/memcpy limits"),
     "profile": (
         "testbed.bench.profile_cmd",

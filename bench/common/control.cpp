@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "placement.hpp"
+#include "side_threads.hpp"
 
 namespace bench {
 
@@ -140,6 +141,15 @@ void SocketLink::reader_loop() {
             buffer.erase(0, nl + 1);
         }
     }
+}
+
+std::unique_ptr<Link> open_control_link(const Options &o, Watchdog &wd) {
+    Endpoint ep;
+    std::string error;
+    parse_endpoint(o.control, ep, error);
+    if (o.role == Role::receiver)
+        return SocketLink::accept(ep, o.timeout_ms, wd);
+    return SocketLink::connect(ep, o.timeout_ms, wd);
 }
 
 }  // namespace bench

@@ -7,8 +7,8 @@ namespace bench {
 
 namespace {
 
-constexpr const char *kNames[] = {"hello", "hello_ok", "b_got_sync", "a_got_sync",
-                                  "go",    "sent",     "thr_done",   "finished"};
+constexpr const char *kNames[] = {"hello", "hello_ok", "b_got_sync", "a_got_sync", "go",
+                                  "sent",  "thr_done", "finished",   "slice"};
 static_assert(sizeof kNames / sizeof kNames[0] == static_cast<int>(Signal::count_));
 
 int index(Signal s) { return static_cast<int>(s); }

@@ -17,7 +17,9 @@
 
 namespace bench {
 
-// Each signal goes one way and is posted at most once per run.
+// Each signal goes one way and is posted at most once per run, except in the arms
+// bench, where the phase signals (b_got_sync .. thr_done) come once per arm or per
+// slice, strictly one after the other: a signal is always taken before it comes again.
 enum class Signal : int {
     hello,       // receiver -> sender: its settings and bound endpoints
     hello_ok,    // sender -> receiver: settings agree, the sender side is connected
@@ -27,6 +29,7 @@ enum class Signal : int {
     sent,        // sender -> receiver: the sender's throughput seconds
     thr_done,    // receiver -> sender: every throughput message arrived (receiver seconds)
     finished,    // sender -> receiver: the sender needs nothing more from the receiver
+    slice,       // sender -> receiver (arms bench): the next slice ("round arm kind"), or "end"
     count_
 };
 

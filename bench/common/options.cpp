@@ -16,6 +16,7 @@ namespace {
 constexpr std::size_t kMaxSize = std::size_t{1} << 30;
 
 const char *g_prog = "bench";
+const ExtraFlags *g_extra = nullptr;
 
 void print_usage(std::FILE *out, const PatternTraits &t) {
     std::fprintf(
@@ -59,11 +60,12 @@ void print_usage(std::FILE *out, const PatternTraits &t) {
         "                     shutdown (expect exit 4, 4, 3, 3)\n"
         "  --no-peer          run the receiver alone (expect exit 3 after --timeout-ms; --role "
         "both)\n"
+        "%s"
         "exit status: 0 ok, 1 library/system error, 2 bad arguments, 3 timeout,\n"
         "             4 verification failed. One JSON line on stdout (also on exit 4).\n",
         g_prog, t.tcp_only ? "tcp" : "tcp|ipc|inproc", t.name,
         t.tcp_only ? "tcp only (the peer is a plain TCP socket)" : "tcp, ipc or inproc", t.min_size,
-        kMaxSize);
+        kMaxSize, g_extra ? g_extra->usage : "");
 }
 
 [[noreturn]] void usage_error(const PatternTraits &t, const std::string &msg) {
@@ -360,7 +362,8 @@ void finish_counts(Options &o, const Given &g, const PatternTraits &t) {
 
 }  // namespace
 
-Options parse_options(int argc, char **argv, const PatternTraits &t) {
+Options parse_options(int argc, char **argv, const PatternTraits &t, const ExtraFlags *extra) {
+    g_extra = extra;
     if (argc > 0 && argv[0]) {
         const char *slash = std::strrchr(argv[0], '/');
         g_prog = slash ? slash + 1 : argv[0];
@@ -381,6 +384,16 @@ Options parse_options(int argc, char **argv, const PatternTraits &t) {
             usage_error(t, "unexpected argument '" + std::string(flag) + "'");
         if (i + 1 >= argc)
             usage_error(t, std::string(flag) + " needs a value");
+        if (extra) {
+            std::string error;
+            const auto outcome = extra->take(flag, argv[i + 1], error);
+            if (outcome == ExtraFlags::Refused)
+                usage_error(t, error);
+            if (outcome == ExtraFlags::Taken) {
+                ++i;
+                continue;
+            }
+        }
         if (!parse_flag(o, g, t, flag, argv[++i]))
             usage_error(t, "unknown option '" + std::string(flag) + "'");
     }
@@ -396,6 +409,9 @@ Options parse_options(int argc, char **argv, const PatternTraits &t) {
     check_pin(t, "--pin-sender", o.pin_sender, o.allowed);
     check_pin(t, "--pin-receiver", o.pin_receiver, o.allowed);
     finish_counts(o, g, t);
+    if (extra && extra->finish)
+        if (const std::string error = extra->finish(o); !error.empty())
+            usage_error(t, error);
     return o;
 }
 

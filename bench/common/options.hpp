@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "payload.hpp"
 #include "placement.hpp"
@@ -70,9 +72,22 @@ struct Options {
     CpuList allowed;  // CPUs this process may use (sched_getaffinity at start)
 };
 
+// Flags a runner adds to the common ones (the arms bench's --lib, --arm, ...).
+// `take` sees every flag with its value before the common parser does: it returns
+// Taken (the flag is its own), NotMine (the common parser takes it), or Refused with
+// `error` set (a usage error). `finish` runs after the common flags are complete and
+// returns "" or a usage error. `usage` is appended to the usage text.
+struct ExtraFlags {
+    enum Outcome { NotMine, Taken, Refused };
+    std::function<Outcome(std::string_view flag, std::string_view value, std::string &error)> take;
+    std::function<std::string(Options &o)> finish;
+    const char *usage = "";
+};
+
 // Parses argv; on bad input prints one error line plus the usage to stderr and
 // exits with status 2 (--help: usage on stdout, status 0).
-Options parse_options(int argc, char **argv, const PatternTraits &traits);
+Options parse_options(int argc, char **argv, const PatternTraits &traits,
+                      const ExtraFlags *extra = nullptr);
 
 // Defaults sized so that one run takes about 1-3 s on a 2-core loopback host.
 std::uint64_t default_count(std::size_t size);

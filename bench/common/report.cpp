@@ -3,48 +3,23 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
-#include <utility>
-#include <vector>
 
 #include <zmq.h>
 
 #include "clock.hpp"
 #include "json_writer.hpp"
 #include "process.hpp"
+#include "report_parts.hpp"
 
 #ifndef BENCH_LIB_NAME
 #error "BENCH_LIB_NAME must be defined by the build (bench/CMakeLists.txt)"
 #endif
 
-extern char **environ;
-
 namespace bench {
 
 namespace {
-
-RunInfo g_info;
-VerifyState g_verify;
-LibrarySettings g_lib;
-std::mutex g_lib_mutex;
-
-int read_int_option(void *s, int option) {
-    int value = 0;
-    std::size_t len = sizeof value;
-    if (zmq_getsockopt(s, option, &value, &len) != 0)
-        return -2;  // "could not read" (never a real value)
-    return value;
-}
-
-void write_optional(JsonWriter &w, const char *key, const std::optional<int> &v) {
-    if (v)
-        w.value(key, *v);
-    else
-        w.null(key);
-}
 
 std::string library_version() {
     int major = 0, minor = 0, patch = 0;
@@ -62,20 +37,6 @@ std::string loaded_from() {
         return info.dli_fname;
     }
     return "";
-}
-
-// Environment variables that may change a library's or the harness's behaviour.
-std::vector<std::pair<std::string, std::string>> relevant_env() {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (char **e = environ; e && *e; ++e) {
-        std::string kv = *e;
-        if (kv.rfind("ZMQ_ASIO_", 0) != 0 && kv.rfind("BENCH_", 0) != 0)
-            continue;
-        const auto eq = kv.find('=');
-        out.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
-    }
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 void write_throughput(JsonWriter &w, const ThroughputResult &t, std::size_t size) {
@@ -120,74 +81,20 @@ void write_sender_throughput(JsonWriter &w, const SenderThroughput &t) {
         .end_object();
 }
 
-void write_placement(JsonWriter &w, const Options &o) {
-    w.begin_object("placement");
-    for (const auto &[key, pin] :
-         {std::pair{"sender", &o.pin_sender}, std::pair{"receiver", &o.pin_receiver}}) {
-        if (pin->given())
-            w.value(key, pin->asked);
-        else
-            w.null(key);
-    }
-    w.value("allowed", o.allowed.str()).end_object();
-}
-
-void write_threads(JsonWriter &w, const std::vector<ThreadInfo> &threads) {
-    w.begin_array("threads");
-    for (const ThreadInfo &t : threads)
-        w.begin_object()
-            .value("tid", t.tid)
-            .value("name", t.name)
-            .value("role", t.role)
-            .value("cpus", t.cpus)
-            .end_object();
-    w.end_array();
-}
-
 void write_endpoints(JsonWriter &w, const Options &o) {
     w.value("bind", o.bind).value("connect", o.connect).value("control", o.control);
     w.begin_array("bound");
-    for (const auto &ep : g_info.bound)
+    for (const auto &ep : run_info().bound)
         w.value("", ep);
     w.end_array();
 }
 
-const char *compiler_id() {
-#if defined(__clang__)
-    return "clang " __VERSION__;
-#elif defined(__GNUC__)
-    return "gcc " __VERSION__;
-#else
-    return "unknown";
-#endif
-}
-
 }  // namespace
-
-void set_run_info(const RunInfo &info) { g_info = info; }
-
-void record_socket_settings(void *socket) {
-    std::lock_guard lock(g_lib_mutex);
-    if (g_lib.sndhwm)
-        return;
-    g_lib.sndhwm = read_int_option(socket, ZMQ_SNDHWM);
-    g_lib.rcvhwm = read_int_option(socket, ZMQ_RCVHWM);
-    g_lib.sndbuf = read_int_option(socket, ZMQ_SNDBUF);
-    g_lib.rcvbuf = read_int_option(socket, ZMQ_RCVBUF);
-}
-
-void record_context_settings(void *context) {
-    std::lock_guard lock(g_lib_mutex);
-    if (!g_lib.io_threads)
-        g_lib.io_threads = zmq_ctx_get(context, ZMQ_IO_THREADS);
-}
-RunInfo &run_info() { return g_info; }
-VerifyState &verify_state() { return g_verify; }
 
 std::string render_json(const std::optional<ThroughputResult> &thr,
                         const std::optional<LatencyResult> &lat,
                         const std::optional<SenderThroughput> &sender_only) {
-    const Options &o = g_info.opts;
+    const Options &o = run_info().opts;
     JsonWriter w;
     w.begin_object();
     w.value("schema", "testbed.bench/1");
@@ -199,7 +106,7 @@ std::string render_json(const std::optional<ThroughputResult> &thr,
         .value("link_name", BENCH_LIB_LINK_NAME)
         .value("loaded_from", loaded_from())
         .end_object();
-    w.value("pattern", g_info.pattern).value("transport", to_string(o.transport));
+    w.value("pattern", run_info().pattern).value("transport", to_string(o.transport));
     w.value("msg_size", static_cast<std::uint64_t>(o.size));
     if (thr)
         write_throughput(w, *thr, o.size);
@@ -217,31 +124,21 @@ std::string render_json(const std::optional<ThroughputResult> &thr,
         w.null("latency");
     }
     w.begin_object("verify")
-        .value("ok", g_verify.ok)
-        .value("received", g_verify.received)
-        .value("expected", g_verify.expected)
-        .value("lat_received", g_verify.lat_received)
-        .value("lat_expected", g_verify.lat_expected)
-        .value("method", g_verify.method);
-    if (!g_verify.error.empty())
-        w.value("error", g_verify.error);
+        .value("ok", verify_state().ok)
+        .value("received", verify_state().received)
+        .value("expected", verify_state().expected)
+        .value("lat_received", verify_state().lat_received)
+        .value("lat_expected", verify_state().lat_expected)
+        .value("method", verify_state().method);
+    if (!verify_state().error.empty())
+        w.value("error", verify_state().error);
     w.end_object();
-    LibrarySettings lib;
-    {
-        std::lock_guard lock(g_lib_mutex);
-        lib = g_lib;
-    }
+    const LibrarySettings lib = library_settings();
     w.begin_object("settings")
         .value("hwm", lib.sndhwm.value_or(o.hwm))  // as the library reports it, else as asked
         .value("hwm_requested", o.hwm)             // -1: not set (the library's default)
         .value("io_threads", o.io_threads);
-    w.begin_object("library_reports");  // read back from the library (null: no socket yet)
-    write_optional(w, "sndhwm", lib.sndhwm);
-    write_optional(w, "rcvhwm", lib.rcvhwm);
-    write_optional(w, "sndbuf", lib.sndbuf);
-    write_optional(w, "rcvbuf", lib.rcvbuf);
-    write_optional(w, "io_threads", lib.io_threads);
-    w.end_object();
+    write_library_reports(w, lib);  // read back from the library (null: no socket yet)
     w.value("security", to_string(o.security))
         .value("linger", o.linger)
         .value("sndbuf", o.sndbuf)
@@ -250,15 +147,15 @@ std::string render_json(const std::optional<ThroughputResult> &thr,
         .value("mode", to_string(o.mode))
         .value("clock", kClockName)
         .value("process_model", to_string(o.process_model))
-        .value("contexts", g_info.contexts)
+        .value("contexts", run_info().contexts)
         .value("warmup_barrier", true)
-        .value("topology", g_info.topology)
+        .value("topology", run_info().topology)
         .value("cxx_flags", BENCH_CXX_FLAGS)
         .value("compiler", compiler_id());
     write_endpoints(w, o);
     w.end_object();
     write_placement(w, o);
-    write_threads(w, g_info.threads);
+    write_threads(w, run_info().threads);
     w.begin_object("env");
     for (const auto &[k, v] : relevant_env())
         w.value(k, v);
@@ -270,11 +167,11 @@ std::string render_json(const std::optional<ThroughputResult> &thr,
 std::string render_summary(const std::optional<ThroughputResult> &thr,
                            const std::optional<LatencyResult> &lat,
                            const std::optional<SenderThroughput> &sender_only) {
-    const Options &o = g_info.opts;
+    const Options &o = run_info().opts;
     char buf[512];
     std::string s = program_name() + " [" + BENCH_LIB_NAME + " " + library_version() + "] " +
-                    g_info.pattern + " " + to_string(o.transport) + " " + std::to_string(o.size) +
-                    " B";
+                    run_info().pattern + " " + to_string(o.transport) + " " +
+                    std::to_string(o.size) + " B";
     if (o.role != Role::both)
         s += std::string(" (") + to_string(o.role) + ")";
     s += ":";
@@ -303,22 +200,8 @@ std::string render_summary(const std::optional<ThroughputResult> &thr,
                       l.p99, l.max);
         s += buf;
     }
-    s += g_verify.ok ? " verify ok" : " VERIFY FAILED";
+    s += verify_state().ok ? " verify ok" : " VERIFY FAILED";
     return s;
-}
-
-void exit_verify(const std::string &error) {
-    static std::mutex m;
-    m.lock();  // never unlocked: the process ends here
-    g_verify.ok = false;
-    g_verify.error = error;
-    const std::string json = render_json(std::nullopt, std::nullopt);
-    std::fprintf(stdout, "%s\n", json.c_str());
-    std::fprintf(stderr, "%s: verification failed: %s\n", program_name().c_str(), error.c_str());
-    std::fflush(stdout);
-    std::fflush(stderr);
-    cleanup_paths();
-    ::_exit(kExitVerify);
 }
 
 }  // namespace bench

@@ -58,6 +58,11 @@ struct LibrarySettings {
 // Records the socket's settings if none were recorded yet (thread-safe).
 void record_socket_settings(void *socket);
 void record_context_settings(void *context);
+// What was recorded (a copy, thread-safe).
+LibrarySettings library_settings();
+// The same read from one given socket and context, recording nothing (the arms
+// bench reads each arm's own).
+LibrarySettings read_library_settings(void *socket, void *context);
 
 struct RunInfo {
     const char *pattern = "";
@@ -82,7 +87,11 @@ std::string render_summary(const std::optional<ThroughputResult> &thr,
                            const std::optional<LatencyResult> &lat,
                            const std::optional<SenderThroughput> &sender_only = std::nullopt);
 
-// Prints the JSON (verify.ok = false, with the error) and exits with status 4.
+// The JSON line a verification failure prints (verify.ok = false, with the error):
+// each runner registers its own renderer before its sides start.
+using FailureLine = std::string (*)();
+void set_failure_line(FailureLine render);
+// Prints the registered failure line and exits with status 4.
 [[noreturn]] void exit_verify(const std::string &error);
 
 }  // namespace bench

@@ -1,6 +1,5 @@
 #include "runner.hpp"
 
-#include <latch>
 #include <optional>
 #include <thread>
 
@@ -12,6 +11,7 @@
 #include "placement.hpp"
 #include "process.hpp"
 #include "report.hpp"
+#include "side_threads.hpp"
 #include "sides.hpp"
 #include "zmq_end.hpp"
 
@@ -24,29 +24,6 @@ struct Outcomes {
     std::optional<ReceiverOutcome> receiver;
     std::optional<SenderOutcome> sender;
 };
-
-// Side threads finish their phases, then wait until the main thread has read
-// /proc: the census must see every thread alive, with its affinity.
-struct SideGate {
-    explicit SideGate(std::ptrdiff_t sides) : done(sides) {}
-    std::latch done;
-    std::latch release{1};
-};
-
-template <typename Body>
-std::thread side_thread(const char *name, const char *role, const Pin &pin, SideGate &gate,
-                        Body body) {
-    return std::thread([=, &pin, &gate] {
-        name_current_thread(name);
-        thread_census().register_self(role);
-        // Pinned before the side creates its context: the IO threads inherit this.
-        if (pin.given())
-            pin_current_thread(pin.cpus, role);
-        body();
-        gate.done.count_down();
-        gate.release.wait();
-    });
-}
 
 // --no-peer: a lone receiver of the pattern's type must give up with status 3.
 [[noreturn]] void run_without_peer(const PatternSpec &spec, const Options &o) {
@@ -69,16 +46,6 @@ std::thread side_thread(const char *name, const char *role, const Pin &pin, Side
     }
 }
 
-// The control connection of a role process (two-process / two-host runs).
-std::unique_ptr<Link> control_link(const Options &o, Watchdog &wd) {
-    Endpoint ep;
-    std::string error;
-    parse_endpoint(o.control, ep, error);
-    if (o.role == Role::receiver)
-        return SocketLink::accept(ep, o.timeout_ms, wd);
-    return SocketLink::connect(ep, o.timeout_ms, wd);
-}
-
 // Runs this process's side(s) to the end of the last phase and takes the census.
 Outcomes run_sides(const PatternSpec &spec, const Options &o, Watchdog &wd, ContextPool &pool) {
     Outcomes out;
@@ -87,7 +54,7 @@ Outcomes run_sides(const PatternSpec &spec, const Options &o, Watchdog &wd, Cont
     if (o.role == Role::both)
         pair = make_thread_links();
     else
-        control = control_link(o, wd);
+        control = open_control_link(o, wd);
     Link &receiver_link = o.role == Role::both ? *pair.receiver : *control;
     Link &sender_link = o.role == Role::both ? *pair.sender : *control;
     SideGate gate(o.role == Role::both ? 2 : 1);
@@ -162,6 +129,7 @@ int run_benchmark(int argc, char **argv, const PatternSpec &spec) {
     info.topology = spec.topology;
     set_run_info(info);
     verify_state().method = Verifier(o.size).method();
+    set_failure_line([] { return render_json(std::nullopt, std::nullopt); });
 
     Watchdog wd;
     wd.start(o.timeout_ms + 2000);

@@ -10,6 +10,7 @@
 #include "clock.hpp"
 #include "endpoint.hpp"
 #include "payload.hpp"
+#include "phases.hpp"
 #include "placement.hpp"
 #include "zmq_end.hpp"
 
@@ -27,6 +28,8 @@ std::uint64_t fault_seq(const Options &o) {
     return s < o.warmup ? o.warmup + o.count / 2 : s;
 }
 
+}  // namespace
+
 // What both sides must agree on before anything runs (the hello).
 std::string run_settings(const Options &o, const char *pattern) {
     std::ostringstream s;
@@ -43,6 +46,8 @@ std::string exact(double v) {
     return buf;
 }
 
+namespace {
+
 std::map<std::string, std::string> settings_map(const std::string &text) {
     std::map<std::string, std::string> m;
     std::istringstream in(text);
@@ -52,6 +57,8 @@ std::map<std::string, std::string> settings_map(const std::string &text) {
     }
     return m;
 }
+
+}  // namespace
 
 // "" when they agree, else "count: receiver 1000, sender 2000; ..."
 std::string settings_mismatch(const std::string &receiver, const std::string &sender) {
@@ -75,18 +82,22 @@ std::vector<std::string> split(const std::string &text, char sep) {
     return parts;
 }
 
+namespace {
+
 // Creates the side's context and sockets on this (pinned) thread.
 template <typename Make>
 Side build_side(const SideEnv &env, Make make) {
     return make(env.contexts.for_side());
 }
 
+}  // namespace
+
 ThroughputResult receive_throughput(End &b, const SideEnv &env, Clock::time_point &last_arrival) {
     const Options &o = env.o;
     env.wd.set_phase("throughput");
     Verifier verifier(o.size);
     VerifyState &vs = verify_state();
-    vs.expected = o.count;
+    vs.expected += o.count;
     const std::uint64_t total = o.warmup + o.count;
     ProgressSlot &progress = env.wd.slot(kReceiverSlot);
     Clock::time_point start{}, end{};
@@ -123,7 +134,9 @@ ThroughputResult receive_throughput(End &b, const SideEnv &env, Clock::time_poin
 // The run ends when the last message arrives, or when the sender has said it is done
 // and nothing arrived for kQuietMs (the rest was dropped); the quiet wait is never in
 // the window. `sent_text` gets the sender's `sent` payload if it was taken here.
+namespace {
 constexpr int kQuietMs = 100;
+}  // namespace
 
 bool lossy(const Options &o, const PatternSpec &spec) {
     return spec.traits.drops_at_hwm && o.hwm != 0;
@@ -135,7 +148,7 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
     env.wd.set_phase("throughput (lossy: PUB drops at the HWM)");
     Verifier verifier(o.size);
     VerifyState &vs = verify_state();
-    vs.expected = o.count;
+    vs.expected += o.count;
     const std::uint64_t last_warm = o.warmup - 1, last = o.warmup + o.count - 1;
     ProgressSlot &progress = env.wd.slot(kReceiverSlot);
     auto idle_since = Clock::now();
@@ -204,7 +217,7 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
         if (seq == last)
             break;
     }
-    vs.received = delivered;
+    vs.received += delivered;
     last_arrival = end;
     ThroughputResult r;
     r.count = delivered;
@@ -213,13 +226,6 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
     r.sent = o.count;
     return r;
 }
-
-// The sender's window, and on the steady clock when it sent the last warm-up message
-// (the span starts there, so it contains the receiver's window).
-struct SendWindow {
-    double seconds = 0;
-    std::int64_t start_ns = 0;
-};
 
 SendWindow send_throughput(End &a, const SideEnv &env) {
     const Options &o = env.o;
@@ -282,7 +288,7 @@ LatencyResult measure_latency(End &a, const SideEnv &env) {
     PayloadMaker maker(o.size);
     Verifier verifier(o.size);
     VerifyState &vs = verify_state();
-    vs.lat_expected = o.lat_count;
+    vs.lat_expected += o.lat_count;
     const std::uint64_t total = o.lat_warmup + o.lat_count;
     std::vector<double> samples;
     samples.reserve(o.lat_count);
@@ -321,8 +327,6 @@ std::vector<std::string> sender_endpoints(const Options &o, const std::vector<st
     }
     return out;
 }
-
-}  // namespace
 
 void *ContextPool::for_side() {
     std::lock_guard lock(m_);

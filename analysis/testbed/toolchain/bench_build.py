@@ -56,3 +56,52 @@ def ensure(prefix: Path, info: dict, progress: Progress) -> Path:
                                                "binaries": binaries}, indent=1) + "\n")
 
     return buildcache.cached(paths.BENCH_BUILD_DIR / info["name"], key, MARKER, build)
+
+
+# The arms bench (bench/arms/): bench_arms_<pattern>, built once, not per library,
+# from the same sources with the same flags. It links no library; it compiles against
+# the reference library's zmq.h (the API every registered library offers) and loads
+# the libraries it is given at run time.
+ARMS_REFERENCE = "libzmq-4.3.5"
+ARMS_MARKER = ".testbed-bench-arms.json"
+ARMS_DIR_NAME = "_arms"  # beside the per-library bench dirs (no library is named so)
+CALLGRIND_HEADER = Path("/usr/include/valgrind/callgrind.h")
+
+
+def arms_key(ref_info: dict) -> str:
+    # The client requests are compiled in only where valgrind's header exists.
+    return keys.build_key(kind="bench-arms", source=keys.tree_hash(paths.BENCH_SRC_DIR),
+                          reference=ref_info["name"], reference_build_id=ref_info["build_id"],
+                          flags=BENCH_FLAGS, tools=keys.toolchain_id(),
+                          callgrind_header=CALLGRIND_HEADER.is_file())
+
+
+def arms_dir(ref_info: dict) -> Path:
+    return buildcache.keyed_dir(paths.BENCH_BUILD_DIR / ARMS_DIR_NAME, arms_key(ref_info))
+
+
+def arms_is_built(ref_info: dict) -> bool:
+    return (arms_dir(ref_info) / ARMS_MARKER).is_file()
+
+
+def ensure_arms(ref_prefix: Path, ref_info: dict, progress: Progress) -> Path:
+    """Builds bench_arms_<pattern> (once per bench source and reference zmq.h)."""
+    key = arms_key(ref_info)
+
+    def build(work: Path) -> None:
+        progress.step(f"building the arms bench (bench/arms/) against {ref_info['name']}'s zmq.h")
+        log = work / "testbed-build.log"
+        cmake.configure(paths.BENCH_SRC_DIR, work,
+                        [*BENCH_FLAGS, *compiler_cache.launcher_flags(), "-DBENCH_BUILD=arms",
+                         f"-DBENCH_LIB_PREFIX={ref_prefix}"], progress, title="bench[arms]", log=log)
+        cmake.build(work, progress, title="bench[arms]", log=log)
+        binaries = sorted(p.name for p in work.glob("bench_arms_*") if p.is_file())
+        if not binaries:
+            raise RuntimeError(f"the arms bench build produced no bench_arms_* binaries in {work}")
+        (work / ARMS_MARKER).write_text(json.dumps({"reference": ref_info["name"],
+                                                    "reference_build_id": ref_info["build_id"],
+                                                    "bench_key": key, "flags": BENCH_FLAGS,
+                                                    "callgrind": CALLGRIND_HEADER.is_file(),
+                                                    "binaries": binaries}, indent=1) + "\n")
+
+    return buildcache.cached(paths.BENCH_BUILD_DIR / ARMS_DIR_NAME, key, ARMS_MARKER, build)

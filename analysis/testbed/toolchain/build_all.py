@@ -44,4 +44,20 @@ def build_everything(progress: Progress, names: list[str] | None = None, bench: 
                     outcomes.append(Outcome(name, False, str(exc)))
                     continue
         outcomes.append(Outcome(name, True, detail))
+    if bench and not bench_build.missing_reason():
+        outcomes += _arms_bench(progress, outcomes)
     return outcomes
+
+
+def _arms_bench(progress: Progress, outcomes: list[Outcome]) -> list[Outcome]:
+    """bench_arms_<pattern>: built once, against the reference library's zmq.h, when
+    that library was built (or skipped as unavailable: then so is the arms bench)."""
+    reference = bench_build.ARMS_REFERENCE
+    if not any(o.name == reference and o.ok and not o.detail.startswith("skipped") for o in outcomes):
+        return []
+    try:
+        ref = libraries.ensure_built(reference, bench=False, progress=progress)
+        return [Outcome("arms bench", True, str(bench_build.ensure_arms(ref.prefix, ref.info, progress)))]
+    except Exception as exc:  # reported like a library's failure, never swallowed
+        progress.say(f"    FAILED the arms bench: {exc}")
+        return [Outcome("arms bench", False, str(exc))]
