@@ -92,7 +92,11 @@ def publish(run_dir: Path, name: str) -> Path:
             shutil.copy2(run_dir / f, dest / f)
     for f in (runner.CELLS, soak.SAMPLES):
         if (run_dir / f).is_file():
-            with open(run_dir / f, "rb") as src, gzip.open(dest / (f + ".gz"), "wb", mtime=0) as sink:
+            with (
+                open(run_dir / f, "rb") as src,
+                open(dest / (f + ".gz"), "wb") as raw,
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as sink,  # no date: same bytes each time
+            ):
                 shutil.copyfileobj(src, sink)
     return dest
 

@@ -19,6 +19,7 @@ from testbed.stats import decide as decidemod
 TIMINGS = ("detect_ms", "reconnect_ms", "resume_ms")
 BAD = ("lost", "duplicated", "reordered", "corrupted", "phantom")
 COUNTS = ("sent", "delivered", *BAD)
+LOST_FACTOR, LOST_SLACK = 2, 20
 
 
 @dataclass
@@ -63,8 +64,14 @@ class CellSummary:
 
     def worse_than_reference(self, reference: str, candidate: str) -> list[str]:
         """Accounting problems the candidate has in this cell that the reference never
-        had in any repetition (the experiment's failure condition), plus aborts/hangs."""
-        out = [k for k in BAD if self.sides[candidate].total(k) and not self.sides[reference].total(k)]
+        had in any repetition (the experiment's failure condition), losses far above
+        the reference's where both lose (more than LOST_FACTOR x theirs + LOST_SLACK:
+        which in-flight messages a fault takes varies run to run, a pattern that stops
+        delivering does not), plus aborts, hangs and process errors."""
+        ref, cand = self.sides[reference], self.sides[candidate]
+        out = [k for k in BAD if cand.total(k) and not ref.total(k)]
+        if "lost" not in out and cand.total("lost") > LOST_FACTOR * ref.total("lost") + LOST_SLACK:
+            out.append("lost far more")
         flags = self.sides[candidate].flags()
         return out + [k for k in ("abort", "hang", "error") if flags[k]]
 
