@@ -101,3 +101,10 @@ def test_kind_of_reads_the_workload_kind(tmp_path):
     assert config.kind_of(paths.EXPERIMENTS_DIR / "batch-sweep" / "experiment.toml") in (None, "bench")
     (tmp_path / "x.toml").write_text("not toml [")
     assert config.kind_of(tmp_path / "x.toml") is None
+
+
+def test_a_run_directory_copy_loads_under_any_folder_name(tmp_path):
+    copy = tmp_path / "20261202T000000Z-abcd" / "experiment.toml"
+    copy.parent.mkdir()
+    copy.write_text((paths.EXPERIMENTS_DIR / "faults" / "experiment.toml").read_text())
+    assert config.load(copy, "quick", NAMES).name == "faults"

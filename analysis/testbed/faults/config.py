@@ -10,6 +10,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from testbed import paths
 from testbed.sweep import config_libraries
 from testbed.sweep.config_libraries import LibraryEntry
 from testbed.sweep.toml_reader import ExperimentError, Section
@@ -184,7 +185,9 @@ def load(path: Path, profile: str = "default", library_names: list[str] | None =
     top = Section(path, "", doc)
     meta = top.sub("experiment")
     name = meta.get("name", str)
-    if path.name == "experiment.toml" and name != path.parent.name:
+    folder = Path(path).resolve().parent
+    shipped = Path(path).name == "experiment.toml" and folder.parent == paths.EXPERIMENTS_DIR.resolve()
+    if shipped and name != path.parent.name:  # a run directory's copy sits elsewhere
         raise meta.err("name", f"{name!r} differs from the folder name", repr(path.parent.name))
     question = meta.get("question", str)
     if not question.strip():

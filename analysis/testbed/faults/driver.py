@@ -17,6 +17,8 @@ from testbed import paths
 from testbed.toolchain import buildcache, cmake, compiler_cache, keys, libraries
 from testbed.toolchain.progress import Progress
 
+from .proxy import die_with_parent
+
 SOURCE_DIR = paths.REPO_ROOT / "faults"
 BUILD_ROOT = paths.BUILD_DIR / "faults"
 FLAGS = ["-DCMAKE_BUILD_TYPE=Release"]
@@ -115,6 +117,7 @@ class Driver:
                 stderr=err,
                 stdin=subprocess.DEVNULL,
                 process_group=0,
+                preexec_fn=die_with_parent,
             )
         os.set_blocking(proc.stdout.fileno(), False)
         return cls(role, epoch, proc, log, events, stderr)

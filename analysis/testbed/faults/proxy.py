@@ -8,6 +8,7 @@ outlives the run.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -24,6 +25,16 @@ from pathlib import Path
 
 class ProxyError(RuntimeError):
     pass
+
+
+def die_with_parent() -> None:
+    """preexec_fn: the child gets SIGKILL when the runner dies, however it dies (even
+    SIGKILL, where no cleanup of ours runs), so no driver or proxy outlives it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
 
 
 def free_port() -> int:
@@ -140,6 +151,7 @@ class Server:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 process_group=0,
+                preexec_fn=die_with_parent,
             )
         self.client = Toxiproxy(port)
         _wait_ready(self.proc, self.client, self.log)

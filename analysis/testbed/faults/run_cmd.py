@@ -12,6 +12,7 @@ import argparse
 import gzip
 import random
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -26,11 +27,20 @@ UNSUPPORTED = (("shard", "--shard"), ("libs", "--libs"), ("slurm", "--slurm"))
 
 
 def main(args: argparse.Namespace) -> int:
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         return _main(args)
     except ExperimentError as exc:
         print(f"testbed run: {exc}", file=sys.stderr)
         return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM stops a run as Ctrl-C does: every driver and the proxy stopped, the run
+    marked interrupted (and resumable)."""
+    raise KeyboardInterrupt
 
 
 def _main(args: argparse.Namespace) -> int:
