@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 from . import verdicts
+from .accounting import PHASES
+from .config import PATTERNS
 from .runner import CELLS, MANIFEST
 from .verdicts import BAD, TIMINGS, CellSummary
 
@@ -160,15 +162,12 @@ def _loss_text(side) -> str:
     for k in BAD:
         total = side.total(k)
         if total:
-            parts.append(f"{SHORT[k]} {total} in {side.runs_with(k)}/{len(runs)} runs")
-    if not parts:
-        return "nothing"
-    phases = {
-        p: sum(r["accounting"]["lost_by_phase"][p] for r in runs) for p in ("before", "during", "after")
-    }
-    if side.total("lost"):
-        parts.append("lost sent " + ", ".join(f"{p} {n}" for p, n in phases.items() if n) + " the fault")
-    return "; ".join(parts)
+            text = f"{SHORT[k]} {total} in {side.runs_with(k)}/{len(runs)} runs"
+            if k == "lost":
+                phases = {p: sum(r["accounting"]["lost_by_phase"][p] for r in runs) for p in PHASES}
+                text += " (sent " + ", ".join(f"{p} the fault {n}" for p, n in phases.items() if n) + ")"
+            parts.append(text)
+    return "; ".join(parts) or "nothing"
 
 
 def semantics(cells: dict[str, CellSummary], ref: str, cand: str, patterns, faults) -> list[str]:
@@ -197,8 +196,10 @@ def render(run_dir: Path, out_dir: Path | None = None) -> Path:
     cand = next(lib["label"] for lib in m["libraries"] if lib["label"] != ref)
     cells = verdicts.group(records)
     verdicts.judge(cells, ref, cand, margin=m["timing_margin"], confidence=m["confidence"])
-    patterns = list(dict.fromkeys(c.cell["pattern"] for c in cells.values()))
-    faults = list(dict.fromkeys(r["cell"]["fault"] for r in records))
+    seen_patterns = {c.cell["pattern"] for c in cells.values()}
+    patterns = [p for p in PATTERNS if p in seen_patterns]
+    seen_faults = {r["cell"]["fault"] for r in records}
+    faults = [f for f in m.get("faults", {}) if f in seen_faults] or sorted(seen_faults)
     libs = ", ".join(f"{lib['label']} (build {lib['build_id']})" for lib in m["libraries"])
     lines = [
         f"# {m['experiment']} · run {m['run_id']}",
