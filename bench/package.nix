@@ -49,11 +49,15 @@ stdenv.mkDerivation {
 
   # The build id is read from the prefix at build time: it exists only after the
   # library is built, and it ties every bench result to that exact build.
-  preConfigure = lib.optionalString (!arms) ''
-    build_id=$(sed -n 's/.*"build_id": *"\([0-9a-f]*\)".*/\1/p' ${library}/testbed-lib.json)
-    test -n "$build_id" || { echo "no build_id in ${library}/testbed-lib.json" >&2; exit 1; }
-    cmakeFlagsArray+=("-DBENCH_LIB_BUILD_ID=$build_id")
-  '';
+  preConfigure =
+    if arms then
+      ""
+    else
+      ''
+        build_id=$(sed -n 's/.*"build_id": *"\([0-9a-f]*\)".*/\1/p' ${library}/testbed-lib.json)
+        test -n "$build_id" || { echo "no build_id in ${library}/testbed-lib.json" >&2; exit 1; }
+        cmakeFlagsArray+=("-DBENCH_LIB_BUILD_ID=$build_id")
+      '';
   cmakeFlags =
     [
       "-DCMAKE_BUILD_TYPE=Release"

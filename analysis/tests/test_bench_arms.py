@@ -176,8 +176,9 @@ def test_pooled_summary_uses_measured_slices_only():
     p = pooled(line)
     arm0 = [s for r in line["rounds"] if not r["warmup"] and r["kind"] == "thr"
             for s in r["slices"] if s["arm"] == 0]
+    # one host: every slice has a span, which times it
     assert p["default"]["msgs_per_sec"] == pytest.approx(
-        sum(s["count"] for s in arm0) / sum(s["receiver_seconds"] for s in arm0))
+        sum(s["count"] for s in arm0) / sum(s["span_seconds"] for s in arm0))
     assert p["default"]["p50_us"] > 0
 
 
@@ -235,7 +236,7 @@ def _arms(real, pattern="ROUTER_ROUTER"):
 @pytest.mark.slow
 def test_one_process_run_of_three_arms(real):
     binary, libs, arms = _arms(real)
-    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms, seed=5, **SHORT), timeout_s=60)
+    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms, seed=5, counters="auto", **SHORT), timeout_s=60)
     assert run.result is not None, run.one.stderr
     line = run.result
     assert arms_result_problems(line, pattern="ROUTER_ROUTER", transport="tcp", msg_size=1024,
@@ -246,8 +247,33 @@ def test_one_process_run_of_three_arms(real):
     assert "zlink" in zlink_file and "libzmq" in ref_file
     assert line["counters"]["source"] == "perf_event_open"
     assert {"task_clock_ns", "syscalls", "context_switches"} <= set(line["counters"]["events"])
+    assert line["counters"]["perturbs_timing"] is True  # the syscall tracepoints
     orders = {tuple(r["order"]) for r in line["rounds"]}
     assert len(orders) > 1  # 8 rounds of 3 arms in one order has odds of 1 in 6^7
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode,source,events", [
+    (None, "perf_event_open", ["task_clock_ns", "context_switches", "cpu_migrations", "page_faults"]),
+    ("rusage", "getrusage", ["cpu_time_ns", "context_switches", "page_faults"]),
+    ("off", "none", []),
+])
+def test_counter_modes_list_exactly_what_they_count(real, mode, source, events):
+    """The default (software) counts perf's software events only: free beside the
+    timing, unlike the syscall tracepoints of `auto`."""
+    binary, libs, arms = _arms(real, "PAIR")
+    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms[:1], counters=mode, **SHORT), timeout_s=60)
+    assert run.result is not None, run.one.stderr
+    counters = run.result["counters"]
+    assert counters["source"] == source and counters["events"] == events
+    assert counters["perturbs_timing"] is False
+    slices = [s for r in run.result["rounds"] for s in r["slices"]]
+    assert all((s["counters"] is None) if not events else sorted(s["counters"]) == sorted(events)
+               for s in slices)
+    clock = {"rusage": "cpu_time_ns", None: "task_clock_ns"}.get(mode)
+    if clock:  # a throughput slice of 2,000 messages takes CPU time
+        assert all(s["counters"][clock] > 0 for s in slices if s["kind"] == "thr")
+    assert arms_result_problems(run.result) == []
 
 
 @pytest.mark.slow
@@ -259,6 +285,7 @@ def test_two_process_run_joins(real):
     assert run.result is not None, run.receiver.stderr + run.sender.stderr
     assert arms_result_problems(run.result, arms=["default", "ref"]) == []
     assert run.result["counters"]["by_role"]["receiver"]["source"] == "perf_event_open"
+    assert all(s["counters"]["task_clock_ns"] > 0 for r in run.result["rounds"] for s in r["slices"])
 
 
 @pytest.mark.slow
@@ -286,7 +313,7 @@ def test_a_corrupt_message_fails_the_run_with_exit_4(real):
     (["--arm", "y=zlink:ZMQ_X"], "is not VAR=VALUE"),
     (["--lib", "zlink=/elsewhere.so"], "label 'zlink' given twice"),
     (["--count", "5"], "use --slice-count"),
-    (["--counters", "maybe"], "not one of auto, off"),
+    (["--counters", "maybe"], "not one of auto, software, rusage, off"),
 ])
 def test_bad_arms_input_is_refused_with_exit_2(real, extra, message):
     binary, libs, arms = _arms(real, "PAIR")
@@ -308,14 +335,18 @@ def test_a_library_that_does_not_load_is_named(real, tmp_path):
 @pytest.mark.slow
 def test_more_namespaces_than_glibc_reserves_re_execute_once(real):
     """At glibc's default (glibc.rtld.nns=4) 11 copies loaded on the reference host and
-    the 12th failed for static TLS; the binary then re-executes itself with nns=16."""
+    the 12th failed for static TLS; the binary then re-executes itself with nns=16,
+    which holds glibc's maximum of 15 (a 16th is refused before anything loads)."""
     binary, (zlink, ref), _ = _arms(real, "PAIR")
-    libs = [ArmLib(f"c{i}", zlink.path if i % 2 else ref.path) for i in range(13)]
-    arms = [Arm(f"a{i}", f"c{i}") for i in range(13)]
-    run = run_arms(arms_argv(binary, "inproc", 64, libs, arms, mode="thr", rounds=1, warmup_rounds=0,
-                             slice_count=200, counters="off"), timeout_s=60)
+    libs = [ArmLib(f"c{i}", zlink.path if i % 2 else ref.path) for i in range(16)]
+    arms = [Arm(f"a{i}", f"c{i}") for i in range(16)]
+    options = {"mode": "thr", "rounds": 1, "warmup_rounds": 0, "slice_count": 200, "counters": "off"}
+    run = run_arms(arms_argv(binary, "inproc", 64, libs[:15], arms[:15], **options), timeout_s=60)
     assert run.result is not None, run.one.stderr
-    assert len(run.result["libs"]) == 13 and run.result["settings"]["arms"]["namespaces_reserved"] == 16
+    assert len(run.result["libs"]) == 15 and run.result["settings"]["arms"]["namespaces_reserved"] == 16
+    proc = subprocess.run(arms_argv(binary, "inproc", 64, libs, arms, **options), capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 1 and "glibc allows at most 15" in proc.stderr, proc.stderr
 
 
 @pytest.mark.slow

@@ -21,13 +21,17 @@ constexpr const char *kUsage =
     "                     its contexts are created (repeatable; order = creation order)\n"
     "  --rounds N         measured rounds per kind (default 20)\n"
     "  --warmup-rounds N  rounds before them, reported as warm-up (default 1)\n"
-    "  --slice-count N    messages per throughput slice (default by size)\n"
+    "  --slice-count N    messages per throughput slice (default: 10,000 under 64 KiB,\n"
+    "                     else 32 MiB of payload)\n"
     "  --slice-lat-count N  round trips per latency slice (default by size)\n"
     "  --warmup N         uncounted messages at the start of each throughput slice\n"
     "                     (default slice-count/20, >= 1); --lat-warmup N likewise per latency\n"
     "                     slice (default slice-lat-count/10, >= 1)\n"
     "  --seed N           the order of the arms within each round (default: random, reported)\n"
-    "  --counters M       auto|off: per-slice counted work (perf_event_open, else getrusage)\n";
+    "  --counters M       software|auto|rusage|off: per-slice counted work (default\n"
+    "                     software: perf's software events, else getrusage; auto: also\n"
+    "                     syscall tracepoints and hardware events, which slow syscalls\n"
+    "                     down: for counting runs, not for timing; rusage: getrusage)\n";
 
 bool parse_u64(std::string_view text, std::uint64_t lo, std::uint64_t hi, std::uint64_t &out) {
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -156,12 +160,25 @@ std::string finish(Options &o, ArmsOptions &ao, const Seen &seen) {
 
 }  // namespace
 
-const char *to_string(CountersMode m) { return m == CountersMode::off ? "off" : "auto"; }
+const char *to_string(CountersMode m) {
+    switch (m) {
+    case CountersMode::automatic: return "auto";
+    case CountersMode::software: return "software";
+    case CountersMode::rusage: return "rusage";
+    case CountersMode::off: break;
+    }
+    return "off";
+}
 
 std::uint64_t default_slice_count(std::size_t size) {
-    // About 25 MB of payload per slice for large messages, at most 10,000 messages.
-    const std::uint64_t by_bytes = 25'000'000ULL / (size == 0 ? 1 : size);
-    return std::clamp<std::uint64_t>(by_bytes, 100, 10'000);
+    // The slice-length study (bench/measurements/README.md, 2026-12-02): from 64 KiB
+    // up a slice needs about 32 MiB of payload to leave the socket buffers behind;
+    // below, 10 ms is the target, which 10,000 messages approach at 1 KiB here (a
+    // sweep calibrates the count from the target instead).
+    constexpr std::uint64_t kLargePayload = 32ULL << 20;
+    if (size >= 65536)
+        return std::max<std::uint64_t>(1, kLargePayload / size);
+    return 10'000;
 }
 
 std::uint64_t default_slice_lat_count(std::size_t size) {
@@ -204,11 +221,14 @@ ExtraFlags arms_flags(ArmsOptions &ao) {
             return number(0, ~0ULL, ao.seed);
         }
         if (flag == "--counters") {
-            if (v == "auto" || v == "off") {
-                ao.counters = v == "off" ? CountersMode::off : CountersMode::automatic;
-                return ExtraFlags::Taken;
-            }
-            error = "--counters: '" + std::string(v) + "' is not one of auto, off";
+            for (const CountersMode m : {CountersMode::automatic, CountersMode::software,
+                                         CountersMode::rusage, CountersMode::off})
+                if (v == to_string(m)) {
+                    ao.counters = m;
+                    return ExtraFlags::Taken;
+                }
+            error =
+                "--counters: '" + std::string(v) + "' is not one of auto, software, rusage, off";
             return ExtraFlags::Refused;
         }
         if (flag == "--count" || flag == "--lat-count") {

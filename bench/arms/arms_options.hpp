@@ -25,7 +25,11 @@ struct ArmSpec {
     std::size_t lib_index = 0;  // into ArmsOptions::libs
 };
 
-enum class CountersMode { automatic, off };
+// automatic: perf_event_open (software events, syscall tracepoints, hardware where
+// it counts), else getrusage; software: perf_event_open's software events only (no
+// tracepoints: they slow every syscall down); rusage: getrusage only (hosts without
+// perf events, and the tests of that path); off: nothing counted.
+enum class CountersMode { automatic, software, rusage, off };
 
 struct ArmsOptions {
     std::vector<LibSpec> libs;
@@ -38,7 +42,9 @@ struct ArmsOptions {
     std::uint64_t slice_lat_warmup = 0;
     std::uint64_t seed = 0;
     bool seed_given = false;
-    CountersMode counters = CountersMode::automatic;
+    // software: perf's software events are free to count beside the timing; the
+    // syscall tracepoints of `automatic` are not (bench/measurements/README.md).
+    CountersMode counters = CountersMode::software;
 };
 
 // The flags' usage text and parser; `finish` fills the defaults by size and checks

@@ -83,22 +83,26 @@ bool Counters::add(Group &g, const std::string &name, std::uint32_t type, std::u
     return true;
 }
 
-void Counters::open_perf() {
+void Counters::open_perf(bool tracepoints) {
     add(software_, "task_clock_ns", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
     if (software_.leader < 0)
         return;  // no perf_event_open at all here
     add(software_, "context_switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
     add(software_, "cpu_migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS);
     add(software_, "page_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+    if (!tracepoints)
+        return;
     std::string why;
     if (const long id = tracepoint_id("raw_syscalls/sys_enter", why); id >= 0)
-        add(software_, "syscalls", PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(id));
+        tracepoints_ |=
+            add(software_, "syscalls", PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(id));
     else
         unavailable_.emplace_back("syscalls", why);
     for (const char *sc : kNamedSyscalls) {
         const std::string name = std::string("syscalls_") + sc;
         if (const long id = tracepoint_id(std::string("syscalls/sys_enter_") + sc, why); id >= 0)
-            add(software_, name, PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(id));
+            tracepoints_ |=
+                add(software_, name, PERF_TYPE_TRACEPOINT, static_cast<std::uint64_t>(id));
         else
             unavailable_.emplace_back(name, why);
     }
@@ -123,7 +127,8 @@ void Counters::open_perf() {
 void Counters::open(CountersMode mode) {
     if (mode == CountersMode::off)
         return;
-    open_perf();
+    if (mode == CountersMode::automatic || mode == CountersMode::software)
+        open_perf(mode == CountersMode::automatic);
     if (!names_.empty()) {
         source_ = "perf_event_open";
         // A snapshot reads the software group (which holds the syscall counts) first,

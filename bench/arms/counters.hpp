@@ -32,6 +32,10 @@ public:
     void open(CountersMode mode);
     // "perf_event_open", "getrusage" or "none".
     const char *source() const { return source_; }
+    // True when syscall tracepoints are counted: they make every syscall slower, so
+    // the run's times are not fit for timing verdicts (a library that makes more
+    // syscalls loses more).
+    bool perturbs_timing() const { return tracepoints_; }
     const std::vector<std::string> &events() const { return names_; }
     // Events tried and left out, with the reason ("instructions": "ENOENT ...").
     const std::vector<std::pair<std::string, std::string>> &unavailable() const {
@@ -49,10 +53,11 @@ private:
         std::vector<int> fds;
         std::vector<std::size_t> slots;  // index into names_ of each member
     };
-    void open_perf();
+    void open_perf(bool tracepoints);
     bool add(Group &g, const std::string &name, std::uint32_t type, std::uint64_t config);
     void read_group(const Group &g, std::vector<std::uint64_t> &out) const;
     const char *source_ = "none";
+    bool tracepoints_ = false;
     std::vector<std::string> names_;
     std::vector<std::pair<std::string, std::string>> unavailable_;
     Group software_, hardware_;

@@ -20,6 +20,7 @@ import sys
 from testbed.bench import validate_arms
 from testbed.bench.arms_binaries import ArmsUnavailable, arms_binary, shared_object
 from testbed.bench.command import (
+    COUNTER_MODES,
     Arm,
     ArmLib,
     annotate_arms,
@@ -73,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=_non_negative, help="uncounted messages per throughput slice")
     parser.add_argument("--lat-warmup", type=_non_negative, help="uncounted round trips per latency slice")
     parser.add_argument("--seed", type=_non_negative, help="the order of the arms in each round")
-    parser.add_argument("--counters", choices=("auto", "off"), help="per-slice counted work (default auto)")
+    parser.add_argument("--counters", choices=COUNTER_MODES,
+                        help="per-slice counted work (default auto: perf events, else getrusage)")
     parser.add_argument("--io-threads", type=_non_negative, help="ZMQ_IO_THREADS (default 1)")
     parser.add_argument("--hwm", type=_non_negative, help="SNDHWM/RCVHWM (default: the library's)")
     parser.add_argument("--sndbuf", type=_non_negative)
@@ -144,7 +146,8 @@ def summary(result: dict) -> str:
     pooled = validate_arms.pooled(result)
     first = result["arms"][0]["label"]
     lines = [f"{result['pattern']} {result['transport']} {result['msg_size']} B, "
-             f"{result['settings']['arms']['rounds']} rounds, counters: {result['counters']['source']}"]
+             f"{result['settings']['arms']['rounds']} rounds, throughput timed by "
+             f"{validate_arms.slice_seconds_key(result)}, counters: {result['counters']['source']}"]
     for arm in result["arms"]:
         p = pooled[arm["label"]]
         env = ",".join(f"{k}={v}" for k, v in arm["env"].items()) or "default environment"
@@ -158,7 +161,7 @@ def summary(result: dict) -> str:
         work = [f"{k} {p['per_message'][k]:.3g}/msg" for k in SUMMARY_COUNTERS if k in p["per_message"]]
         lines.append("    " + "; ".join(parts + work))
         if arm["label"] != first:
-            for kind, key in (("thr", "receiver_seconds"), ("lat", "p50")):
+            for kind, key in (("thr", validate_arms.slice_seconds_key(result)), ("lat", "p50")):
                 text = _ratio_line(result, first, arm["label"], kind, key)
                 if text:
                     lines.append(f"    {text}")

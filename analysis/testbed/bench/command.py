@@ -253,6 +253,7 @@ ARMS_PASS_THROUGH = {**{k: v for k, v in PASS_THROUGH.items() if k not in ("coun
                      "rounds": "--rounds", "warmup_rounds": "--warmup-rounds",
                      "slice_count": "--slice-count", "slice_lat_count": "--slice-lat-count",
                      "seed": "--seed", "counters": "--counters"}
+COUNTER_MODES = ("auto", "software", "rusage", "off")
 LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.@")
 
 
@@ -352,8 +353,8 @@ def arms_argv(binary: Path | str, transport: str, size: int, libs: list[ArmLib],
             raise ValueError(f"role {value!r} is not one of {', '.join(ROLES)}")
         if name == "process_model" and value not in PROCESS_MODELS:
             raise ValueError(f"process_model {value!r} is not one of {', '.join(PROCESS_MODELS)}")
-        if name == "counters" and value not in ("auto", "off"):
-            raise ValueError(f"counters {value!r} is not one of auto, off")
+        if name == "counters" and value not in COUNTER_MODES:
+            raise ValueError(f"counters {value!r} is not one of {', '.join(COUNTER_MODES)}")
         argv += [ARMS_PASS_THROUGH[name], _cpu_list(value) if name.startswith("pin_") else str(value)]
     return argv
 

@@ -228,12 +228,22 @@ def _verify_problems(result: dict, role: str) -> list[str]:
     return problems
 
 
+def slice_seconds_key(result: dict) -> str:
+    """What times a throughput slice: its span on one host (every slice has one), else
+    the receiver's window (bench/measurements/README.md, 2026-12-02: a receiver
+    scheduled late starts its window late, which short slices cannot absorb)."""
+    thr = [s for r in result.get("rounds", []) for s in r.get("slices", []) if s.get("kind") == "thr"]
+    return "span_seconds" if thr and all(s.get("span_seconds") for s in thr) else "receiver_seconds"
+
+
 def pooled(result: dict) -> dict[str, dict]:
     """Per arm label, the measured (not warm-up) slices pooled: throughput = messages /
-    summed receiver seconds, latency percentiles from the merged histograms (us),
-    counters summed and per message. For summaries and tests; the sweep pools its own."""
+    summed seconds (slice_seconds_key), latency percentiles from the merged histograms
+    (us), counters summed and per message. For summaries and tests; the sweep pools
+    its own."""
     from testbed.bench import latency_histogram as lh
     arms = [a["label"] for a in result["arms"]]
+    key = slice_seconds_key(result)
     out = {label: {"count": 0, "seconds": 0.0, "hist": [], "counters": {}, "slices": 0} for label in arms}
     for rnd in result["rounds"]:
         if rnd["warmup"]:
@@ -241,9 +251,9 @@ def pooled(result: dict) -> dict[str, dict]:
         for s in rnd["slices"]:
             p = out[arms[s["arm"]]]
             p["slices"] += 1
-            if s["kind"] == "thr" and s.get("receiver_seconds"):
+            if s["kind"] == "thr" and s.get(key):
                 p["count"] += s["count"]
-                p["seconds"] += s["receiver_seconds"]
+                p["seconds"] += s[key]
                 for k, v in (s.get("counters") or {}).items():
                     p["counters"][k] = p["counters"].get(k, 0) + v
             if s["kind"] == "lat" and isinstance(s.get("histogram"), dict):

@@ -3,6 +3,7 @@ identical harness source and the identical flags below (fairness); only the four
 BENCH_LIB_* cache variables differ."""
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -68,9 +69,28 @@ ARMS_DIR_NAME = "_arms"  # beside the per-library bench dirs (no library is name
 CALLGRIND_HEADER = Path("/usr/include/valgrind/callgrind.h")
 
 
+# What the arms build reads from bench/ (the files bench/package.nix takes too): a
+# README or a measurement added under bench/ does not rebuild it.
+ARMS_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp", ".cmake", ".in")
+
+
+def arms_source_hash() -> str:
+    digest = hashlib.sha256()
+    root = paths.BENCH_SRC_DIR
+    skip = keys.tree_filter(root)
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        chain = [root.joinpath(*rel.parts[:i + 1]) for i in range(len(rel.parts))]
+        if not path.is_file() or any(skip(p) for p in chain):
+            continue
+        if path.name == "CMakeLists.txt" or path.suffix in ARMS_SOURCE_SUFFIXES:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def arms_key(ref_info: dict) -> str:
     # The client requests are compiled in only where valgrind's header exists.
-    return keys.build_key(kind="bench-arms", source=keys.tree_hash(paths.BENCH_SRC_DIR),
+    return keys.build_key(kind="bench-arms", source=arms_source_hash(),
                           reference=ref_info["name"], reference_build_id=ref_info["build_id"],
                           flags=BENCH_FLAGS, tools=keys.toolchain_id(),
                           callgrind_header=CALLGRIND_HEADER.is_file())
