@@ -8,8 +8,8 @@ window (nothing applied in the last end_window_s + SOAK_SETTLE_S seconds).
 
 Judged per library and pair:
   accounted   no phantom, duplicated, reordered or corrupted message, and every lost
-              message was sent during a fault on its pair (or within SOAK_SETTLE_S
-              after it): a loss nothing explains is a failure
+              message was sent during a fault on its pair, within IN_FLIGHT_S before
+              it or SOAK_SETTLE_S after it: a loss nothing explains is a failure
   flat        the median RSS and the median open descriptors of every process that
               lived the whole soak, over the end window, within tolerance of their
               medians over the level window [warmup_s, warmup_s + level_window_s]
@@ -35,6 +35,9 @@ from .records import read_events, read_records
 SAMPLES = "samples.jsonl"
 REPORT = "report.md"
 SETTLE_S = SOAK_SETTLE_S
+# A message sent this long before a fault may still be on its way (queued in a pipe,
+# a socket buffer, the proxy) when the fault takes it: its loss is the fault's too.
+IN_FLIGHT_S = 1.0
 
 
 def pairs(exp: FaultsExperiment) -> list[Cell]:
@@ -49,10 +52,13 @@ def pairs(exp: FaultsExperiment) -> list[Cell]:
 def warmup_faults(exp: FaultsExperiment) -> list[dict]:
     """The warm-up: every fault of the soak once, on every pair at once, each lasting
     the longest a fault may last, so the level measured after it has seen the
-    deepest queues (and the allocator's answer to them) the random faults can make."""
+    deepest queues (and the allocator's answer to them) the random faults can make;
+    the faults that kill come first."""
     s = exp.soak
     out, t = [], s.fault_gap_s[0]
-    for name in exp.fault_names:
+    # Kills first: a bound side they restart then lives through every other fault
+    # before the level is measured (it is judged too).
+    for name in sorted(exp.fault_names, key=lambda n: not exp.faults[n].kill):
         out.append({"start_s": round(t, 3), "end_s": round(t + s.fault_s[1], 3), "pair": None, "fault": name})
         t += s.fault_s[1] + s.fault_gap_s[0]
     return out
@@ -206,11 +212,13 @@ def _inject(
                 p.end_fault(fault, names)
         except proxy.ProxyError as exc:
             for i in targets:
-                windows.setdefault(i, []).append((begun, times["until"]))
+                windows.setdefault(i, []).append((begun - int(IN_FLIGHT_S * 1e9), times["until"]))
             progress.say(f"  fault {n}: the proxy stopped answering ({exc}); no further faults")
             return windows, str(exc)
         for i in targets:
-            windows.setdefault(i, []).append((begun, time.monotonic_ns() + int(SETTLE_S * 1e9)))
+            windows.setdefault(i, []).append(
+                (begun - int(IN_FLIGHT_S * 1e9), time.monotonic_ns() + int(SETTLE_S * 1e9))
+            )
         where = "every pair" if f["pair"] is None else the_pairs[f["pair"]].key().rsplit("/", 1)[0]
         progress.say(
             f"  fault {n}/{len(plan)} at {f['start_s']:.0f} s: {f['fault']} on {where} "
