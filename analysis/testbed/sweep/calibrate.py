@@ -128,6 +128,25 @@ def calibrate(group: str, library: str, declared: Counts, min_window_s: float,
     return cal
 
 
+def calibrate_slices(group: str, library: str, declared: Counts, design, probe: Callable[[Counts], dict]) \
+        -> Calibration:
+    """Counts of one arms slice (sweep/arms.py): the same probe of the reference, scaled
+    so that a slice lasts about `design.slice_s`. The tail rule sizes a run's latency
+    slices together (its p99 is read from their merged histogram): rounds x lat_count
+    >= tail_round_trips / 0.01, each slice at most TAIL_STRETCH x the slice target."""
+    cal = calibrate(group, library, declared, design.slice_s, probe, lat_warmup_s=design.lat_warmup_s)
+    if cal.status != "calibrated" or not design.tail_round_trips:
+        return cal
+    probe_ok = cal.probes[-1]
+    lat_s, lat_n = probe_ok.get("lat_window_s"), probe_ok.get("lat_count") or 0
+    per_slice = math.ceil(design.tail_round_trips / (1 - TAIL_QUANTILE) / max(1, design.rounds) - 1e-9)
+    if lat_s and lat_s > 0 and lat_n > 0:
+        longest = math.floor(TAIL_STRETCH * design.slice_s * HEADROOM / (lat_s / lat_n))
+        cal.lat_count = max(cal.lat_count, min(per_slice, longest))
+    cal.tail_round_trips = design.tail_round_trips
+    return cal
+
+
 def not_calibrated(group: str, library: str, declared: Counts, reason: str) -> Calibration:
     return Calibration(group, library, declared.count, declared.lat_count, "declared", reason)
 

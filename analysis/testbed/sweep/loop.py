@@ -30,8 +30,20 @@ import itertools
 import random
 from pathlib import Path
 
+from testbed.records import slices as slicesmod
 from testbed.records import store
-from testbed.sweep import adaptive, calibrate, ceiling, execute, flamegraphs, placement, speedref, work
+from testbed.sweep import (
+    adaptive,
+    arms,
+    arms_run,
+    calibrate,
+    ceiling,
+    execute,
+    flamegraphs,
+    placement,
+    speedref,
+    work,
+)
 from testbed.sweep import plan as planmod
 from testbed.sweep.adaptive import Group
 from testbed.sweep.execute import Attempt, Counts
@@ -67,6 +79,7 @@ class Loop:
         self.spent += sum(ln.get("wall_seconds", 0.0) for ln in probes)
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
+        self.arms_bench_dir = arms.arms_bench_dir(self.exp, ctx.libs)
 
     # ------------------------------------------------------------ phases
 
@@ -132,6 +145,8 @@ class Loop:
     # ------------------------------------------------------------ batches
 
     def run_batch(self, group: Group, pairs: list[tuple[planmod.Cell, int]]) -> None:
+        if self.ctx.layout == arms.ARMS:
+            return self.run_arms_batch(group, pairs)
         todo = [(c, r) for c, r in pairs if (c.cell_id, r) not in self.done]
         probe = self.probe_due(group, pairs)
         if not todo:
@@ -148,12 +163,7 @@ class Loop:
             att = Attempt(cell, rep, lib.bench_binary(cell.pattern), lib.info.get("build_id", ""),
                           self.roles[cell.library])
             rec = execute.run_cell(att, self.rt, counts)
-            if counts.calibrated:
-                rec["target_window_s"] = self.design.min_window_s
-                if self.design.lat_warmup_s:
-                    rec["lat_warmup_s"] = self.design.lat_warmup_s
-                if self.design.tail_round_trips:
-                    rec["tail_round_trips"] = self.design.tail_round_trips
+            self.annotate(rec, counts)
             self.store(rec)
             self.maybe_flamegraph(cell, rep, lib, counts)
         if probe_at == len(todo):
@@ -162,6 +172,55 @@ class Loop:
             self.close_pair(group, todo, before)
         if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
             group.stop_reason = "failing"
+
+    def run_arms_batch(self, group: Group, pairs: list[tuple[planmod.Cell, int]]) -> None:
+        """One arms run: every available cell of the block in one process pair, one
+        record per cell. A run cut off half-way through storing its records (kill -9)
+        runs again whole: its cells' records must come from one process pair."""
+        if not pairs:
+            return
+        rep = pairs[0][1]
+        asked = {c.cell_id for c, _ in pairs}  # in plan order: arms.run_plan counterbalances
+        cells = [c for c in group.cells if c.cell_id in asked and c.library_name in self.runnable]
+        if not cells:
+            return
+        probe = self.probe_due(group, pairs)
+        if all((c.cell_id, rep) in self.done for c in cells):
+            if probe is not None:
+                self.run_probe(probe, pairs)
+            return
+        counts = self.counts_for(group)
+        before = self.speed_reference(cells[0])
+        if probe is not None and rep % 2 == 0:
+            self.run_probe(probe, pairs)
+        plan = arms.run_plan(cells, rep, self.seed)
+        libs = {c.library: self.ctx.libs[c.library_name] for c in cells}
+        roles = {label: self.roles[label] for label in libs}
+        records, slices = arms_run.run(plan, rep, self.rt, counts, libs, self.arms_bench_dir, roles,
+                                       self.design)
+        if slices is not None:
+            slicesmod.append(self.ctx.run_dir, slices)
+        for rec in records:
+            self.annotate(rec, counts)
+            self.store(rec)
+        for cell in plan.cells:
+            self.maybe_flamegraph(cell, rep, self.ctx.libs[cell.library_name], counts)
+        if probe is not None and rep % 2 == 1:
+            self.run_probe(probe, pairs)
+        if before is not None:
+            self.close_pair(group, [(c, rep) for c in plan.cells], before)
+        if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
+            group.stop_reason = "failing"
+
+    def annotate(self, rec: dict, counts: Counts) -> None:
+        """What the record says about how its counts were chosen."""
+        if counts.calibrated:
+            rec["target_window_s"] = self.design.slice_s if self.ctx.layout == arms.ARMS \
+                else self.design.min_window_s
+            if self.design.lat_warmup_s:
+                rec["lat_warmup_s"] = self.design.lat_warmup_s
+            if self.design.tail_round_trips:
+                rec["tail_round_trips"] = self.design.tail_round_trips
 
     # ------------------------------------------------------------ host ceiling
 
@@ -282,9 +341,12 @@ class Loop:
         def probe(counts: Counts) -> dict:
             return execute.run_cell(Attempt(ref, -1, binary, build_id, "probe"), self.rt, counts)
 
-        cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe,
-                                  lat_warmup_s=self.design.lat_warmup_s,
-                                  tail_round_trips=self.design.tail_round_trips)
+        if self.ctx.layout == arms.ARMS:
+            cal = calibrate.calibrate_slices(group.group, ref.library, declared, self.design, probe)
+        else:
+            cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe,
+                                      lat_warmup_s=self.design.lat_warmup_s,
+                                      tail_round_trips=self.design.tail_round_trips)
         calibrate.append(self.ctx.run_dir, cal)
         self.spent += sum(p["wall_seconds"] for p in cal.probes)
         if cal.status != "calibrated":
@@ -294,6 +356,9 @@ class Loop:
     # ------------------------------------------------------------ work per message
 
     def measure_work(self) -> None:
+        """Work per message of every selected cell, each measured on its own runs: never
+        one cell's figures for another's (a configuration changes the work: security-cost
+        57a5 showed NULL's instruction counts under CURVE when they were shared by library)."""
         setup = self.work_setup
         if setup is None or setup.method is None or self.exp.kind != "bench":
             return
@@ -301,21 +366,12 @@ class Loop:
         rt = self.work_runtime(setup)
         for group in self.groups.values():
             counts = self.cals[group.group].counts() if group.group in self.cals else None
-            measured: dict[str, dict] = {}  # registered name -> record: an alias (A/A) shares its build's
             for cell in group.cells:
-                if not self.wants_work(cell):
+                if not self.wants_work(cell) or cell.cell_id in done:
                     continue
-                if cell.cell_id in done:
-                    measured.setdefault(cell.library_name, done[cell.cell_id])
-                    continue
-                if cell.library_name in measured:
-                    rec = {**measured[cell.library_name], "cell_id": cell.cell_id, "library": cell.library,
-                           "same_build_as": measured[cell.library_name]["library"]}
-                else:
-                    timed = (counts or execute.declared_counts(cell)).count
-                    n = work.messages_for(setup.method, cell.msg_size, timed)
-                    rec = measured[cell.library_name] = self.work_pair(cell, rt, setup.method, n)
-                work.append(self.ctx.run_dir, rec)
+                timed = (counts or execute.declared_counts(cell)).count
+                n = work.messages_for(setup.method, cell.msg_size, timed)
+                work.append(self.ctx.run_dir, self.work_pair(cell, rt, setup.method, n))
 
     def wants_work(self, cell) -> bool:
         selectors = self.exp.perf_work

@@ -66,6 +66,7 @@ class RunContext:
     design: Design                  # the experiment's design after the planner's check
     decider: adaptive.Decider | None = None  # the stats piece's decide(), if available
     cell_by_id: dict = field(default_factory=dict)
+    layout: str = "blocks"          # how blocks run (sweep/arms.py): "arms" or "blocks"
 
     def __post_init__(self):
         self.cell_by_id = {c.cell_id: c for c in self.cells}
