@@ -18,6 +18,7 @@ from test_sweep_support import (
     write_experiment,
 )
 from testbed.records import slices as slicesmod
+from testbed.sweep import work_arms
 
 FAKES = {
     "libzmq-4.3.5": {"fake_msgs_per_sec": 1e6, "fake_p50_us": 10.0, "fake_noise": 0.02,
@@ -149,3 +150,30 @@ def test_design_blocks_runs_blocks_even_where_arms_could(tmp_path):
     assert json.loads((run_dir / "manifest.json").read_text())["design"]["layout"] == "blocks"
     assert all(r.get("layout") != "arms" for r in read_results(run_dir))
     assert not (run_dir / slicesmod.FILE_NAME).exists()
+
+
+def _dump(path, label: str, instructions: int) -> None:
+    path.write_text(f"version: 1\ncmd: bench_arms_pair\ndesc: Trigger: Client Request: {label}\n"
+                    f"events: Ir\nsummary: {instructions}\ntotals: {instructions}\n")
+
+
+def test_callgrind_slice_dumps_give_instructions_per_message_per_arm(tmp_path):
+    """Each process dumps every slice it metered; an arm's work is its measured
+    throughput slices' instructions over both processes, its messages counted once."""
+    for side, extra in (("receiver", 0), ("sender", 100)):
+        out = tmp_path / f"cg-{side}.out"
+        out.write_text("desc: Trigger: Program termination\ntotals: 999999\n")  # not a slice
+        n = 1
+        for rnd, warm in ((0, 1), (1, 0), (2, 0)):
+            for arm, label, per_msg in ((0, "cafe", 10), (1, "beef", 30)):
+                _dump(tmp_path / f"cg-{side}.out.{n}",
+                      f"arms arm={arm}:{label} kind=thr round={rnd} warmup={warm} count=500 role={side}",
+                      500 * per_msg + extra)
+                n += 1
+    dumps = [d for side in ("receiver", "sender") for d in work_arms.slice_dumps(tmp_path / f"cg-{side}.out")]
+    assert len(dumps) == 12
+    found = work_arms.per_arm(dumps)
+    assert found["cafe"]["messages"] == 1000 and found["cafe"]["slices"] == 2  # warm-up round left out
+    assert found["cafe"]["instructions"] == 2 * (5000 + 5100)
+    assert found["cafe"]["roles"] == {"receiver", "sender"}
+    assert found["beef"]["instructions"] / found["beef"]["messages"] == 60.2

@@ -43,6 +43,7 @@ from testbed.sweep import (
     placement,
     speedref,
     work,
+    work_arms,
 )
 from testbed.sweep import plan as planmod
 from testbed.sweep.adaptive import Group
@@ -363,6 +364,8 @@ class Loop:
         if setup is None or setup.method is None or self.exp.kind != "bench":
             return
         done = work.load(self.ctx.run_dir)
+        if self.ctx.layout == arms.ARMS:
+            return self.measure_work_arms(done)
         rt = self.work_runtime(setup)
         for group in self.groups.values():
             counts = self.cals[group.group].counts() if group.group in self.cals else None
@@ -372,6 +375,23 @@ class Loop:
                 timed = (counts or execute.declared_counts(cell)).count
                 n = work.messages_for(setup.method, cell.msg_size, timed)
                 work.append(self.ctx.run_dir, self.work_pair(cell, rt, setup.method, n))
+
+    def measure_work_arms(self, done: dict) -> None:
+        """One callgrind arms run per block: every selected cell an arm (work_arms.py)."""
+        for group in self.groups.values():
+            cells = [c for c in group.cells if self.wants_work(c) and c.cell_id not in done]
+            if not cells:
+                continue
+            counts = self.cals[group.group].counts() if group.group in self.cals else \
+                execute.declared_counts(cells[0])
+            plan = arms.run_plan(cells, 0, self.seed)
+            libs = {c.library: self.ctx.libs[c.library_name] for c in cells}
+            recs = work_arms.measure(plan, self.rt, counts, libs, self.arms_bench_dir, self.design)
+            for rec in recs:
+                work.append(self.ctx.run_dir, rec)
+            ok = sum(r["status"] == "ok" for r in recs)
+            self.progress.say(f"  work per message (callgrind, one arms run): {cells[0].pattern} "
+                              f"{cells[0].transport} {cells[0].msg_size}B: {ok} of {len(recs)} arms measured")
 
     def wants_work(self, cell) -> bool:
         selectors = self.exp.perf_work

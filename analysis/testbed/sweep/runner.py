@@ -148,7 +148,7 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
     if torn:
         warn(f"dropped a torn last line (kept in {run_dir / store.TORN_NAME})")
     needs_hosts = any(c.process_model == "two-host" for c in ctx.cells)
-    work_setup = work.detect(exp.work_per_message and exp.kind == "bench")
+    work_setup = work.detect(exp.work_per_message and exp.kind == "bench", arms=ctx.layout == "arms")
     m.work_per_message = work_setup.as_manifest()
     m.speed_reference = {"present": ctx.design.speed_reference, **speedref.describe(),
                          "tolerance": ctx.design.drift_tolerance}
