@@ -21,7 +21,6 @@ hang, garbage, exit4, missing-arm (one arm left out of the output). FAKE_ARMS_LO
 """
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -79,14 +78,18 @@ def factor(info: dict, table: str, env: dict) -> float:
     return out
 
 
-def summary_histogram(count: int, p50: float, p99: float) -> dict:
-    """A histogram whose nearest-rank p50 and p99 are the given ones (ns buckets)."""
-    values, done = [], 0
-    for value, q in ((p50 / 2, 0.0), (p50, 0.5), (p50 * 1.2, 0.9), (p99, 0.99), (p99 * 1.5, 1.0)):
-        upto = max(1, math.ceil(q * count)) if q else 1
-        values += [round(value * 1000)] * (upto - done)
-        done = max(done, upto)
-    return latency_histogram.to_json(latency_histogram.from_values(values))
+def latency_summary(n: int, p50: float, rng) -> dict:
+    """A latency slice as the bench reports it: n round trips around p50 (us), the
+    percentiles read from their own histogram so the two agree (validate_arms checks)."""
+    values = [max(1, round(p50 * 1000 * (1 + abs(rng.gauss(0, 0.3)) if rng.random() < 0.2 else p50 * 1000)))
+              for _ in range(n)]
+    h = latency_histogram.from_values(values)
+    out = {k: h.percentile(q) / 1000 for k, q in (("min", 0.0), ("p50", 0.5), ("p90", 0.9), ("p99", 0.99),
+                                                   ("p999", 0.999), ("max", 1.0))}
+    out.update(mean=sum(values) / len(values) / 1000, unit="us", measure="rtt/2",
+               histogram=latency_histogram.to_json(h))
+    out["mean"] = min(max(out["mean"], out["min"]), out["max"])
+    return out
 
 
 def cpus_of(tid: int) -> str:
@@ -141,9 +144,9 @@ def slices_for(a, libs: dict, arms: list, rng_order, rng_noise) -> list:
     kinds = {"thr": ["thr"], "lat": ["lat"], "both": ["thr", "lat"]}[a.mode or "both"]
     share = 1.0 if a.role == "both" else 0.5
     offsets = [rng_noise.gauss(0, libs[arm["lib"]].get("fake_run_noise", 0.0)) for arm in arms]
-    total = (a.warmup_rounds or 0) + a.rounds
+    warm = 1 if a.warmup_rounds is None else a.warmup_rounds
     for kind in kinds:  # with both: every throughput round, then every latency round (the contract)
-        for r in range(total):
+        for r in range(warm + a.rounds):
             order = list(range(len(arms)))
             rng_order.shuffle(order)
             slices = []
@@ -158,22 +161,34 @@ def slices_for(a, libs: dict, arms: list, rng_order, rng_noise) -> list:
                              * noise)
                     secs = a.slice_count / speed
                     s = {"arm": i, "kind": "thr", "count": a.slice_count,
+                         "warmup_messages": max(1, a.slice_count // 20), "delivery": "lossless",
                          "counters": counters(a.slice_count, syscalls, switches, share, secs)}
                     if a.role in ("both", "receiver"):
-                        s["receiver_seconds"] = secs
+                        s.update(receiver_seconds=secs, span_seconds=secs * 1.01)
                     if a.role in ("both", "sender"):
                         s["sender_seconds"] = secs * 0.98
                 else:
                     p50 = info.get("fake_p50_us", 2.0) * factor(info, "fake_env_p50", arm["env"]) * noise
                     n = a.slice_lat_count
-                    s = {"arm": i, "kind": "lat", "count": n,
+                    s = {"arm": i, "kind": "lat", "count": n, "warmup_messages": max(1, n // 10),
                          "counters": counters(n, syscalls, switches, share, n * p50 * 2e-6)}
                     if a.role in ("both", "sender"):
-                        s.update(p50=p50, p99=2 * p50, histogram=summary_histogram(n, p50, 2 * p50))
+                        s.update(latency_summary(n, p50, rng_noise))
                 slices.append(s)
-            rounds.append({"round": len(rounds), "warmup": r < (a.warmup_rounds or 0), "kind": kind,
-                           "order": order, "slices": slices})
+            rounds.append({"kind": kind, "round": r, "warmup": r < warm, "order": order, "slices": slices})
     return rounds
+
+
+def verify(a, rounds: list) -> dict:
+    slices = [s for r in rounds for s in r["slices"]]
+    out = {"ok": True, "method": "fake", "slices": len(slices)}
+    if a.role != "sender":
+        n = sum(s["count"] for s in slices if s["kind"] == "thr")
+        out.update(received=n, expected=n)
+    if a.role != "receiver":
+        n = sum(s["count"] for s in slices if s["kind"] == "lat")
+        out.update(lat_received=n, lat_expected=n)
+    return out
 
 
 def main() -> None:
@@ -193,17 +208,25 @@ def main() -> None:
     arms = [parse_arm(t) for t in a.arm]
     rounds = slices_for(a, libs, arms, random.Random(a.seed), random.Random(a.seed + 1))
     shown = arms[:-1] if behaviour == "missing-arm" else arms
+    paths = dict(spec.partition("=")[::2] for spec in a.lib)
+    lib_list = [{"label": label, "path": paths[label], "loaded_from": paths[label],
+                 "version": libs[label]["version"], "namespace": n + 1} for n, label in enumerate(libs)]
     info = [{"label": arm["label"], "lib": arm["lib"], "env": arm["env"],
-             "library": {"name": libs[arm["lib"]]["name"], "version": libs[arm["lib"]]["version"],
-                         "loaded_from": "fake"}} for arm in shown]
+             "library": {"name": arm["lib"], "version": libs[arm["lib"]]["version"],
+                         "path": paths[arm["lib"]], "loaded_from": paths[arm["lib"]]}} for arm in shown]
+    model = a.process_model or "one-process"
     print(json.dumps({
         "schema": "testbed.bench-arms/1", "role": a.role,
         "pattern": Path(sys.argv[0]).name[len("bench_arms_"):].upper(), "transport": a.transport,
-        "msg_size": a.size, "arms": info,
-        "counters": {"source": "perf_event_open", "events": EVENTS},
-        "rounds": rounds, "verify": {"ok": True, "method": "fake"},
-        "settings": {"hwm": a.hwm, "io_threads": a.io_threads, "clock": "fake",
-                     "process_model": a.process_model or "one-process"},
+        "msg_size": a.size, "libs": lib_list, "arms": info,
+        "counters": {"mode": "auto", "source": "perf_event_open", "events": EVENTS},
+        "rounds": rounds, "verify": verify(a, rounds),
+        "settings": {"hwm": a.hwm, "io_threads": a.io_threads, "clock": "fake", "process_model": model,
+                     "mode": a.mode or "both",
+                     "arms": {"rounds": a.rounds,
+                              "warmup_rounds": 1 if a.warmup_rounds is None else a.warmup_rounds,
+                              "slice_count": a.slice_count, "slice_lat_count": a.slice_lat_count,
+                              "seed": a.seed}},
         "placement": {"sender": a.pin_sender, "receiver": a.pin_receiver}, "threads": threads_of(a),
         "env": {k: v for k, v in os.environ.items() if k.startswith(("ZMQ_ASIO_", "BENCH_"))}}))
 

@@ -52,7 +52,8 @@ def arms_experiment(tmp_path, run: str = RUN, extra_sweep: str = "", sizes: str 
 
 
 def run_arms(tmp_path, exp, behaviour=None, **env):
-    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": behaviour or {}, "zlink": {}}, FAKES, arms=True)
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES, arms=True)
+    (tmp_path / "arms" / "behaviour.json").write_text(json.dumps(behaviour or {}))
     out = tmp_path / "out"
     proc = run_testbed(["run", str(exp), "--out", str(out), "--seed", "5"], env_for(listing, **env))
     return proc, out
@@ -138,7 +139,7 @@ def test_design_arms_without_arms_binaries_is_refused_naming_the_key(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES)  # no arms binaries
     proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))
     assert proc.returncode == 2
-    assert "run.design" in proc.stderr and "bench_arms_pair" in proc.stderr, proc.stderr[-2000:]
+    assert "run.design" in proc.stderr and "arms_dir" in proc.stderr, proc.stderr[-2000:]
 
 
 def test_design_blocks_runs_blocks_even_where_arms_could(tmp_path):
@@ -160,19 +161,18 @@ def _dump(path, label: str, instructions: int) -> None:
 def test_callgrind_slice_dumps_give_instructions_per_message_per_arm(tmp_path):
     """Each process dumps every slice it metered; an arm's work is its measured
     throughput slices' instructions over both processes, its messages counted once."""
-    for side, extra in (("receiver", 0), ("sender", 100)):
-        out = tmp_path / f"cg-{side}.out"
-        out.write_text("desc: Trigger: Program termination\ntotals: 999999\n")  # not a slice
+    from testbed.bench import callgrind_slices
+    for pid, side, extra in ((101, "receiver", 0), (202, "sender", 100)):
+        (tmp_path / f"callgrind.out.{pid}").write_text("desc: Trigger: Program termination\nevents: Ir\n"
+                                                       "totals: 999999\n")  # not a slice
         n = 1
         for rnd, warm in ((0, 1), (1, 0), (2, 0)):
             for arm, label, per_msg in ((0, "cafe", 10), (1, "beef", 30)):
-                _dump(tmp_path / f"cg-{side}.out.{n}",
-                      f"arms arm={arm}:{label} kind=thr round={rnd} warmup={warm} count=500 role={side}",
-                      500 * per_msg + extra)
+                _dump(tmp_path / f"callgrind.out.{pid}.{n}",
+                      f"arms arm={arm} label={label} kind=thr round={rnd} warmup={warm} count=500 "
+                      f"messages=500 role={side}", 500 * per_msg + extra)
                 n += 1
-    dumps = [d for side in ("receiver", "sender") for d in work_arms.slice_dumps(tmp_path / f"cg-{side}.out")]
-    assert len(dumps) == 12
-    found = work_arms.per_arm(dumps)
+    found = work_arms.per_arm(callgrind_slices.read_dumps([tmp_path]))
     assert found["cafe"]["messages"] == 1000 and found["cafe"]["slices"] == 2  # warm-up round left out
     assert found["cafe"]["instructions"] == 2 * (5000 + 5100)
     assert found["cafe"]["roles"] == {"receiver", "sender"}

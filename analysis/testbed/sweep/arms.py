@@ -29,30 +29,29 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from testbed.bench import command
+from testbed.bench import arms_binaries, command
 from testbed.sweep.config import UNSET, Experiment
 from testbed.sweep.plan import Cell
 
-ARMS_SCHEMA = "testbed.bench-arms/1"
-BINARY_PREFIX = "bench_arms_"
 ARMS, BLOCKS = "arms", "blocks"
 
 
 def binary(bench_dir: Path, pattern: str) -> Path:
-    """bench_arms_<pattern>: built once (against the reference's zmq.h), beside the
-    reference library's bench binaries."""
-    return Path(bench_dir) / f"{BINARY_PREFIX}{pattern.lower()}"
+    """bench_arms_<pattern> in the arms binaries' directory (testbed.bench.arms_binaries)."""
+    return Path(bench_dir) / f"bench_arms_{pattern.lower()}"
 
 
 def shared_object(lib) -> Path:
-    """The library file an arm dlmopen's: what the bench links against (-l<link_name>)."""
-    return Path(lib.prefix) / "lib" / f"lib{lib.info.get('link_name', 'zmq')}.so"
+    """The library file an arm dlmopen's (testbed.bench.arms_binaries: lib<link name>.so)."""
+    return arms_binaries.shared_object(lib)
 
 
-def arms_bench_dir(exp: Experiment, libs: dict):
-    """The bench dir that holds the arms binaries: the reference library's (else any)."""
-    names = [e.name for e in exp.libraries if e.label == exp.reference] + sorted(libs)
-    return next((libs[n].bench_dir for n in names if n in libs), None)
+def arms_bench_dir() -> Path | None:
+    """The directory of the arms binaries (built by ./testbed setup), or None."""
+    try:
+        return arms_binaries.arms_dir()
+    except arms_binaries.ArmsUnavailable:
+        return None
 
 
 def choose(exp: Experiment, libs: dict, cells: list[Cell]) -> tuple[str, str]:
@@ -79,15 +78,19 @@ def _arms_problem(exp: Experiment, libs: dict, cells: list[Cell]) -> str:
         return "two-host cells run their roles on other hosts"
     if not libs:
         return "no library is available"
-    bench_dir = arms_bench_dir(exp, libs)
+    try:
+        bench_dir = arms_binaries.arms_dir()
+    except arms_binaries.ArmsUnavailable as exc:
+        return f"no arms binaries: {exc}"
     for pattern in sorted({c.pattern for c in cells}):
         path = binary(bench_dir, pattern)
         if not path.is_file():
-            return f"no arms binary {path} (bench/ builds bench_arms_<pattern>)"
+            return f"no arms binary {path} (./testbed setup builds bench_arms_<pattern>)"
     for name, lib in sorted(libs.items()):
-        so = shared_object(lib)
-        if not so.is_file():
-            return f"library {name} has no shared object {so} to load with dlmopen"
+        try:
+            shared_object(lib)
+        except arms_binaries.ArmsUnavailable as exc:
+            return f"library {name} cannot be loaded with dlmopen: {exc}"
     return ""
 
 
@@ -133,38 +136,39 @@ def common_env(cells: list[Cell]) -> dict:
     return {n: v for n, v in sets[0].items() if all(s.get(n) == v for s in sets[1:])}
 
 
-def arms_flags(plan: RunPlan, objects: dict[str, Path], design, counts) -> list[str]:
-    """The flags an arms run adds to the bench's (docs/design/2026-12-02-arms.md)."""
-    out = []
-    for label in plan.load_order:
-        out += ["--lib", f"{label}={objects[label]}"]
-    for arm in plan.arms:
-        env = ",".join(f"{k}={v}" for k, v in arm.env.items())
-        out += ["--arm", f"{arm.label}={arm.library}" + (f":{env}" if env else "")]
-    out += ["--rounds", str(design.rounds), "--warmup-rounds", str(design.warmup_rounds),
-            "--slice-count", str(counts.count), "--slice-lat-count", str(counts.lat_count),
-            "--seed", str(plan.seed), "--counters", "auto"]
-    return out
+def arm_libs(plan: RunPlan, libs: dict) -> list[command.ArmLib]:
+    """--lib entries in the plan's load order: one namespace per library label (an A/A
+    alias is a copy of its own). `libs`: label -> LibraryBuild."""
+    return [command.ArmLib(label, str(shared_object(libs[label])), libs[label].name,
+                           libs[label].info.get("build_id")) for label in plan.load_order]
 
 
-def bench_options(cell: Cell, exp: Experiment, counts) -> dict:
-    """The bench's own options for an arms run (no --count: slices have their own)."""
-    return {"warmup": exp.warmup, "lat_warmup": counts.lat_warmup, "io_threads": cell.io_threads,
-            "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms, "mode": counts.mode or exp.mode}
+def arm_specs(plan: RunPlan) -> list[command.Arm]:
+    return [command.Arm(a.label, a.library, tuple(a.env.items())) for a in plan.arms]
 
 
-def argvs(path: Path, plan: RunPlan, objects: dict[str, Path], exp: Experiment, counts, pins,
+def bench_options(cell: Cell, exp: Experiment, counts, design) -> dict:
+    """The options of an arms run: the bench's (IO threads, HWM, timeouts, mode) and the
+    slices'. Each slice's warm-up is the bench's default (a twentieth of its messages,
+    a tenth of its round trips): a cell's declared warm-up is sized for one long window."""
+    return {"io_threads": cell.io_threads, "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms,
+            "mode": counts.mode or exp.mode, "rounds": design.rounds, "warmup_rounds": design.warmup_rounds,
+            "slice_count": counts.count, "slice_lat_count": counts.lat_count, "counters": "auto"}
+
+
+def argvs(path: Path, plan: RunPlan, libs: dict, exp: Experiment, design, counts, pins,
           endpoints: command.Endpoints | None) -> dict[str, list[str]]:
     """side -> argv: {"both": ...} for one process, {"receiver", "sender"} for two."""
     cell = plan.cells[0]
-    options = bench_options(cell, exp, counts)
-    extra = arms_flags(plan, objects, exp.design, counts)
+    options = {**bench_options(cell, exp, counts, design), "seed": plan.seed}
+    pin = {"pin_sender": pins.sender, "pin_receiver": pins.receiver}
     if cell.process_model == "one-process":
-        pin = {"pin_sender": pins.sender, "pin_receiver": pins.receiver} if pins.sender else {}
-        return {"both": command.bench_argv(path, cell.transport, cell.msg_size, **options, **pin) + extra}
-    receiver, sender = command.role_argvs(path, cell.transport, cell.msg_size, endpoints, cell.process_model,
-                                          **options, pin_sender=pins.sender, pin_receiver=pins.receiver)
-    return {"receiver": receiver + extra, "sender": sender + extra}
+        return {"both": command.arms_argv(path, cell.transport, cell.msg_size, arm_libs(plan, libs),
+                                          arm_specs(plan), **options, **(pin if pins.sender else {}))}
+    receiver, sender = command.arms_role_argvs(path, cell.transport, cell.msg_size, endpoints,
+                                               arm_libs(plan, libs), arm_specs(plan), cell.process_model,
+                                               **options, **pin)
+    return {"receiver": receiver, "sender": sender}
 
 
 def expected_seconds(design, arms: int, mode: str) -> float:
@@ -173,6 +177,6 @@ def expected_seconds(design, arms: int, mode: str) -> float:
     return (design.rounds + design.warmup_rounds) * arms * design.slice_s * kinds
 
 
-def timeout_s(exp: Experiment, arms: int) -> float:
+def timeout_s(exp: Experiment, design, arms: int) -> float:
     """The run's deadline: the cell timeout plus four times the expected measuring time."""
-    return exp.timeout_s + 4 * expected_seconds(exp.design, arms, exp.mode)
+    return exp.timeout_s + 4 * expected_seconds(design, arms, exp.mode)

@@ -10,7 +10,8 @@ own offset, so slices of one run are not independent repetitions). Pooled:
 - latency: p50/p90/p99/p99.9/max from the slices' histograms merged into one
   (nearest rank over every round trip of the run, as the bench's own percentiles);
 - counted work: every counter the bench counted, summed over the throughput slices
-  (both processes), per message; bytes per data system call (read/write family).
+  (both processes), per message; bytes per data system call (DATA_SYSCALLS: the
+  read/write/send/recv family, not the waiting calls).
 
 Pure functions on the joined bench line; no I/O.
 """
@@ -18,8 +19,10 @@ from __future__ import annotations
 
 from testbed.bench import latency_histogram
 
-# Counters that are not work of the library (time) or are judged apart.
-DATA_SYSCALL_PREFIX = "syscalls_"   # syscalls_read, syscalls_write, ... (contract: docs/design arms)
+# The system calls that move data (bench/README.md "Counted work per slice" names each);
+# the waiting ones (poll, epoll_wait, futex) are counted in `syscalls` but carry no bytes.
+DATA_SYSCALLS = tuple(f"syscalls_{n}" for n in ("read", "write", "readv", "writev", "sendto", "recvfrom",
+                                                "sendmsg", "recvmsg"))
 
 
 def arm_slices(line: dict, arm: int, kind: str) -> list[dict]:
@@ -85,8 +88,8 @@ def counted(slices: list[dict], msg_size: int, events: list[str]) -> dict | None
             totals[event] = float(sum(values))
     if not totals:
         return None
-    data = sum(v for k, v in totals.items() if k.startswith(DATA_SYSCALL_PREFIX))
-    has_data = any(k.startswith(DATA_SYSCALL_PREFIX) for k in totals)
+    data = sum(v for k, v in totals.items() if k in DATA_SYSCALLS)
+    has_data = any(k in DATA_SYSCALLS for k in totals)
     return {"messages": int(messages), "bytes": int(messages) * msg_size, "totals": totals,
             "per_msg": {k: v / messages for k, v in totals.items()},
             "data_syscalls": data if has_data else None,

@@ -16,13 +16,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from testbed.bench import command
+from testbed.bench import command, validate_arms
 from testbed.records import slices as slicesmod
 from testbed.sweep import arms, arms_pool, execute, outcome, placement, process
 from testbed.sweep.execute import Attempt, Counts
 
 
-def _parse(stdout: str, cell, role: str | None) -> tuple[dict | None, str]:
+def _parse(stdout: str, plan: arms.RunPlan, role: str | None, counts: Counts,
+           design) -> tuple[dict | None, str]:
+    """(line, "") or (line or None, why it is not acceptable): testbed.bench.validate_arms,
+    with what this run asked for (cell, arms in creation order, rounds, slice counts)."""
     lines = [ln for ln in stdout.splitlines() if ln.strip()]
     if len(lines) != 1:
         return None, f"malformed output: expected one JSON line on stdout, got {len(lines)} lines"
@@ -30,68 +33,29 @@ def _parse(stdout: str, cell, role: str | None) -> tuple[dict | None, str]:
         line = json.loads(lines[0])
     except json.JSONDecodeError as exc:
         return None, f"malformed output: not JSON ({exc.msg} at column {exc.colno})"
-    if not isinstance(line, dict) or line.get("schema") != arms.ARMS_SCHEMA:
-        return None, f"malformed output: schema is not {arms.ARMS_SCHEMA}"
-    for key, want in (("pattern", cell.pattern), ("transport", cell.transport), ("msg_size", cell.msg_size),
-                      *((("role", role),) if role else ())):
-        if line.get(key) != want:
-            return None, f"malformed output: {key} is {line.get(key)!r}, expected {want!r}"
-    if not isinstance(line.get("arms"), list) or not isinstance(line.get("rounds"), list):
-        return None, "malformed output: no arms or rounds"
-    if (line.get("verify") or {}).get("ok") is False:
-        return line, f"verification failed: {line.get('verify')}"
-    return line, ""
+    cell = plan.cells[0]
+    problems = validate_arms.arms_result_problems(
+        line, pattern=cell.pattern, transport=cell.transport, msg_size=cell.msg_size,
+        arms=[a.label for a in plan.arms], rounds=design.rounds, slice_count=counts.count,
+        slice_lat_count=counts.lat_count)
+    if role and isinstance(line, dict) and line.get("role") != role:
+        problems.insert(0, f"role is {line.get('role')!r}, expected {role!r}")
+    if not problems:
+        return line, ""
+    failed = [p for p in problems if p.startswith("verification failed")]
+    if failed:
+        return line, failed[0]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return None, f"malformed output: {problems[0]}{more}"
 
 
-def join(receiver: dict, sender: dict) -> dict:
-    """One line from the two roles' (contract: throughput slices timed at the receiver,
-    latency slices measured by the sender, counters summed per slice, each process's
-    kept as `counters_by_role`)."""
-    if len(receiver["rounds"]) != len(sender["rounds"]):
-        raise ValueError(f"the roles report {len(receiver['rounds'])} and {len(sender['rounds'])} rounds")
-    rounds = []
-    for r_round, s_round in zip(receiver["rounds"], sender["rounds"], strict=True):
-        r_slices, s_slices = r_round.get("slices") or [], s_round.get("slices") or []
-        if [_key(s) for s in r_slices] != [_key(s) for s in s_slices]:
-            raise ValueError(f"round {r_round.get('round')}: the roles' slices differ")
-        slices = []
-        for r, s in zip(r_slices, s_slices, strict=True):
-            joined = {**s, **r} if r.get("kind") == "thr" else {**r, **s}
-            if r.get("kind") == "thr" and "sender_seconds" in s:
-                joined["sender_seconds"] = s["sender_seconds"]
-            joined["counters"] = _summed(r.get("counters") or {}, s.get("counters") or {})
-            joined["counters_by_role"] = {"receiver": r.get("counters"), "sender": s.get("counters")}
-            slices.append(joined)
-        rounds.append({**r_round, "slices": slices})
-    out = json.loads(json.dumps(receiver))
-    events = [e for e in (receiver.get("counters") or {}).get("events", [])
-              if e in set((sender.get("counters") or {}).get("events", []))]
-    out.update(role="joined", rounds=rounds, sender_settings=sender.get("settings"),
-               counters={"source": (receiver.get("counters") or {}).get("source"), "events": events,
-                         "by_role": {"receiver": receiver.get("counters"), "sender": sender.get("counters")}})
-    rv, sv = receiver.get("verify") or {}, sender.get("verify") or {}
-    out["verify"] = {**rv, "ok": bool(rv.get("ok", True)) and bool(sv.get("ok", True)), "sender": sv}
-    out["threads"] = ([{**t, "process": "receiver"} for t in receiver.get("threads") or []]
-                      + [{**t, "process": "sender"} for t in sender.get("threads") or []])
-    return out
-
-
-def _key(s: dict) -> tuple:
-    return s.get("arm"), s.get("kind")
-
-
-def _summed(a: dict, b: dict) -> dict:
-    return {k: a[k] + b[k] for k in a if k in b and isinstance(a[k], (int, float))
-            and isinstance(b[k], (int, float))}
-
-
-def run(plan: arms.RunPlan, rep: int, rt: execute.Runtime, counts: Counts, libs: dict, bench_dir: Path,
+def run(plan: arms.RunPlan, rep: int, rt: execute.Runtime, counts: Counts, libs: dict, bench_dir: Path | None,
         roles: dict[str, str], design) -> tuple[list[dict], dict | None]:
     """(one record per cell of the plan, the slices line or None when it failed).
     `libs`: library label -> LibraryBuild; `roles`: library label -> reference/candidate."""
     cell = plan.cells[0]
     started = execute.now()
-    path = arms.binary(bench_dir, cell.pattern)
+    path = arms.binary(bench_dir, cell.pattern) if bench_dir is not None else Path("bench_arms_missing")
     attempts = [Attempt(c, rep, path, libs[c.library].info.get("build_id", ""), roles[c.library])
                 for c in plan.cells]
     try:
@@ -100,27 +64,26 @@ def run(plan: arms.RunPlan, rep: int, rt: execute.Runtime, counts: Counts, libs:
         return _failed_all(attempts, counts, started, f"placement: {exc}"), None
     if not path.exists():
         return _failed_all(attempts, counts, started, f"arms binary missing: {path}", code=127), None
-    objects = {label: arms.shared_object(lib) for label, lib in libs.items()}
     endpoints = None if cell.process_model == "one-process" else command.local_endpoints(cell.transport)
     exp = rt.exp
-    argv = arms.argvs(path, plan, objects, exp, counts, pins, endpoints)
-    env = execute.cell_env({k: v for k, v in arms.common_env(list(plan.cells)).items()})
-    timeout = arms.timeout_s(exp, len(plan.arms))
+    argv = arms.argvs(path, plan, libs, exp, design, counts, pins, endpoints)
+    env = execute.cell_env(arms.common_env(list(plan.cells)))
     procs = [process.Proc(a, env, rt.workdir) for a in argv.values()]
-    outs = dict(zip(argv, process.supervise(procs, timeout), strict=True))
-    parsed = {side: _parse(o.stdout, cell, None if side == "both" else side) if o.code == 0 else (None, "")
-              for side, o in outs.items()}
+    outs = dict(zip(argv, process.supervise(procs, arms.timeout_s(exp, design, len(plan.arms))), strict=True))
+    parsed = {side: _parse(o.stdout, plan, None if side == "both" else side, counts, design)
+              if o.code == 0 else (None, "") for side, o in outs.items()}
     status, failure, code = outcome.roles_status({s: (outs[s], parsed[s][1]) for s in outs})
     line = None
     if status == "ok":
         try:
-            line = parsed["both"][0] if "both" in parsed else join(parsed["receiver"][0], parsed["sender"][0])
+            line = parsed["both"][0] if "both" in parsed else \
+                command.join_arms_roles(parsed["receiver"][0], parsed["sender"][0])
+            command.annotate_arms(line, arms.arm_libs(plan, libs))
         except (ValueError, KeyError, TypeError) as exc:
-            status, failure = "failed", f"malformed output: {exc}"
+            status, failure, line = "failed", f"malformed output: {exc}", None
     wall = max(o.seconds for o in outs.values())
-    common = {"exit_code": code, "wall_seconds": round(wall, 4), "started_at": started,
-              "stderr_tail": "\n".join(f"[{s}] {o.stderr[-execute.STDERR_TAIL_CHARS // 2:]}"
-                                       for s, o in outs.items()),
+    tails = "\n".join(f"[{s}] {o.stderr[-execute.STDERR_TAIL_CHARS // 2:]}" for s, o in outs.items())
+    common = {"exit_code": code, "wall_seconds": round(wall, 4), "started_at": started, "stderr_tail": tails,
               "command": argv, "pins": pins.as_dict(),
               "perf": {"available": False, "reason": "arms runs count per slice (result.counted)",
                        "events": {}},

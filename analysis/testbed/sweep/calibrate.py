@@ -134,7 +134,8 @@ def calibrate_slices(group: str, library: str, declared: Counts, design, probe: 
     so that a slice lasts about `design.slice_s`. The tail rule sizes a run's latency
     slices together (its p99 is read from their merged histogram): rounds x lat_count
     >= tail_round_trips / 0.01, each slice at most TAIL_STRETCH x the slice target."""
-    cal = calibrate(group, library, declared, design.slice_s, probe, lat_warmup_s=design.lat_warmup_s)
+    cal = calibrate(group, library, declared, design.slice_s, probe)
+    cal.lat_warmup = None  # each slice's warm-up is the arms bench's own (a tenth of its round trips)
     if cal.status != "calibrated" or not design.tail_round_trips:
         return cal
     probe_ok = cal.probes[-1]

@@ -80,7 +80,7 @@ class Loop:
         self.spent += sum(ln.get("wall_seconds", 0.0) for ln in probes)
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
-        self.arms_bench_dir = arms.arms_bench_dir(self.exp, ctx.libs)
+        self.arms_bench_dir = arms.arms_bench_dir() if ctx.layout == arms.ARMS else None
 
     # ------------------------------------------------------------ phases
 

@@ -1,104 +1,78 @@
 """Instructions per message of every arm of a block, from one callgrind arms run.
 
 Under callgrind the arms bench zeroes the counts when a slice starts and dumps them,
-labelled with the slice, when it ends (bench/arms/valgrind_marks.hpp), in each process:
-so one run under valgrind gives instructions per slice and arm, each process's own.
-Per arm: the instructions of its measured throughput slices, summed over both
-processes, over their messages. Deterministic up to scheduling (callgrind runs one
-thread at a time), so one run per block is the measurement; every arm is measured in
-it (never one configuration's figure for another's). Work, not speed: under callgrind
-threads take turns, so batching behaves differently than at full speed.
-
-Labels: "arms arm=<i>:<label> kind=<thr|lat> round=<r> warmup=<0|1> count=<n>
-role=<receiver|sender|both>", one dump file each (<out>.<n>); the dump at program
-termination (<out> itself) is not a slice.
+labelled with the slice, when it ends (bench/README.md "Callgrind"), in each process:
+one run under valgrind gives instructions per slice and arm, each process's own
+(testbed.bench.callgrind_slices reads them; the dumps of a slice's two processes are
+added). Per arm: its measured throughput slices' instructions over their messages
+(each slice's warm-up messages included, as its instructions cover them).
+Deterministic up to scheduling (callgrind runs one thread at a time), so one run per
+block is the measurement, and every arm is measured in it (never one configuration's
+figure for another's). Work, not speed: under callgrind threads take turns, so
+batching behaves differently than at full speed.
 """
 from __future__ import annotations
 
 import dataclasses
-import re
+import shutil
 from pathlib import Path
 
-from testbed.bench import command
+from testbed.bench import callgrind_slices, command
 from testbed.sweep import arms, execute, outcome, placement, process, work
 from testbed.sweep.execute import Counts
 
 METHOD = "callgrind-arms"
 ROUNDS, WARMUP_ROUNDS = 2, 1
-LABEL = re.compile(r"^desc: Trigger: Client Request: arms arm=(\d+):(\S+) kind=(\w+) round=(\d+) "
-                   r"warmup=([01]) count=(\d+) role=(\w+)\s*$", re.M)
-TOTALS = re.compile(r"^(?:totals|summary):\s*(\d+)", re.M)
 
 
-def slice_dumps(out_file: Path) -> list[dict]:
-    """Every slice dump of one process: arm index, label, kind, round, warmup, count,
-    role and its instructions."""
-    out = []
-    for path in sorted(out_file.parent.glob(out_file.name + ".*")):
-        text = path.read_text(errors="replace")
-        label, totals = LABEL.search(text), TOTALS.search(text)
-        if not label or not totals:
-            continue
-        i, arm_label, kind, rnd, warm, count, role = label.groups()
-        out.append({"arm": int(i), "label": arm_label, "kind": kind, "round": int(rnd),
-                    "warmup": warm == "1", "count": int(count), "role": role,
-                    "instructions": int(totals.group(1))})
-    return out
-
-
-def per_arm(dumps: list[dict]) -> dict[str, dict]:
-    """arm label -> {"messages", "instructions", "slices", "roles"} over the measured
-    throughput slices: instructions of every process, messages counted once (per slice)."""
-    out: dict[str, dict] = {}
-    seen: set[tuple] = set()
+def per_arm(dumps: list[callgrind_slices.SliceDump]) -> dict[str, dict]:
+    """arm label -> {"messages", "instructions", "slices", "roles"} of its measured
+    throughput slices (both processes' instructions added per slice)."""
+    roles: dict[str, set] = {}
     for d in dumps:
-        if d["kind"] != "thr" or d["warmup"]:
-            continue
-        a = out.setdefault(d["label"], {"messages": 0, "instructions": 0, "slices": 0, "roles": set()})
-        a["instructions"] += d["instructions"]
-        a["roles"].add(d["role"])
-        if (d["label"], d["round"]) not in seen:
-            seen.add((d["label"], d["round"]))
-            a["messages"] += d["count"]
-            a["slices"] += 1
-    return out
+        roles.setdefault(d.label, set()).add(d.role)
+    return {r.label: {"messages": r.messages, "instructions": r.instructions, "slices": r.slices,
+                      "roles": roles.get(r.label, set())}
+            for r in callgrind_slices.per_message(dumps) if r.kind == "thr"}
 
 
 def messages_per_slice(msg_size: int, timed: int) -> int:
-    return work.messages_for("callgrind", msg_size, timed) // ROUNDS or work.MIN_MESSAGES
+    return max(work.MIN_MESSAGES, work.messages_for("callgrind", msg_size, timed) // ROUNDS)
 
 
-def measure(plan: arms.RunPlan, rt: execute.Runtime, counts: Counts, libs: dict, bench_dir: Path,
+def measure(plan: arms.RunPlan, rt: execute.Runtime, counts: Counts, libs: dict, bench_dir: Path | None,
             design) -> list[dict]:
     """One callgrind arms run of the plan's cells: one work record per cell."""
     cell = plan.cells[0]
     n = messages_per_slice(cell.msg_size, counts.count)
+    if bench_dir is None:
+        return [_record(c, n, {}, "no arms binaries") for c in plan.cells]
     cg_design = dataclasses.replace(design, rounds=ROUNDS, warmup_rounds=WARMUP_ROUNDS)
-    cg_counts = Counts(n, 1, mode="thr")
     factor = work.CALLGRIND_TIMEOUT_FACTOR
-    exp = dataclasses.replace(rt.exp, design=cg_design, timeout_s=rt.exp.timeout_s * factor,
+    exp = dataclasses.replace(rt.exp, timeout_s=rt.exp.timeout_s * factor,
                               bench_timeout_ms=min(3_600_000, rt.exp.bench_timeout_ms * factor))
-    path = arms.binary(bench_dir, cell.pattern)
-    objects = {label: arms.shared_object(lib) for label, lib in libs.items()}
     try:
         pins = placement.pins_for(cell.placement, rt.cpus)
     except ValueError as exc:
         return [_record(c, n, {}, f"placement: {exc}") for c in plan.cells]
     endpoints = None if cell.process_model == "one-process" else command.local_endpoints(cell.transport)
-    argv = arms.argvs(path, plan, objects, exp, cg_counts, pins, endpoints)
-    setup = work.CallgrindSetup()
-    outs = {side: rt.workdir / f"cg-arms-{cell.block_id}-{side}.out" for side in argv}
-    for f in outs.values():
-        for old in f.parent.glob(f.name + "*"):
-            old.unlink()
+    argv = arms.argvs(arms.binary(bench_dir, cell.pattern), plan, libs, exp, cg_design,
+                      Counts(n, 1, mode="thr"), pins, endpoints)
+    dumps_dir = rt.workdir / f"callgrind-{cell.block_id}"
+    shutil.rmtree(dumps_dir, ignore_errors=True)
+    dumps_dir.mkdir(parents=True)
+    prefix = work.CallgrindSetup().prefix(dumps_dir / "callgrind.out.%p")
     env = execute.cell_env(arms.common_env(list(plan.cells)))
-    procs = [process.Proc(setup.prefix(outs[side]) + a, env, rt.workdir) for side, a in argv.items()]
-    results = dict(zip(argv, process.supervise(procs, arms.timeout_s(exp, len(plan.arms))), strict=True))
-    status, failure, _ = outcome.roles_status({s: (o, "") for s, o in results.items()})
-    found = per_arm([d for f in outs.values() for d in slice_dumps(f)]) if status == "ok" else {}
-    for f in outs.values():
-        for old in f.parent.glob(f.name + "*"):
-            old.unlink()
+    procs = [process.Proc(prefix + a, env, rt.workdir) for a in argv.values()]
+    outs = process.supervise(procs, arms.timeout_s(exp, cg_design, len(plan.arms)) * factor)
+    status, failure, _ = outcome.roles_status({s: (o, "") for s, o in zip(argv, outs, strict=True)})
+    found: dict[str, dict] = {}
+    if status == "ok":
+        try:
+            found = per_arm(callgrind_slices.read_dumps([dumps_dir]))
+        except (OSError, ValueError, KeyError) as exc:
+            failure = f"callgrind dumps unreadable: {exc}"
+    shutil.rmtree(dumps_dir, ignore_errors=True)
     return [_record(c, n, found.get(c.cell_id, {}), failure) for c in plan.cells]
 
 
