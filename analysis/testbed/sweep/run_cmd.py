@@ -269,7 +269,8 @@ def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:
 
 def perf_setup(exp: config.Experiment) -> perfmod.PerfSetup:
     if not exp.perf_stat:
-        runner.warn("perf stat is off for speed runs ([perf].stat = false): cells carry no counters")
+        runner.warn("perf stat is off for speed runs ([perf].stat = false): block runs carry no counters "
+                    "(arms runs count per slice themselves)")
         return perfmod.PerfSetup(False, "off: [perf].stat = false (speed runs are not wrapped in perf stat)")
     perf = perfmod.detect(exp.perf_events, exp.perf_hardware)
     if not perf.available:

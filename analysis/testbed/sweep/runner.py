@@ -231,5 +231,7 @@ def _warmup(ctx: RunContext, rt: execute.Runtime, todo) -> None:
 
 def resume_command(exp: Experiment, run_dir: Path) -> str:
     from testbed import paths
-    shipped = exp.path.resolve().parent.parent == paths.EXPERIMENTS_DIR.resolve()
+    # `./testbed run NAME` finds experiments/NAME/experiment.toml only; another file of a
+    # shipped folder (experiments/noise-floor/arms.toml) is named by its path
+    shipped = exp.path.resolve() == (paths.EXPERIMENTS_DIR / exp.name / "experiment.toml").resolve()
     return shlex.join(["./testbed", "run", exp.name if shipped else str(exp.path), "--resume", str(run_dir)])
