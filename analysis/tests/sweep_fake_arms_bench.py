@@ -8,7 +8,8 @@ figures computed, not measured, so tests need no real load:
   (`fake_msgs_per_sec`, `fake_p50_us`, `fake_noise` (per slice), `fake_run_noise` (per run
   and arm: the offset a real run's arms carry), `fake_syscalls_per_msg`,
   `fake_switches_per_msg`);
-- an arm's environment scales them: `fake_env_speed`, `fake_env_p50`, `fake_env_syscalls`
+- an arm's environment scales them: `fake_env_speed`, `fake_env_p50`, `fake_env_syscalls`,
+  `fake_env_switches`
   map "VAR=VALUE" to a factor (so configurations differ, and counted work differs per
   configuration: a sweep that copied one arm's counters to another would be caught);
 - --role both prints one line; receiver / sender each print their half (the receiver the
@@ -31,7 +32,8 @@ from pathlib import Path
 from testbed.bench import latency_histogram  # the fake runs with the testbed's own Python
 
 HERE = Path(__file__).resolve().parent
-EVENTS = ["task_clock_ns", "context_switches", "page_faults", "syscalls", "syscalls_read", "syscalls_write"]
+SOFTWARE = ["task_clock_ns", "context_switches", "cpu_migrations", "page_faults"]
+EVENTS = {"software": SOFTWARE, "auto": [*SOFTWARE, "syscalls", "syscalls_read", "syscalls_write"]}
 
 
 def options():
@@ -131,12 +133,14 @@ def threads_of(a) -> list:
     return out
 
 
-def counters(n: int, syscalls_per_msg: float, switches_per_msg: float, share: float, seconds: float) -> dict:
+def counters(n: int, syscalls_per_msg: float, switches_per_msg: float, share: float, seconds: float,
+             events: list) -> dict:
     syscalls = round(n * syscalls_per_msg * share)
-    return {"task_clock_ns": round(seconds * 1e9 * share),
-            "context_switches": round(n * switches_per_msg * share),
-            "page_faults": 0, "syscalls": syscalls, "syscalls_read": syscalls // 2,
-            "syscalls_write": syscalls - syscalls // 2}
+    every = {"task_clock_ns": round(seconds * 1e9 * share), "cpu_migrations": 0,
+             "context_switches": round(n * switches_per_msg * share),
+             "page_faults": 0, "syscalls": syscalls, "syscalls_read": syscalls // 2,
+             "syscalls_write": syscalls - syscalls // 2}
+    return {e: every[e] for e in events}
 
 
 def slices_for(a, libs: dict, arms: list, rng_order, rng_noise) -> list:
@@ -155,14 +159,16 @@ def slices_for(a, libs: dict, arms: list, rng_order, rng_noise) -> list:
                 noise = (1 + offsets[i]) * (1 + rng_noise.gauss(0, info.get("fake_noise", 0.0)))
                 syscalls = (info.get("fake_syscalls_per_msg", 2.0)
                             * factor(info, "fake_env_syscalls", arm["env"]))
-                switches = info.get("fake_switches_per_msg", 0.1)
+                switches = (info.get("fake_switches_per_msg", 0.1)
+                            * factor(info, "fake_env_switches", arm["env"]))
+                events = EVENTS[a.counters or "software"]
                 if kind == "thr":
                     speed = (info.get("fake_msgs_per_sec", 1e6) * factor(info, "fake_env_speed", arm["env"])
                              * noise)
                     secs = a.slice_count / speed
                     s = {"arm": i, "kind": "thr", "count": a.slice_count,
                          "warmup_messages": max(1, a.slice_count // 20), "delivery": "lossless",
-                         "counters": counters(a.slice_count, syscalls, switches, share, secs)}
+                         "counters": counters(a.slice_count, syscalls, switches, share, secs, events)}
                     if a.role in ("both", "receiver"):
                         s.update(receiver_seconds=secs, span_seconds=secs * 1.01)
                     if a.role in ("both", "sender"):
@@ -171,7 +177,7 @@ def slices_for(a, libs: dict, arms: list, rng_order, rng_noise) -> list:
                     p50 = info.get("fake_p50_us", 2.0) * factor(info, "fake_env_p50", arm["env"]) * noise
                     n = a.slice_lat_count
                     s = {"arm": i, "kind": "lat", "count": n, "warmup_messages": max(1, n // 10),
-                         "counters": counters(n, syscalls, switches, share, n * p50 * 2e-6)}
+                         "counters": counters(n, syscalls, switches, share, n * p50 * 2e-6, events)}
                     if a.role in ("both", "sender"):
                         s.update(latency_summary(n, p50, rng_noise))
                 slices.append(s)
@@ -219,7 +225,8 @@ def main() -> None:
         "schema": "testbed.bench-arms/1", "role": a.role,
         "pattern": Path(sys.argv[0]).name[len("bench_arms_"):].upper(), "transport": a.transport,
         "msg_size": a.size, "libs": lib_list, "arms": info,
-        "counters": {"mode": "auto", "source": "perf_event_open", "events": EVENTS},
+        "counters": {"mode": a.counters or "software", "source": "perf_event_open",
+                     "events": EVENTS[a.counters or "software"]},
         "rounds": rounds, "verify": verify(a, rounds),
         "settings": {"hwm": a.hwm, "io_threads": a.io_threads, "clock": "fake", "process_model": model,
                      "mode": a.mode or "both",

@@ -23,10 +23,11 @@ from testbed.sweep import work_arms
 FAKES = {
     "libzmq-4.3.5": {"fake_msgs_per_sec": 1e6, "fake_p50_us": 10.0, "fake_noise": 0.02,
                      "fake_run_noise": 0.01, "fake_syscalls_per_msg": 2.0},
-    # zlink with 16 KiB batches: 20% faster, a fifth of the system calls per message
+    # zlink with 16 KiB batches: 20% faster, a fifth of the system calls and context switches per message
     "zlink": {"fake_msgs_per_sec": 2e6, "fake_p50_us": 8.0, "fake_noise": 0.02, "fake_run_noise": 0.01,
               "fake_syscalls_per_msg": 1.0, "fake_env_speed": {"ZMQ_ASIO_IN_BATCH_SIZE=16384": 1.2},
-              "fake_env_syscalls": {"ZMQ_ASIO_IN_BATCH_SIZE=16384": 0.2}},
+              "fake_env_syscalls": {"ZMQ_ASIO_IN_BATCH_SIZE=16384": 0.2},
+              "fake_switches_per_msg": 0.5, "fake_env_switches": {"ZMQ_ASIO_IN_BATCH_SIZE=16384": 0.2}},
 }
 
 RUN = """[run]
@@ -108,13 +109,15 @@ def test_runs_are_counterbalanced(arms_run):
 def test_configurations_and_libraries_are_judged_paired_and_counted_work_is_per_arm(arms_run):
     run_dir = arms_run[0]
     records = [r for r in read_results(run_dir) if r["repetition"] >= 0]
-    syscalls = {}
+    switches = {}
     for r in records:
-        per_msg = r["result"]["counted"]["per_msg"]["syscalls"]
-        syscalls.setdefault((r["library"], r["config"]), set()).add(round(per_msg, 3))
+        counted = r["result"]["counted"]
+        assert "syscalls" not in counted["per_msg"]  # timed runs count software events only
+        per_msg = round(counted["per_msg"]["context_switches"], 3)
+        switches.setdefault((r["library"], r["config"]), set()).add(per_msg)
     # measured per arm: each configuration its own figure, never a copy of another's
-    assert syscalls[("zlink", "baseline")] == {1.0} and syscalls[("zlink", "16 KiB")] == {0.2}
-    assert syscalls[("libzmq-4.3.5", "baseline")] == {2.0} == syscalls[("libzmq-4.3.5", "16 KiB")]
+    assert switches[("zlink", "baseline")] == {0.5} and switches[("zlink", "16 KiB")] == {0.1}
+    assert switches[("libzmq-4.3.5", "baseline")] == {0.1} == switches[("libzmq-4.3.5", "16 KiB")]
     decisions = json.loads((run_dir / "manifest.json").read_text())["summary"]["groups"][0]["decisions"]
     verdicts = {(d["kind"], d["library"], d["config"], d["metric"]): d for d in decisions}
     fast = verdicts[("config", "zlink", "16 KiB", "throughput")]

@@ -34,6 +34,11 @@ from testbed.sweep.config import UNSET, Experiment
 from testbed.sweep.plan import Cell
 
 ARMS, BLOCKS = "arms", "blocks"
+# Timed runs count perf's software events only (task clock, context switches, CPU
+# migrations, page faults): the syscall tracepoints slow every syscall (zlink 17%,
+# libzmq 26% at 1 KiB: bench/measurements/README.md, 2026-12-02), so a run that counts
+# them is never timed (docs/design/2026-12-02-arms.md).
+COUNTERS = "software"
 
 
 def binary(bench_dir: Path, pattern: str) -> Path:
@@ -153,7 +158,7 @@ def bench_options(cell: Cell, exp: Experiment, counts, design) -> dict:
     a tenth of its round trips): a cell's declared warm-up is sized for one long window."""
     return {"io_threads": cell.io_threads, "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms,
             "mode": counts.mode or exp.mode, "rounds": design.rounds, "warmup_rounds": design.warmup_rounds,
-            "slice_count": counts.count, "slice_lat_count": counts.lat_count, "counters": "auto"}
+            "slice_count": counts.count, "slice_lat_count": counts.lat_count, "counters": COUNTERS}
 
 
 def argvs(path: Path, plan: RunPlan, libs: dict, exp: Experiment, design, counts, pins,

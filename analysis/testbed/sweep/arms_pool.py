@@ -5,8 +5,8 @@ one record per arm and run, as a block run stores one per cell and repetition, s
 paired verdicts judge runs, never slices (issue 41: each run's pair of arms carries its
 own offset, so slices of one run are not independent repetitions). Pooled:
 
-- throughput: messages / receiver seconds, summed over the throughput slices (the
-  sender's rate likewise);
+- throughput: messages / span seconds (receiver seconds where a slice has no span),
+  summed over the throughput slices (the sender's rate likewise);
 - latency: p50/p90/p99/p99.9/max from the slices' histograms merged into one
   (nearest rank over every round trip of the run, as the bench's own percentiles);
 - counted work: every counter the bench counted, summed over the throughput slices
@@ -39,11 +39,17 @@ def _sum(slices: list[dict], key: str) -> float | None:
 
 
 def throughput(slices: list[dict], msg_size: int) -> dict | None:
-    count, secs = _sum(slices, "count"), _sum(slices, "receiver_seconds")
+    """On one host a slice is timed by its span (the sender's last warm-up send to the
+    receiver's last arrival, one clock): a receiver scheduled late starts its own window
+    late, up to 22x off in short slices (docs/design/2026-12-02-arms.md, As built)."""
+    basis = "span_seconds" if all(isinstance(s.get("span_seconds"), (int, float)) for s in slices) \
+        else "receiver_seconds"
+    count, secs = _sum(slices, "count"), _sum(slices, basis)
     if not count or not secs or secs <= 0:
         return None
     rate = count / secs
-    out = {"count": int(count), "slices": len(slices), "receiver_seconds": secs, "msgs_per_sec": rate,
+    out = {"count": int(count), "slices": len(slices), "seconds": secs, "timed_by": basis,
+           "receiver_seconds": _sum(slices, "receiver_seconds"), "msgs_per_sec": rate,
            "bytes_per_sec": rate * msg_size, "mb_per_sec": rate * msg_size / 1e6, "mb_unit": "1e6 bytes"}
     sender = _sum(slices, "sender_seconds")
     if sender and sender > 0:

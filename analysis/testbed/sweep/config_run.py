@@ -26,7 +26,9 @@ MAX_DRIFT_TOLERANCE = 0.5    # a host speed change of 50% within one pair: beyon
 # `choose`: a bench workload, every library loadable with dlmopen, the arms binaries
 # built), else blocks, the reason recorded in the manifest.
 LAYOUTS = ("auto", "arms", "blocks")
-DEFAULT_SLICE_S = 0.03       # target length of one slice (issue 41's pilot: 16-80 ms slices)
+DEFAULT_SLICE_S = 0.01       # target length of a throughput slice (bench/measurements, slice-length study)
+SLICE_MIN_BYTES = 32 << 20   # from 64 KiB up a slice carries at least this much payload (same study)
+SLICE_BYTES_FROM = 65536
 DEFAULT_ROUNDS = 20          # measured rounds per arms run: each a slice of every arm
 DEFAULT_WARMUP_ROUNDS = 1
 

@@ -343,7 +343,8 @@ class Loop:
             return execute.run_cell(Attempt(ref, -1, binary, build_id, "probe"), self.rt, counts)
 
         if self.ctx.layout == arms.ARMS:
-            cal = calibrate.calibrate_slices(group.group, ref.library, declared, self.design, probe)
+            cal = calibrate.calibrate_slices(group.group, ref.library, declared, self.design, probe,
+                                             msg_size=ref.msg_size)
         else:
             cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe,
                                       lat_warmup_s=self.design.lat_warmup_s,
