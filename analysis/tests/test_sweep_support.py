@@ -19,11 +19,15 @@ PATTERNS = tuple(p.lower() for p in bench_patterns.PATTERNS)  # bench_<pattern> 
 
 FAKE_BENCH = f"#!{sys.executable}\n" + (Path(__file__).parent / "sweep_fake_bench.py").read_text()
 FAKE_PROBE = f"#!{sys.executable}\n" + (Path(__file__).parent / "sweep_fake_probe.py").read_text()
+FAKE_ARMS = f"#!{sys.executable}\n" + (Path(__file__).parent / "sweep_fake_arms_bench.py").read_text()
 
 
-def make_library(root: Path, name: str, behaviour: dict | None = None, fake: dict | None = None) -> dict:
+def make_library(root: Path, name: str, behaviour: dict | None = None, fake: dict | None = None,
+                 arms: bool = False) -> dict:
     """`fake`: figures the one-process fake reports (fake_msgs_per_sec, fake_p50_us, fake_noise;
-    the fake ceiling_probe's fake_ceiling_bps, fake_ceiling_p50_us)."""
+    the fake ceiling_probe's fake_ceiling_bps, fake_ceiling_p50_us; the fake arms bench's
+    keys: sweep_fake_arms_bench.py). arms: also a fake shared object (the library's figures as
+    JSON); make_prebuilt(arms=True) adds the fake arms binaries, so `design = auto` runs arms."""
     prefix, bench = root / name / "prefix", root / name / "bench"
     prefix.mkdir(parents=True)
     bench.mkdir(parents=True)
@@ -39,13 +43,31 @@ def make_library(root: Path, name: str, behaviour: dict | None = None, fake: dic
     probe = bench / "ceiling_probe"
     probe.write_text(FAKE_PROBE)
     probe.chmod(0o755)
+    if arms:  # the fake shared object an arm loads: the library's figures
+        (prefix / "lib").mkdir()
+        (prefix / "lib" / "libzmq.so").write_text(json.dumps({**info, **(fake or {})}))
     return {"prefix": str(prefix), "bench_dir": str(bench)}
 
 
-def make_prebuilt(root: Path, behaviours: dict[str, dict], fakes: dict[str, dict] | None = None) -> Path:
-    libs = {name: make_library(root, name, b, (fakes or {}).get(name)) for name, b in behaviours.items()}
+def make_arms_dir(root: Path) -> Path:
+    """The fake arms binaries, one per pattern (the listing's arms_dir names the folder)."""
+    folder = root / "arms"
+    folder.mkdir(exist_ok=True)
+    (folder / "behaviour.json").write_text("{}")
+    for pattern in PATTERNS:
+        script = folder / f"bench_arms_{pattern}"
+        script.write_text(FAKE_ARMS)
+        script.chmod(0o755)
+    return folder
+
+
+def make_prebuilt(root: Path, behaviours: dict[str, dict], fakes: dict[str, dict] | None = None,
+                  arms: bool = False) -> Path:
+    libs = {name: make_library(root, name, b, (fakes or {}).get(name), arms)
+            for name, b in behaviours.items()}
     listing = root / "libs.json"
-    listing.write_text(json.dumps({"libraries": libs}))
+    arms_dir = {"arms_dir": str(make_arms_dir(root))} if arms else {}
+    listing.write_text(json.dumps({"libraries": libs, **arms_dir}))
     return listing
 
 

@@ -1,6 +1,6 @@
 """Work per message: the N/2N difference, the callgrind reader, the method detection,
-and the real thing (libzmq's bench under callgrind, and through the runner with an
-A/A alias sharing its build's figures)."""
+every cell measured on its own runs (a counter whose figures depend on the configuration
+catches a copy), and the real thing (libzmq's bench under callgrind, through the runner)."""
 from __future__ import annotations
 
 import json
@@ -86,7 +86,7 @@ def test_libzmq_bench_under_callgrind_gives_a_plausible_instruction_count(tmp_pa
 
 @pytest.mark.slow
 @needs_valgrind
-def test_the_runner_measures_each_build_once_and_an_alias_shares_it(tmp_path):
+def test_the_runner_measures_each_alias_on_its_own_runs(tmp_path):
     listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}})
     text = (write_experiment(tmp_path).read_text()
             .replace('use = ["libzmq-4.3.5", "zlink"]\nreference = "libzmq-4.3.5"',
@@ -103,8 +103,70 @@ def test_the_runner_measures_each_build_once_and_an_alias_shares_it(tmp_path):
     recs = {r["library"]: r for r in map(json.loads, (run_dir / "work.jsonl").read_text().splitlines())}
     assert set(recs) == {"A", "B"}  # only the baseline configuration was selected
     assert recs["A"]["method"] in ("perf", "callgrind") and recs["A"]["status"] == "ok"
-    assert recs["A"]["instructions_per_msg"] is not None and "same_build_as" not in recs["A"]
-    assert recs["B"]["same_build_as"] == "A" and recs["B"]["runs"] == recs["A"]["runs"]
+    assert recs["A"]["instructions_per_msg"] is not None and recs["B"]["instructions_per_msg"] is not None
+    assert "same_build_as" not in recs["B"]  # measured, not copied
     m = json.loads((run_dir / "manifest.json").read_text())
     assert m["work_per_message"]["method"] == recs["A"]["method"]  # and the manifest says why
     assert ("no cycles" in m["work_per_message"]["reason"]) == (recs["A"]["method"] == "callgrind")
+
+
+# A stand-in for `perf stat`: runs the bench and "counts" instructions that depend on the
+# configuration (ZMQ_ASIO_IN_BATCH_SIZE) and the library (its lib.json name), so a work
+# record copied from another cell shows the other cell's figure.
+COUNTER = r"""
+import json, os, subprocess, sys
+out, argv = sys.argv[1], sys.argv[3:]
+proc = subprocess.run(argv)
+count = int(argv[argv.index("--count") + 1])
+per_msg = 100 if os.environ.get("ZMQ_ASIO_IN_BATCH_SIZE") is None else 40
+lib = json.load(open(os.path.join(os.path.dirname(argv[0]), "lib.json")))["name"]
+per_msg += 7 if lib == "zlink" else 0
+figures = {"instructions": {"value": 5000 + count * per_msg}, "cycles": {"value": 9000 + 2 * count * per_msg}}
+json.dump(figures, open(out, "w"))
+sys.exit(proc.returncode)
+"""
+
+
+class ConfigurationCounter:
+    available, reason, events = True, "", ["instructions", "cycles"]
+    signals_in_stderr, follows_exec, unsupported = False, True, []
+
+    def prefix(self, out_file):
+        import sys
+        return [sys.executable, "-c", COUNTER, str(out_file), "--"]
+
+    def read(self, out_file):
+        return {"available": True, "events": json.loads(out_file.read_text())}
+
+    def as_manifest(self):
+        return {"available": True, "events": self.events}
+
+
+def test_every_configuration_and_library_gets_its_own_work_measurement(tmp_path, monkeypatch):
+    """Two libraries x two configurations, a counter whose figure depends on both: every
+    work record holds its own cell's figure. Sharing one measurement per library (as the
+    runner did until 2026-12-02, so security-cost's CURVE rows showed NULL's counts)
+    gives the 16 KiB cells the baseline's 100 instructions per message: this fails."""
+    import argparse
+
+    from testbed.sweep import run_cmd
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}})
+    text = (write_experiment(tmp_path).read_text()
+            .replace('patterns = ["PAIR", "PUBSUB"]', 'patterns = ["PAIR"]')
+            .replace("sizes = [64, 1024]", "sizes = [64]")
+            .replace("repetitions = 2", "repetitions = 1")
+            .replace("work_per_message = false", "work_per_message = true"))
+    exp = write_experiment(tmp_path, text)
+    monkeypatch.setenv("TESTBED_PREBUILT", str(listing))
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setattr(work, "detect", lambda *a, **k: work.WorkSetup("perf", "fake counter",
+                                                                       ConfigurationCounter()))
+    parser = argparse.ArgumentParser()
+    run_cmd.add_arguments(parser)
+    assert run_cmd.main(parser.parse_args([str(exp), "--out", str(tmp_path / "out"), "--no-report"])) == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    recs = [json.loads(ln) for ln in (run_dir / "work.jsonl").read_text().splitlines()]
+    results = {r["cell_id"]: r for r in map(json.loads, (run_dir / "results.jsonl").read_text().splitlines())}
+    got = {(r["library"], results[r["cell_id"]]["config"]): r["instructions_per_msg"] for r in recs}
+    assert got == {("libzmq-4.3.5", "baseline"): 100.0, ("libzmq-4.3.5", "16 KiB"): 40.0,
+                   ("zlink", "baseline"): 107.0, ("zlink", "16 KiB"): 47.0}

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from testbed.records import counted
+
 VERSION = 3
 TAG = f"testbed.tidy/{VERSION}"
 
@@ -58,11 +60,14 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     # Work, not speed: what one message costs the whole process (data-formats §5).
     Metric("work_instructions_per_msg", "instr/msg", False, "Instructions per message"),
     Metric("work_cycles_per_msg", "cycles/msg", False, "Cycles per message"),
+    # Counted work of arms runs, per run and cell (records/counted.py): judged like the timings.
+    *(Metric(m.name, m.unit, m.higher_is_better, m.label) for m in counted.METRICS + counted.SHOWN),
 ]}
 WORK_METRICS = ["work_instructions_per_msg", "work_cycles_per_msg"]
 
-# What the reports compare, in this order.
-COMPARED_METRICS = ["throughput_msgs", "lat_p50_us", "lat_p99_us", "lat_mean_us", "startup_s"]
+# What the reports compare, in this order: the timings, then counted work (a second judge).
+COMPARED_METRICS = ["throughput_msgs", "lat_p50_us", "lat_p99_us", "lat_mean_us", "startup_s",
+                    *counted.JUDGED]
 
 
 def metric(name: str) -> Metric:

@@ -23,6 +23,7 @@ CALIBRATION_NAME = "calibration.jsonl"  # sweep/calibrate.py
 WORK_NAME = "work.jsonl"               # sweep/work.py: work per message, one line per cell
 CEILING_RUN_NAME = "ceiling.jsonl"     # sweep/ceiling.py: the probe measured inside the run
 CEILING_HOST_NAME = "ceiling.json"     # `./testbed ceiling` before the run (results/ceiling.py)
+SLICES_NAME = "slices.jsonl"           # records/slices.py: the slices of every arms run
 FLAMEGRAPHS_DIR = "flamegraphs"        # sweep/flamegraphs.py
 TOML_COPY_NAME = "experiment.toml"     # the experiment as it ran (sweep/runner.py)
 

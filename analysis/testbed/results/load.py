@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from testbed.records import schema, store
+from testbed.records import counted, schema, store
 from testbed.records.manifest import RunManifest
 
 from . import host_speed
@@ -101,6 +101,7 @@ def _metrics(cell: dict) -> list[tuple[str, float, str]]:
     for field, name in LATENCY_FIELDS.items():
         if lat.get(field) is not None:
             out.append((name, float(lat[field]), "us"))
+    out += [(name, value, schema.METRICS[name].unit) for name, value in counted.values(result).items()]
     counters = _perf_counters(cell)
     return out + [
         ("perf_" + event.replace("-", "_"), value, unit) for event, (value, unit) in sorted(counters.items())

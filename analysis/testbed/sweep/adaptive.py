@@ -22,7 +22,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from testbed.records import configs
+from testbed.records import configs, counted
 from testbed.sweep.config_run import Design
 from testbed.sweep.plan import Cell, block_order
 
@@ -30,7 +30,9 @@ from testbed.sweep.plan import Cell, block_order
 METRICS = {"throughput": (("throughput", "msgs_per_sec"), True),
            "p50_latency": (("latency", "p50"), False),
            "p99_latency": (("latency", "p99"), False),  # per repetition: the run's own p99
-           "mean_latency": (("latency", "mean"), False)}  # kind perf-tools: libzmq's programs print a mean
+           "mean_latency": (("latency", "mean"), False),  # kind perf-tools: libzmq's programs print a mean
+           # counted work per message of arms runs (records/counted.py), by its tidy name
+           **{m.name: (("counted", m.name), m.higher_is_better) for m in counted.METRICS}}
 UNDECIDED = "AMBIGUOUS"
 FAILURE_LIMIT = 3   # failed attempts of one library in one configuration before it stops trying
 
@@ -60,13 +62,15 @@ def metrics_for(mode: str, kind: str, stop_on: tuple[str, ...] = ()) -> tuple[st
     throughput and p50 latency; only what the mode measures."""
     if kind != "bench":
         return ()
-    measured = {"thr": ("throughput",), "lat": ("p50_latency", "p99_latency"),
-                "both": ("throughput", "p50_latency", "p99_latency")}[mode]
+    measured = {"thr": ("throughput", *counted.JUDGED), "lat": ("p50_latency", "p99_latency"),
+                "both": ("throughput", "p50_latency", "p99_latency", *counted.JUDGED)}[mode]
     wanted = stop_on or ("throughput", "p50_latency")
     return tuple(m for m in wanted if m in measured)
 
 
 def metric_value(result: dict | None, metric: str) -> float | None:
+    if metric in counted.BY_NAME:
+        return counted.value(result, metric)
     (section, key), _ = METRICS[metric]
     value = ((result or {}).get(section) or {}).get(key)
     return float(value) if isinstance(value, (int, float)) else None

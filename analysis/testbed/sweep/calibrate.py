@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from testbed.records import store
+from testbed.sweep.config_run import SLICE_BYTES_FROM, SLICE_MIN_BYTES
 from testbed.sweep.execute import Counts
 
 FILE_NAME = store.CALIBRATION_NAME
@@ -125,6 +126,30 @@ def calibrate(group: str, library: str, declared: Counts, min_window_s: float,
         if not short:
             break
         counts = Counts(cal.count, cal.lat_count)
+    return cal
+
+
+def calibrate_slices(group: str, library: str, declared: Counts, design, probe: Callable[[Counts], dict],
+                     msg_size: int = 0) -> Calibration:
+    """Counts of one arms slice (sweep/arms.py): the same probe of the reference, scaled
+    so that a slice lasts about `design.slice_s`, and from SLICE_BYTES_FROM up carries at
+    least SLICE_MIN_BYTES of payload (bench/measurements: the slice-length study). The
+    tail rule sizes a run's latency slices together (its p99 is read from their merged
+    histogram): rounds x lat_count >= tail_round_trips / 0.01, each slice at most
+    TAIL_STRETCH x the slice target."""
+    cal = calibrate(group, library, declared, design.slice_s, probe)
+    cal.lat_warmup = None  # each slice's warm-up is the arms bench's own (a tenth of its round trips)
+    if msg_size >= SLICE_BYTES_FROM:  # shorter slices measure the burst into empty socket buffers
+        cal.count = max(cal.count, math.ceil(SLICE_MIN_BYTES / msg_size))
+    if cal.status != "calibrated" or not design.tail_round_trips:
+        return cal
+    probe_ok = cal.probes[-1]
+    lat_s, lat_n = probe_ok.get("lat_window_s"), probe_ok.get("lat_count") or 0
+    per_slice = math.ceil(design.tail_round_trips / (1 - TAIL_QUANTILE) / max(1, design.rounds) - 1e-9)
+    if lat_s and lat_s > 0 and lat_n > 0:
+        longest = math.floor(TAIL_STRETCH * design.slice_s * HEADROOM / (lat_s / lat_n))
+        cal.lat_count = max(cal.lat_count, min(per_slice, longest))
+    cal.tail_round_trips = design.tail_round_trips
     return cal
 
 

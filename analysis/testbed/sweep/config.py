@@ -44,6 +44,7 @@ PROFILE_KEYS = {
     "min_window_s": "run", "lat_warmup_s": "run", "tail_round_trips": "run", "stop_on": "run",
     "warmup_runs": "run", "timeout_s": "run", "verdicts": "run",
     "speed_reference": "run", "speed_drift_tolerance": "run", "config_margin": "run",
+    "design": "run", "slice_s": "run", "rounds": "run", "warmup_rounds": "run",
     "patterns": "workload", "transports": "workload", "sizes": "workload",
     "counts": "workload", "lat_counts": "workload", "warmup": "workload", "mode": "workload",
     "io_threads": "sweep", "placement": "sweep", "process_model": "sweep", "link": "sweep",
@@ -183,6 +184,7 @@ def load(path: Path, profile: str = "default", library_names: list[str] | None =
         config_perf_tools.check(path, w, s)
     ceiling = config_ceiling.parse(path, top, doc, w["kind"], s)
     _answer(path, top, doc)
+    _check_layout(path, r["design"].layout, w["kind"], s["process_model"])
     top.done()
     return Experiment(
         path=path, toml_sha256=hashlib.sha256(raw_bytes).hexdigest(), profile=profile,
@@ -200,6 +202,19 @@ def _answer(path: Path, top: Section, doc: dict) -> None:
             answer_spec.parse(path, doc["answer"])
         except answer_spec.AnswerSpecError as exc:
             raise ExperimentError(exc.file, exc.key, exc.problem, exc.allowed) from None
+
+
+def _check_layout(path: Path, layout: str, kind: str, models: tuple[str, ...]) -> None:
+    """design = "arms" only where arms can run: the bench's patterns on this host (startup
+    and perf-tools time whole processes of one library; two-host roles run elsewhere)."""
+    if layout != "arms":
+        return
+    if kind != "bench":
+        raise ExperimentError(path, "run.design", f'"arms" with [workload].kind = "{kind}" (its processes '
+                              'hold one library each)', '"blocks" or "auto" (or kind = "bench")')
+    if "two-host" in models:
+        raise ExperimentError(path, "run.design", '"arms" with process_model "two-host" (the arms bench '
+                              'runs on this host)', '"blocks" or "auto"')
 
 
 def _hosts(path: Path, top: Section, sweep: dict, links: dict) -> HostsSpec | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from testbed.records import counted
 from testbed.stats.decide import margin_for
 from testbed.sweep.toml_reader import Section
 
@@ -19,6 +20,17 @@ DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MARGIN = 0.03        # SAME: the ratio's interval lies within +/-3%
 DEFAULT_LOOK_EVERY = 2       # adaptive: repetitions between two looks (decide calls)
 MAX_DRIFT_TOLERANCE = 0.5    # a host speed change of 50% within one pair: beyond that, no filter
+# How a block runs (sweep/arms.py): "arms" = every library and configuration of the block
+# in one process pair, measured in interleaved slices; "blocks" = one process pair per
+# cell, back to back; "auto" (the default) = arms where the run can (sweep/arms.py
+# `choose`: a bench workload, every library loadable with dlmopen, the arms binaries
+# built), else blocks, the reason recorded in the manifest.
+LAYOUTS = ("auto", "arms", "blocks")
+DEFAULT_SLICE_S = 0.01       # target length of a throughput slice (bench/measurements, slice-length study)
+SLICE_MIN_BYTES = 32 << 20   # from 64 KiB up a slice carries at least this much payload (same study)
+SLICE_BYTES_FROM = 65536
+DEFAULT_ROUNDS = 20          # measured rounds per arms run: each a slice of every arm
+DEFAULT_WARMUP_ROUNDS = 1
 
 
 @dataclass(frozen=True)
@@ -59,6 +71,14 @@ class Design:
     # a static setting" can declare the effect size it cares about (issue 32); None:
     # `margin` for every comparison.
     config_margin: float | None = None
+    # How a block runs ([run].design; LAYOUTS above) and, for arms, the slices: each
+    # slice lasts about slice_s (calibrated on the reference), a run measures `rounds`
+    # rounds (one slice of every arm each, in a fresh random order) after
+    # `warmup_rounds` unrecorded ones.
+    layout: str = "auto"
+    slice_s: float = DEFAULT_SLICE_S
+    rounds: int = DEFAULT_ROUNDS
+    warmup_rounds: int = DEFAULT_WARMUP_ROUNDS
 
     def margin_for(self, kind: str) -> float:
         """SAME's margin for a comparison of this kind ("library", "config", "aa")."""
@@ -86,7 +106,10 @@ class Design:
                 "paired_configurations": True,
                 **({"tail_round_trips": self.tail_round_trips} if self.tail_round_trips else {}),
                 **({"stop_on": list(self.stop_on)} if self.stop_on else {}),
-                **({"config_margin": self.config_margin} if self.config_margin is not None else {})}
+                **({"config_margin": self.config_margin} if self.config_margin is not None else {}),
+                "layout": self.layout,
+                **({"slice_s": self.slice_s, "rounds": self.rounds, "warmup_rounds": self.warmup_rounds}
+                   if self.layout != "blocks" else {})}
 
     def next_look_point(self, valid: int) -> int:
         """The first look at which more than `valid` usable pairs are judged (the
@@ -143,7 +166,8 @@ def _margin(sec: Section, key: str, default: float | None) -> float | None:
     return value
 
 
-STOP_ON = ("throughput", "p50_latency", "p99_latency")  # adaptive.METRICS of the bench
+# adaptive.METRICS of the bench: the timings, and counted work of arms runs (records/counted.py)
+STOP_ON = ("throughput", "p50_latency", "p99_latency", *counted.JUDGED)
 
 
 def _stop_on(sec: Section) -> tuple[str, ...]:
@@ -171,7 +195,11 @@ def _design(sec: Section) -> Design:
                   confidence=confidence, margin=margin, config_margin=config_margin,
                   look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY),
                   verdicts=sec.get("verdicts", bool, True),
-                  speed_reference=reference, drift_tolerance=tolerance)
+                  speed_reference=reference, drift_tolerance=tolerance,
+                  layout=sec.choice("design", LAYOUTS, "auto"),
+                  slice_s=sec.number("slice_s", DEFAULT_SLICE_S, minimum=0.0, above=True),
+                  rounds=sec.positive("rounds", DEFAULT_ROUNDS),
+                  warmup_rounds=sec.positive("warmup_rounds", DEFAULT_WARMUP_ROUNDS, minimum=0))
 
 
 def parse(sec: Section) -> dict:

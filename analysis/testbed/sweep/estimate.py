@@ -15,7 +15,7 @@ from pathlib import Path
 from testbed.records import store
 from testbed.sweep import calibrate, ceiling
 from testbed.sweep.config import Experiment
-from testbed.sweep.plan import Cell, matches
+from testbed.sweep.plan import Cell, _env_configs, matches
 
 PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardown
 TWO_PROCESS_EXTRA_S = 0.15         # a second process and the control connection
@@ -70,8 +70,27 @@ def _measured_part(exp: Experiment, model_s: float) -> float:
     return exp.design.min_window_s * calibrate.HEADROOM if calibrates(exp) else model_s
 
 
+def arms_likely(exp: Experiment) -> bool:
+    """Will blocks run as arms (sweep/arms.py)? Declared, or auto on a bench workload
+    on this host (the binaries' presence is only known once libraries are resolved)."""
+    return exp.design.layout == "arms" or (exp.design.layout == "auto" and exp.kind == "bench"
+                                           and "two-host" not in exp.process_model)
+
+
+def arms_cell_seconds(cell: Cell, exp: Experiment) -> float:
+    """A cell's share of one arms run: its slices at their target, and the run's process
+    start-up shared by the block's arms."""
+    d = exp.design
+    kinds = 2 if exp.mode == "both" else 1
+    arms = max(1, len(exp.libraries) * len(_env_configs(exp)))
+    overhead = PROCESS_OVERHEAD_S + (TWO_PROCESS_EXTRA_S if cell.process_model != "one-process" else 0.0)
+    return (d.rounds + d.warmup_rounds) * d.slice_s * kinds + overhead / arms
+
+
 def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None) -> float:
     """One run of `cell`: measured earlier if known, else the model."""
+    if arms_likely(exp):
+        return arms_cell_seconds(cell, exp)
     key = cell_history_key(cell, exp)
     if history and key in history:
         return history[key]
@@ -92,10 +111,10 @@ def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None) -> fl
 
 
 def work_cells(cells: list[Cell], exp: Experiment) -> set[tuple[str, str]]:
-    """(configuration, build) pairs measured for work per message: the [[perf.work]]
-    selection, an A/A alias sharing its build's measurement."""
+    """(configuration, library label) pairs measured for work per message: the
+    [[perf.work]] selection, every cell measured on its own runs."""
     chosen = [c for c in cells if not exp.perf_work or any(matches(s, c.fields()) for s in exp.perf_work)]
-    return {(c.group, c.library_name) for c in chosen}
+    return {(c.group, c.library) for c in chosen}
 
 
 def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,

@@ -30,8 +30,21 @@ import itertools
 import random
 from pathlib import Path
 
+from testbed.records import slices as slicesmod
 from testbed.records import store
-from testbed.sweep import adaptive, calibrate, ceiling, execute, flamegraphs, placement, speedref, work
+from testbed.sweep import (
+    adaptive,
+    arms,
+    arms_run,
+    calibrate,
+    ceiling,
+    execute,
+    flamegraphs,
+    placement,
+    speedref,
+    work,
+    work_arms,
+)
 from testbed.sweep import plan as planmod
 from testbed.sweep.adaptive import Group
 from testbed.sweep.execute import Attempt, Counts
@@ -67,6 +80,7 @@ class Loop:
         self.spent += sum(ln.get("wall_seconds", 0.0) for ln in probes)
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
+        self.arms_bench_dir = arms.arms_bench_dir() if ctx.layout == arms.ARMS else None
 
     # ------------------------------------------------------------ phases
 
@@ -132,6 +146,8 @@ class Loop:
     # ------------------------------------------------------------ batches
 
     def run_batch(self, group: Group, pairs: list[tuple[planmod.Cell, int]]) -> None:
+        if self.ctx.layout == arms.ARMS:
+            return self.run_arms_batch(group, pairs)
         todo = [(c, r) for c, r in pairs if (c.cell_id, r) not in self.done]
         probe = self.probe_due(group, pairs)
         if not todo:
@@ -148,12 +164,7 @@ class Loop:
             att = Attempt(cell, rep, lib.bench_binary(cell.pattern), lib.info.get("build_id", ""),
                           self.roles[cell.library])
             rec = execute.run_cell(att, self.rt, counts)
-            if counts.calibrated:
-                rec["target_window_s"] = self.design.min_window_s
-                if self.design.lat_warmup_s:
-                    rec["lat_warmup_s"] = self.design.lat_warmup_s
-                if self.design.tail_round_trips:
-                    rec["tail_round_trips"] = self.design.tail_round_trips
+            self.annotate(rec, counts)
             self.store(rec)
             self.maybe_flamegraph(cell, rep, lib, counts)
         if probe_at == len(todo):
@@ -162,6 +173,55 @@ class Loop:
             self.close_pair(group, todo, before)
         if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
             group.stop_reason = "failing"
+
+    def run_arms_batch(self, group: Group, pairs: list[tuple[planmod.Cell, int]]) -> None:
+        """One arms run: every available cell of the block in one process pair, one
+        record per cell. A run cut off half-way through storing its records (kill -9)
+        runs again whole: its cells' records must come from one process pair."""
+        if not pairs:
+            return
+        rep = pairs[0][1]
+        asked = {c.cell_id for c, _ in pairs}  # in plan order: arms.run_plan counterbalances
+        cells = [c for c in group.cells if c.cell_id in asked and c.library_name in self.runnable]
+        if not cells:
+            return
+        probe = self.probe_due(group, pairs)
+        if all((c.cell_id, rep) in self.done for c in cells):
+            if probe is not None:
+                self.run_probe(probe, pairs)
+            return
+        counts = self.counts_for(group)
+        before = self.speed_reference(cells[0])
+        if probe is not None and rep % 2 == 0:
+            self.run_probe(probe, pairs)
+        plan = arms.run_plan(cells, rep, self.seed)
+        libs = {c.library: self.ctx.libs[c.library_name] for c in cells}
+        roles = {label: self.roles[label] for label in libs}
+        records, slices = arms_run.run(plan, rep, self.rt, counts, libs, self.arms_bench_dir, roles,
+                                       self.design)
+        if slices is not None:
+            slicesmod.append(self.ctx.run_dir, slices)
+        for rec in records:
+            self.annotate(rec, counts)
+            self.store(rec)
+        for cell in plan.cells:
+            self.maybe_flamegraph(cell, rep, self.ctx.libs[cell.library_name], counts)
+        if probe is not None and rep % 2 == 1:
+            self.run_probe(probe, pairs)
+        if before is not None:
+            self.close_pair(group, [(c, rep) for c in plan.cells], before)
+        if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
+            group.stop_reason = "failing"
+
+    def annotate(self, rec: dict, counts: Counts) -> None:
+        """What the record says about how its counts were chosen."""
+        if counts.calibrated:
+            rec["target_window_s"] = self.design.slice_s if self.ctx.layout == arms.ARMS \
+                else self.design.min_window_s
+            if self.design.lat_warmup_s:
+                rec["lat_warmup_s"] = self.design.lat_warmup_s
+            if self.design.tail_round_trips:
+                rec["tail_round_trips"] = self.design.tail_round_trips
 
     # ------------------------------------------------------------ host ceiling
 
@@ -282,9 +342,13 @@ class Loop:
         def probe(counts: Counts) -> dict:
             return execute.run_cell(Attempt(ref, -1, binary, build_id, "probe"), self.rt, counts)
 
-        cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe,
-                                  lat_warmup_s=self.design.lat_warmup_s,
-                                  tail_round_trips=self.design.tail_round_trips)
+        if self.ctx.layout == arms.ARMS:
+            cal = calibrate.calibrate_slices(group.group, ref.library, declared, self.design, probe,
+                                             msg_size=ref.msg_size)
+        else:
+            cal = calibrate.calibrate(group.group, ref.library, declared, self.design.min_window_s, probe,
+                                      lat_warmup_s=self.design.lat_warmup_s,
+                                      tail_round_trips=self.design.tail_round_trips)
         calibrate.append(self.ctx.run_dir, cal)
         self.spent += sum(p["wall_seconds"] for p in cal.probes)
         if cal.status != "calibrated":
@@ -294,28 +358,41 @@ class Loop:
     # ------------------------------------------------------------ work per message
 
     def measure_work(self) -> None:
+        """Work per message of every selected cell, each measured on its own runs: never
+        one cell's figures for another's (a configuration changes the work: security-cost
+        57a5 showed NULL's instruction counts under CURVE when they were shared by library)."""
         setup = self.work_setup
         if setup is None or setup.method is None or self.exp.kind != "bench":
             return
         done = work.load(self.ctx.run_dir)
+        if self.ctx.layout == arms.ARMS:
+            return self.measure_work_arms(done)
         rt = self.work_runtime(setup)
         for group in self.groups.values():
             counts = self.cals[group.group].counts() if group.group in self.cals else None
-            measured: dict[str, dict] = {}  # registered name -> record: an alias (A/A) shares its build's
             for cell in group.cells:
-                if not self.wants_work(cell):
+                if not self.wants_work(cell) or cell.cell_id in done:
                     continue
-                if cell.cell_id in done:
-                    measured.setdefault(cell.library_name, done[cell.cell_id])
-                    continue
-                if cell.library_name in measured:
-                    rec = {**measured[cell.library_name], "cell_id": cell.cell_id, "library": cell.library,
-                           "same_build_as": measured[cell.library_name]["library"]}
-                else:
-                    timed = (counts or execute.declared_counts(cell)).count
-                    n = work.messages_for(setup.method, cell.msg_size, timed)
-                    rec = measured[cell.library_name] = self.work_pair(cell, rt, setup.method, n)
+                timed = (counts or execute.declared_counts(cell)).count
+                n = work.messages_for(setup.method, cell.msg_size, timed)
+                work.append(self.ctx.run_dir, self.work_pair(cell, rt, setup.method, n))
+
+    def measure_work_arms(self, done: dict) -> None:
+        """One callgrind arms run per block: every selected cell an arm (work_arms.py)."""
+        for group in self.groups.values():
+            cells = [c for c in group.cells if self.wants_work(c) and c.cell_id not in done]
+            if not cells:
+                continue
+            counts = self.cals[group.group].counts() if group.group in self.cals else \
+                execute.declared_counts(cells[0])
+            plan = arms.run_plan(cells, 0, self.seed)
+            libs = {c.library: self.ctx.libs[c.library_name] for c in cells}
+            recs = work_arms.measure(plan, self.rt, counts, libs, self.arms_bench_dir, self.design)
+            for rec in recs:
                 work.append(self.ctx.run_dir, rec)
+            ok = sum(r["status"] == "ok" for r in recs)
+            self.progress.say(f"  work per message (callgrind, one arms run): {cells[0].pattern} "
+                              f"{cells[0].transport} {cells[0].msg_size}B: {ok} of {len(recs)} arms measured")
 
     def wants_work(self, cell) -> bool:
         selectors = self.exp.perf_work

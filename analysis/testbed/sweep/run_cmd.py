@@ -20,6 +20,7 @@ from testbed import paths
 from testbed.records import manifest as manifestmod
 from testbed.sweep import (
     adaptive,
+    arms,
     ceiling,
     config,
     config_libraries,
@@ -209,8 +210,13 @@ def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) 
     print(f"testbed run: {exp.name} ({exp.profile}): {len(plan.cells)} cells x {design.min_repetitions}"
           f"{'..' + str(design.max_repetitions) if design.adaptive else ''} repetitions, "
           f"estimated up to {fmt_duration(est)}; results in {plan.run_dir}", file=sys.stderr)
+    try:
+        layout, why = _layout(exp, found, plan)
+    except ValueError as exc:
+        return fail(str(exc))
+    plan.manifest.design.update(layout=layout, layout_reason=why)
     ctx = runner.RunContext(exp, plan.run_dir, plan.manifest, plan.cells, found, missing,
-                            runner.resume_command(exp, plan.run_dir), design, decider)
+                            runner.resume_command(exp, plan.run_dir), design, decider, layout=layout)
     code = runner.run(ctx, plan.seed, perf)
     if plan.shard and code != 130:
         print(f"testbed run: shard {plan.shard[0]}/{plan.shard[1]} done; when every shard is, join them "
@@ -218,6 +224,14 @@ def _main(args: argparse.Namespace, on_finished: Callable[[Path], None] | None) 
     elif code != 130 and not args.no_report and on_finished is not None:
         on_finished(plan.run_dir)
     return code
+
+
+def _layout(exp: config.Experiment, found: dict, plan) -> tuple[str, str]:
+    """arms or blocks (sweep/arms.py); a resumed run keeps the layout it started with."""
+    started = plan.manifest.design.get("layout") if plan.manifest is not None else None
+    if started in (arms.ARMS, arms.BLOCKS) and plan.manifest.sessions:
+        return started, plan.manifest.design.get("layout_reason", "")
+    return arms.choose(exp, found, [c for c in plan.cells if c.library_name in found])
 
 
 def _check_slurm_options(args) -> None:
@@ -255,7 +269,8 @@ def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:
 
 def perf_setup(exp: config.Experiment) -> perfmod.PerfSetup:
     if not exp.perf_stat:
-        runner.warn("perf stat is off for speed runs ([perf].stat = false): cells carry no counters")
+        runner.warn("perf stat is off for speed runs ([perf].stat = false): block runs carry no counters "
+                    "(arms runs count per slice themselves)")
         return perfmod.PerfSetup(False, "off: [perf].stat = false (speed runs are not wrapped in perf stat)")
     perf = perfmod.detect(exp.perf_events, exp.perf_hardware)
     if not perf.available:
@@ -326,6 +341,13 @@ def _placement_warnings(exp: config.Experiment) -> list[str]:
     return out
 
 
+def _layout_text(exp: config.Experiment, design) -> str:
+    if not estimate.arms_likely(exp):
+        return "; runs as blocks"
+    how = "arms" if design.layout == "arms" else "arms where it can (auto)"
+    return f"; runs as {how}: {design.rounds} rounds of ~{design.slice_s:g} s slices per run"
+
+
 def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, design) -> int:
     names = [e.name for e in exp.libraries]
     found, missing = libsmod.resolve(names, build=False)
@@ -360,7 +382,8 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
              if design.tail_round_trips else "")
           + (f"stops on {'+'.join(design.stop_on)}, " if design.stop_on else "")
           + f"confidence {design.confidence:g}, margin {design.margin:g}"
-          + (f" (configurations {design.config_margin:g})" if design.config_margin is not None else ""))
+          + (f" (configurations {design.config_margin:g})" if design.config_margin is not None else "")
+          + _layout_text(exp, design))
     if exp.ceiling is not None:
         probes = estimate.ceiling_seconds(cells, exp)
         blocks = len({c.block_id for c in cells if ceiling.bounds(exp, c)})

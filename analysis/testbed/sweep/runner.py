@@ -66,6 +66,7 @@ class RunContext:
     design: Design                  # the experiment's design after the planner's check
     decider: adaptive.Decider | None = None  # the stats piece's decide(), if available
     cell_by_id: dict = field(default_factory=dict)
+    layout: str = "blocks"          # how blocks run (sweep/arms.py): "arms" or "blocks"
 
     def __post_init__(self):
         self.cell_by_id = {c.cell_id: c for c in self.cells}
@@ -147,7 +148,7 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
     if torn:
         warn(f"dropped a torn last line (kept in {run_dir / store.TORN_NAME})")
     needs_hosts = any(c.process_model == "two-host" for c in ctx.cells)
-    work_setup = work.detect(exp.work_per_message and exp.kind == "bench")
+    work_setup = work.detect(exp.work_per_message and exp.kind == "bench", arms=ctx.layout == "arms")
     m.work_per_message = work_setup.as_manifest()
     m.speed_reference = {"present": ctx.design.speed_reference, **speedref.describe(),
                          "tolerance": ctx.design.drift_tolerance}
@@ -230,5 +231,7 @@ def _warmup(ctx: RunContext, rt: execute.Runtime, todo) -> None:
 
 def resume_command(exp: Experiment, run_dir: Path) -> str:
     from testbed import paths
-    shipped = exp.path.resolve().parent.parent == paths.EXPERIMENTS_DIR.resolve()
+    # `./testbed run NAME` finds experiments/NAME/experiment.toml only; another file of a
+    # shipped folder (experiments/noise-floor/arms.toml) is named by its path
+    shipped = exp.path.resolve() == (paths.EXPERIMENTS_DIR / exp.name / "experiment.toml").resolve()
     return shlex.join(["./testbed", "run", exp.name if shipped else str(exp.path), "--resume", str(run_dir)])

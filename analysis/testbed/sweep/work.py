@@ -63,9 +63,17 @@ class WorkSetup:
         return {"method": self.method, "reason": self.reason, "events": events}
 
 
-def detect(enabled: bool = True, perf: str = "perf") -> WorkSetup:
+def detect(enabled: bool = True, perf: str = "perf", arms: bool = False) -> WorkSetup:
+    """How work per message is counted. arms: always callgrind (one arms run per block,
+    its slices dumped per arm: sweep/work_arms.py); hardware instructions, where the host
+    counts them, come with every timed arms run's own counters."""
     if not enabled:
         return WorkSetup(None, "[perf].work_per_message = false")
+    if arms:
+        if shutil.which("valgrind") and valgrind_works():
+            return WorkSetup("callgrind", "arms: one callgrind arms run per block, instructions per slice "
+                             "and arm", CallgrindSetup())
+        return WorkSetup(None, "arms: valgrind is not installed (or does not run here)")
     counted = perfmod.detect((), EVENTS, perf)
     if counted.available and set(counted.events) >= set(EVENTS):
         return WorkSetup("perf", "perf stat counts instructions and cycles on this host", counted)

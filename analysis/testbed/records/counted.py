@@ -1,0 +1,66 @@
+"""Counted work per message: what an arms run's counters say one message cost, read
+from a record's `result.counted` (sweep/arms_pool.py) into the metrics the verdicts
+judge beside the timings (issue 41: a second judge, per configuration and library).
+
+Counted work is what the process did (system calls, bytes per data call, context
+switches, page faults), summed over a run's throughput slices of one arm and divided
+by its messages: the kernel's and the library's work, not the host's speed, so a slow
+spell of the host moves it far less than a time. It is judged per run, paired, like
+the timings (the run is the unit of replication).
+
+Add-one: a count is judged as (events + 1) / messages (bytes per data call as bytes /
+(calls + 1)), so that a run with no page fault at all still has a ratio; one event per
+run is far below what any comparison here resolves (runs count thousands of messages).
+The records keep the exact totals.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CountedMetric:
+    name: str                 # tidy metric name (records/schema.py)
+    event: str                # the bench counter it reads ("" for bytes per data call)
+    higher_is_better: bool
+    unit: str
+    label: str
+
+
+METRICS = (
+    CountedMetric("cw_syscalls_per_msg", "syscalls", False, "calls/msg", "System calls per message"),
+    CountedMetric("cw_bytes_per_syscall", "", True, "B/call", "Bytes per data system call"),
+    CountedMetric("cw_context_switches_per_msg", "context_switches", False, "switches/msg",
+                  "Context switches per message"),
+    CountedMetric("cw_page_faults_per_msg", "page_faults", False, "faults/msg", "Page faults per message"),
+)
+# Shown beside the judged ones, not judged: CPU time is time, and hardware instructions
+# exist only where the host counts them (callgrind's are work.jsonl's).
+SHOWN = (
+    CountedMetric("cw_task_clock_ns_per_msg", "task_clock_ns", False, "ns/msg", "CPU time per message"),
+    CountedMetric("cw_instructions_per_msg", "instructions", False, "instr/msg",
+                  "Instructions per message (counted)"),
+)
+BY_NAME = {m.name: m for m in METRICS + SHOWN}
+JUDGED = tuple(m.name for m in METRICS)
+HEADLINE = "cw_syscalls_per_msg"   # the counted judge the summary counts first
+
+
+def values(result: dict | None) -> dict[str, float]:
+    """tidy metric -> value of one record's result (empty when it has no counts)."""
+    counted = (result or {}).get("counted") or {}
+    totals, messages = counted.get("totals") or {}, counted.get("messages")
+    if not isinstance(messages, (int, float)) or messages <= 0:
+        return {}
+    out = {}
+    for m in METRICS + SHOWN:
+        if m.event and isinstance(totals.get(m.event), (int, float)):
+            out[m.name] = (totals[m.event] + (0 if m in SHOWN else 1)) / messages
+    data = counted.get("data_syscalls")
+    if isinstance(data, (int, float)) and isinstance(counted.get("bytes"), (int, float)):
+        out["cw_bytes_per_syscall"] = counted["bytes"] / (data + 1)
+    return out
+
+
+def value(result: dict | None, name: str) -> float | None:
+    return values(result).get(name)
