@@ -21,6 +21,7 @@ from testbed.stats import decide, signed_rank
 from . import ceiling as ceil
 from . import (
     compare,
+    drift_whatif,
     fmt,
     host_speed,
     inflection,
@@ -68,7 +69,7 @@ def run_inputs(run_dir: Path, calibration_run: Path | None = None) -> tuple[pd.D
         "ceiling_run": ceil.run_shares(run_dir, df),
         "failed": load.failed_attempts(df), "published": False,
         "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
-        "speed_tolerance": manifest.speed_tolerance,
+        "speed_tolerance": manifest.speed_tolerance, "manifest": manifest,
     }
     return df, cmp, ctx
 
@@ -166,6 +167,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str, draw: bool = T
     if not ctx["published"]:
         parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
                                     out_dir, fig_rel, draw)
+        parts += drift_whatif.section(df, cmp, ctx.get("manifest"), ctx["host_speed"])
     parts += report_detail.broken_ceiling(ctx, cmp)
     parts += report_ceiling.section(ctx.get("ceiling_run"), cmp)
     parts += _inflection_section(infl, best)
@@ -248,23 +250,48 @@ def _looks_lines(looks, conf: float) -> list[str]:
 def _inflection_section(infl, best):
     if infl.empty:
         return []
-    lines = ["## Where the gain changes sign", ""]
+    lines = ["## Where the gain changes sign", "",
+             "One row per series (a configuration against the default, or a library against the reference, "
+             "along message size) and judge: the wall clock (throughput) and counted work (system calls per "
+             "message, arms runs). **Answer**: a crossover where decisive cells of opposite sign bracket "
+             "one; "
+             "`none` (decided) where every size is decided (FAST, SLOW or SAME) without a sign change; "
+             "`undecided` otherwise.", ""]
     rows = []
     for r in infl.to_dict("records"):
         rows.append([r["kind"], r["pattern"], r["transport"], r["config"], r["library"], r["reference"],
-                     r["status"],
+                     inflection.JUDGES.get(r["metric"], r["metric"]), r["status"],
                      schema.kib(r["flip_from"]) if r["status"] == "flip" else "-",
                      schema.kib(r["flip_to"]) if r["status"] == "flip" else "-",
-                     schema.kib(r["crossover"]) if r["status"] == "flip" else "-",
-                     f"{r['n_decisive']}/{r['n_sizes']}"])
-    lines += [fmt.md_table(["Kind", "Pattern", "Transport", "Config", "Library", "Reference", "Status",
-                            "Last of old sign", "First of new sign", "Crossover ~", "Decisive"], rows), ""]
+                     f"{r['n_decisive']}/{r['n_sizes']}", r["answer"]])
+    header = ["Kind", "Pattern", "Transport", "Config", "Library", "Reference", "Judge", "Status",
+              "Last of old sign", "First of new sign", "Decisive", "Answer"]
+    lines += [fmt.md_table(header, rows), ""]
+    lines += _either_judge(infl)
     lines += [f"- {s}" for s in infl["sentence"]] + [""]
     if not best.empty:
         lines += ["What a size-adaptive policy should pick (throughput; an override only where it is "
                   "decisively faster than no override):", ""]
         lines += [f"- {s}" for s in inflection.policy_sentence(best)] + [""]
     return lines
+
+
+def _either_judge(infl) -> list[str]:
+    """Per series, the answer of each judge and whether either decided."""
+    keys = ["kind", "pattern", "transport", "io_threads", "config", "library", "reference"]
+    if infl["metric"].nunique() < 2:
+        decided = int(infl["decided"].sum())
+        return [f"Decided: {decided} of {len(infl)} rows.", ""]
+    rows, decided = [], 0
+    for key, g in infl.groupby(keys, sort=True):
+        by = {inflection.JUDGES.get(m, m): a for m, a in zip(g["metric"], g["answer"], strict=True)}
+        either = bool(g["decided"].any())
+        decided += either
+        rows.append([key[0], key[1], key[2], key[4], key[5], by.get("wall clock", "-"),
+                     by.get("counted work", "-"), "yes" if either else "no"])
+    header = ["Kind", "Pattern", "Transport", "Config", "Library", "Wall clock", "Counted work",
+              "Either decides"]
+    return [f"Decided by either judge: {decided} of {len(rows)} series.", "", fmt.md_table(header, rows), ""]
 
 
 def _failed(failed):
