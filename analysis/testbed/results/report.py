@@ -252,8 +252,8 @@ def _inflection_section(infl, best):
         return []
     lines = ["## Where the gain changes sign", "",
              "One row per series (a configuration against the default, or a library against the reference, "
-             "along message size) and judge: the wall clock (throughput) and counted work (system calls per "
-             "message, arms runs). **Answer**: a crossover where decisive cells of opposite sign bracket "
+             "along message size) and judge: the wall clock (throughput) and counted work (context switches "
+             "per message, arms runs). **Answer**: a crossover where decisive cells of opposite sign bracket "
              "one; "
              "`none` (decided) where every size is decided (FAST, SLOW or SAME) without a sign change; "
              "`undecided` otherwise.", ""]

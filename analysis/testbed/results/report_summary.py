@@ -176,8 +176,8 @@ def counted_block(cmp: pd.DataFrame) -> list[str]:
 
 
 def judges_disagree(cmp: pd.DataFrame) -> list[str]:
-    """Comparisons whose throughput verdict and counted-work verdict (system calls per
-    message) are both FAST/SLOW in opposite directions, and how many agree."""
+    """Comparisons whose throughput verdict and counted-work verdict (counted.HEADLINE)
+    are both FAST/SLOW in opposite directions, and how many agree."""
     keys = ["kind", "run_id", "pattern", "transport", "io_threads", "config", "msg_size", "library",
             "reference", *compare.WHERE]
     thr = cmp[cmp["metric"] == "throughput_msgs"].set_index(keys)["verdict"]
@@ -187,14 +187,15 @@ def judges_disagree(cmp: pd.DataFrame) -> list[str]:
         return []
     calls = both[both["time"].isin(["FAST", "SLOW"]) & both["work"].isin(["FAST", "SLOW"])]
     disagree = calls[calls["time"] != calls["work"]]
-    lines = [f"The two judges (throughput; system calls per message): {len(both)} comparisons have both, "
+    judge = schema.metric(counted.HEADLINE).label.lower()
+    lines = [f"The two judges (throughput; {judge}): {len(both)} comparisons have both, "
              f"{len(calls)} decided FAST/SLOW by both, agreeing on {len(calls) - len(disagree)}, "
              f"disagreeing on {len(disagree)}.", ""]
     if len(disagree):
         rows = [[k[0], f"{k[2]} {k[3]} {schema.kib(k[6])}", k[5], k[7], k[8], r["time"], r["work"]]
                 for k, r in disagree.reset_index().set_index(keys).iterrows()]
         lines += [fmt.md_table(["Kind", "Cell", "Config", "Library", "Reference", "Throughput",
-                                "System calls/msg"], rows), ""]
+                                schema.metric(counted.HEADLINE).label], rows), ""]
     return lines
 
 
