@@ -43,15 +43,15 @@ def test_the_summary_counts_counted_work_and_names_where_the_judges_disagree():
     cmp = _cmp([
         {"config": "16 KiB", "msg_size": 1024, "metric": "throughput_msgs", "verdict": "FAST", "diff_pct": 5,
          "ci_lo_pct": 2, "ci_hi_pct": 8},
-        {"config": "16 KiB", "msg_size": 1024, "metric": "cw_syscalls_per_msg", "verdict": "SLOW",
+        {"config": "16 KiB", "msg_size": 1024, "metric": "cw_context_switches_per_msg", "verdict": "SLOW",
          "diff_pct": -30, "ci_lo_pct": -35, "ci_hi_pct": -25},
         {"config": "16 KiB", "msg_size": 65536, "metric": "throughput_msgs", "verdict": "SLOW",
          "diff_pct": -5, "ci_lo_pct": -8, "ci_hi_pct": -2},
-        {"config": "16 KiB", "msg_size": 65536, "metric": "cw_syscalls_per_msg", "verdict": "SLOW",
+        {"config": "16 KiB", "msg_size": 65536, "metric": "cw_context_switches_per_msg", "verdict": "SLOW",
          "diff_pct": -10, "ci_lo_pct": -12, "ci_hi_pct": -8},
     ])
     text = "\n".join(report_summary.counted_block(cmp))
-    assert "### Counted work" in text and "configuration: system calls per message" in text
+    assert "### Counted work" in text and "configuration: context switches per message" in text
     assert "2 decided FAST/SLOW by both, agreeing on 1, disagreeing on 1" in text
     assert "| ROUTER_ROUTER tcp 1 KiB | 16 KiB | zlink | default | FAST | SLOW |" in text
 
@@ -97,3 +97,19 @@ def test_the_drift_filter_what_if_counts_dropped_repetitions_and_changed_verdict
     assert rows["filter at 5%"]["compared"] == len(cmp)
     text = "\n".join(drift_whatif.section(df, cmp, manifest, pairs))
     assert "What a drift filter does" in text and "filter at 5%" in text
+
+
+def test_a_report_of_the_new_sweep_shows_the_answers_and_an_older_one_renders_as_before(tmp_path):
+    """The answers (equivalence bounds, inflection answers, the drift filter's what-if)
+    appear in reports of runs whose manifest records the layout; a run from before keeps
+    the report it was published with (its bytes are committed under reports/)."""
+    from testbed.results import report
+    design = {"layout": "arms", "margin": 0.03, "confidence": 0.95, "paired_configurations": True}
+    new = make_run(tmp_path / "new", patterns=("PAIR",), transports=("tcp",), reps=6, design=design)
+    add_speed_reference(new, tolerance=None)
+    old = make_run(tmp_path / "old", patterns=("PAIR",), transports=("tcp",), reps=6)
+    add_speed_reference(old, tolerance=None)
+    new_text = report.render_run(new, tmp_path / "out-new", draw=False).read_text()
+    old_text = report.render_run(old, tmp_path / "out-old", draw=False).read_text()
+    for section in ("Equivalence bounds", "What a drift filter does", "| Judge |", "| Answer |"):
+        assert section in new_text and section not in old_text, section

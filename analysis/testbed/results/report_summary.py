@@ -120,7 +120,7 @@ def test_lines(g: pd.DataFrame) -> list[str]:
     return ["Tests: " + "; ".join(parts) + ".", ""]
 
 
-def config_block(cmp: pd.DataFrame) -> list[str]:
+def config_block(cmp: pd.DataFrame, answers: bool = True) -> list[str]:
     """Each configuration against the no-override one, per library and headline metric."""
     metrics = headline_metrics(cmp)
     cfg = cmp[(cmp["kind"] == "config") & cmp["metric"].isin(metrics)
@@ -131,7 +131,7 @@ def config_block(cmp: pd.DataFrame) -> list[str]:
               sorted(cfg.groupby(["metric", "library", "config", "reference"]),
                      key=lambda kv: (metrics.index(kv[0][0]), kv[0][1:]))]
     return (["### Configurations", ""] + _counts_table("Pair", groups) + test_lines(cfg)
-            + equivalence_bounds(cmp))
+            + (equivalence_bounds(cmp) if answers else []))
 
 
 def equivalence_bounds(cmp: pd.DataFrame) -> list[str]:
@@ -286,9 +286,12 @@ def error_budget(cmp: pd.DataFrame, confidence: float = 0.95) -> list[str]:
 
 def summary(cmp: pd.DataFrame, referenced: pd.DataFrame | None = None,
             referenced_name: str | None = None, published: bool = False,
-            cells: pd.DataFrame | None = None, confidence: float = 0.95) -> list[str]:
+            cells: pd.DataFrame | None = None, confidence: float = 0.95, answers: bool = False) -> list[str]:
+    """answers: the issue-41 answers beside the verdicts (equivalence bounds, counted work):
+    runs of the sweep that records its layout; earlier reports render as they were."""
     lines = ["## Summary", ""]
-    body = candidate_blocks(cmp) + config_block(cmp) + counted_block(cmp) + error_budget(cmp, confidence)
+    body = candidate_blocks(cmp) + config_block(cmp, answers) + (counted_block(cmp) if answers else []) \
+        + error_budget(cmp, confidence)
     if not published:
         body += calibration_block(cmp, referenced, referenced_name)
         body += spread_block(cells)
