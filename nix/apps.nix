@@ -7,6 +7,7 @@
   perf,
   hyperfine,
   inferno,
+  toxiproxy,
   testbed,
   # names -> the TESTBED_PREBUILT file listing only those libraries (nix/prebuilt.nix)
   prebuiltFor,
@@ -43,12 +44,14 @@ let
     name:
     app (describe name).experiment.question or "run the ${name} experiment" (writeShellApplication {
       name = "experiment-${name}";
-      # perf records the profiles, inferno draws their flamegraphs.
+      # perf records the profiles, inferno draws their flamegraphs, toxiproxy is the
+      # faults experiments' proxy.
       runtimeInputs = [
         testbed
         perf
         hyperfine
         inferno
+        toxiproxy
       ];
       text = ''
         export TESTBED_PREBUILT=${prebuiltFor (librariesOf name)}

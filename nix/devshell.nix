@@ -16,6 +16,7 @@
   hyperfine,
   inferno,
   iperf3,
+  toxiproxy,
   strace,
   ccache,
   slurm,
@@ -42,6 +43,9 @@ mkShell {
     hyperfine
     inferno
     iperf3
+    # the faults experiments' proxy (nixpkgs' version; ./testbed setup builds the
+    # pinned v2.5.0 elsewhere: baselines/toxiproxy/pin.toml)
+    toxiproxy
     strace
     ccache
     slurm

@@ -26,6 +26,7 @@ LAYERS: list[set[str]] = [
     {"toolchain"},
     {"bench"},
     {"sweep", "results"},
+    {"faults"},  # builds on the sweep's experiment.toml reader; runs its own experiments
     {"commands", "cli"},
 ]
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}

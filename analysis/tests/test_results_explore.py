@@ -124,7 +124,7 @@ def test_the_default_runs_are_the_published_ones(tmp_path, monkeypatch):
 
 
 def test_every_experiment_has_its_generated_notebook():
-    experiments = sorted(p.parent.name for p in paths.EXPERIMENTS_DIR.glob("*/experiment.toml"))
+    experiments = notebook_gen.sweep_experiments(paths.EXPERIMENTS_DIR)
     assert len(experiments) >= 12
     assert all((paths.NOTEBOOKS_DIR / f"{e}.ipynb").is_file() for e in experiments)
     assert notebook_gen.stale(paths.EXPERIMENTS_DIR, paths.NOTEBOOKS_DIR) == [], \

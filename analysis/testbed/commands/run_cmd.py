@@ -16,7 +16,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if _is_faults(args.experiment):  # kinds "faults" / "faults-soak": their own runner
+        from testbed.faults import run_cmd as faults_run
+        return faults_run.main(args)
     return sweep_run.main(args, on_finished=render_report)
+
+
+def _is_faults(experiment: str) -> bool:
+    from testbed.faults.config import KINDS, kind_of
+    from testbed.sweep.config import ExperimentError, experiment_path
+    try:
+        return kind_of(experiment_path(experiment)) in KINDS
+    except ExperimentError:
+        return False  # the sweep names the problem
 
 
 def render_report(run_dir: Path) -> None:

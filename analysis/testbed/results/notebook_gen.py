@@ -8,6 +8,7 @@ a notebook cannot compute something the CLI does not. The parameters cell carrie
 tag `parameters` (papermill's convention); notebook_exec injects values after it."""
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -196,9 +197,24 @@ for metric, t in tables.items():
     ])
 
 
+# Experiment kinds whose runs are not sweep runs (testbed.faults writes its own run
+# directories and report): the template's explore calls cannot read them.
+NOT_SWEEPS = ("faults", "faults-soak")
+
+
+def sweep_experiments(experiments_dir: Path) -> list[str]:
+    """The experiment folders whose runs the sweep writes (every kind but NOT_SWEEPS)."""
+    names = []
+    for p in sorted(Path(experiments_dir).glob("*/experiment.toml")):
+        workload = tomllib.loads(p.read_text()).get("workload", {})
+        if not (isinstance(workload, dict) and workload.get("kind") in NOT_SWEEPS):
+            names.append(p.parent.name)
+    return names
+
+
 def expected(experiments_dir: Path) -> dict[str, nbformat.NotebookNode]:
-    """file name -> notebook, for every experiment folder and the cross-run one."""
-    names = sorted(p.parent.name for p in Path(experiments_dir).glob("*/experiment.toml"))
+    """file name -> notebook, for every sweep experiment folder and the cross-run one."""
+    names = sweep_experiments(experiments_dir)
     out = {f"{n}.ipynb": experiment_notebook(n) for n in names}
     out[f"{CROSS_RUN}.ipynb"] = cross_run_notebook()
     return out

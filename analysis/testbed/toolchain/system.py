@@ -200,10 +200,28 @@ def ensure(progress: Progress, install: bool = True) -> list[Requirement]:
     return still
 
 
+@dataclass(frozen=True)
+class MissingTool:
+    package: str                 # what setup's closing line names
+    why: str
+
+
+def ensure_go_tools(progress: Progress) -> list[MissingTool]:
+    """The fault proxy, built from its pinned Go module (testbed.toolchain.go_tools)."""
+    from testbed.toolchain import go_tools
+    reason = go_tools.ensure(progress)
+    if reason is None:
+        return []
+    progress.say(f"    STILL MISSING: toxiproxy-server ({reason})")
+    return [MissingTool("toxiproxy-server", reason)]
+
+
 def ensure_all(progress: Progress, install: bool = True) -> list:
-    """Host packages, then (only when those are complete) the pinned cargo tools.
-    Returns what is still missing: Requirements and CargoTools."""
+    """Host packages, then (only when those are complete) the pinned cargo tools and
+    the Go-built fault proxy. Returns what is still missing: Requirements, CargoTools
+    and MissingTools."""
     still: list = ensure(progress, install=install)
     if install and not still:
         still += ensure_cargo_tools(progress)
+        still += ensure_go_tools(progress)
     return still

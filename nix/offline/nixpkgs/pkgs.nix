@@ -481,6 +481,12 @@ let
         "inferno-flamegraph"
       ];
     };
+    # toxiproxy: built by ./testbed setup from its pinned Go module into build/tools/bin
+    # (on the host path, as inferno).
+    toxiproxy = hostPackage {
+      pname = "toxiproxy";
+      bins = [ "toxiproxy-server" ];
+    };
     cargo = hostPackage {
       pname = "cargo";
       bins = [ "cargo" ];

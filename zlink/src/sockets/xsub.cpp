@@ -28,6 +28,14 @@ void xsub_t::xattach_pipe(pipe_t *pipe, bool) {
     fq_.attach(pipe);
     dist_.attach(pipe);
     // A publisher that appears late still learns every live subscription.
+    send_subscriptions(pipe);
+}
+
+// The connection under a kept pipe came back: the publisher at the other end may
+// be a restarted process that never saw our subscriptions (libzmq: xhiccuped).
+void xsub_t::xhiccuped(pipe_t *pipe) { send_subscriptions(pipe); }
+
+void xsub_t::send_subscriptions(pipe_t *pipe) {
     subscriptions_.for_each([pipe](std::span<const std::byte> prefix) {
         msg_t m;
         m.init_size(prefix.size() + 1);

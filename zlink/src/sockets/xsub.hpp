@@ -4,7 +4,9 @@
 // sends goes to every publisher: \x01prefix subscribes, \x00prefix cancels,
 // anything else is passed upstream as is. Subscriptions are counted, a cancel
 // is forwarded only when its prefix's count drops to zero, and all live
-// subscriptions are replayed to each publisher that connects later.
+// subscriptions are replayed to each publisher that connects later, and over
+// a connection that comes back (the pipe outlives it; the publisher may be a
+// new process that knows no subscription).
 // SUB with ZMQ_INVERT_MATCHING (generic option) delivers the messages that
 // match no subscription instead.
 #pragma once
@@ -32,12 +34,14 @@ protected:
     void xread_activated(pipe_t *pipe) override;
     void xwrite_activated(pipe_t *pipe) override;
     void xpipe_terminated(pipe_t *pipe) override;
+    void xhiccuped(pipe_t *pipe) override;
 
     // SUB filters on its side too (a publisher MAY send everything, e.g. a
     // PUB over a transport that does not filter).
     bool filter_ = false;
 
 private:
+    void send_subscriptions(pipe_t *pipe);
     bool prefetch();
     bool wanted(const msg_t &m) const;
 

@@ -90,6 +90,20 @@ void engine_t::fail_read(const asio::error_code &ec) {
                   : 0);
 }
 
+// A write failed: the connection is gone, but what the peer sent before it went
+// may still wait in our receive buffer (a peer that closed while we were frozen
+// and answered our PING with a reset: tests/faults/frozen_peer_test.cpp). Once
+// ready, stop writing and let the read side end the connection when it reaches
+// the end of those bytes, as libzmq's stream engine does ("the engine is not
+// terminated until we detect input error; this is necessary to prevent losing
+// incoming messages"). Before that, and when only a flush was left to do,
+// nothing is lost by ending now.
+void engine_t::write_failed() {
+    if (!ready() || output_.closing_when_drained())
+        return fail("write failed", 0);
+    output_.mark_broken();
+}
+
 void engine_t::close_after_flush() {
     auto self = shared_from_this();
     if (stopped())
@@ -97,6 +111,8 @@ void engine_t::close_after_flush() {
     output_.close_when_drained();
     if (!ready())
         return stop(engine_end{false, 0, 0, true, "closed before the handshake"});
+    if (output_.writing() == write_state::broken)
+        return fail("write failed", 0);  // nothing can be flushed any more
     output_.pump();
 }
 
@@ -288,8 +304,15 @@ void engine_t::arm_heartbeat() {
 }
 
 // Drops a silent peer (HEARTBEAT_TIMEOUT, or the TTL the peer announced);
-// otherwise sends a PING when we have an interval.
+// otherwise sends a PING when we have an interval. Bytes waiting in the socket
+// mean the peer was not silent, this process was (stopped, or not scheduled):
+// they count as heard now, so what they hold is read before anything is judged
+// (libzmq arms its timeout only after a PING and cancels it on any message, so
+// a resumed process reads first there too: tests/faults/frozen_peer_test.cpp).
 void engine_t::on_heartbeat() {
+    asio::error_code ignore;
+    if (sock_.available(ignore) > 0)
+        last_recv_ = steady::now();
     const auto idle =
         std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - last_recv_).count();
     const int timeout = opts_.liveness.heartbeat_timeout >= 0 ? opts_.liveness.heartbeat_timeout

@@ -173,6 +173,7 @@ private:
     void stop(engine_end why);
     void fail(const char *reason, int event, int value = 0);
     void fail_read(const asio::error_code &ec);
+    void write_failed();
     void arm_handshake_timer();
     void advance_handshake();
     void handshake_written(std::size_t n);

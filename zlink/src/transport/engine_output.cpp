@@ -64,7 +64,7 @@ void engine_output::write_handshake() {
                           if (self->stopped())
                               return;
                           if (ec)
-                              return self->fail("write failed", 0);
+                              return self->write_failed();
                           self->handshake_written(n);
                       });
 }
@@ -251,7 +251,7 @@ bool engine_output::write_batch() {
         }
         first_write_pending_ = false;
         if (ec) {
-            e_.fail("write failed", 0);
+            e_.write_failed();
             return false;
         }
     }
@@ -278,7 +278,7 @@ void engine_output::wait_writable() {
                             if (self->stopped())
                                 return;
                             if (ec)
-                                return self->fail("write failed", 0);
+                                return self->write_failed();
                             if (out.write_batch())
                                 out.pump();
                         });
@@ -287,7 +287,8 @@ void engine_output::wait_writable() {
 void engine_output::yield() {
     write_ = write_state::yielded;  // nobody else writes until this turn comes
     asio::post(e_.sock_.get_executor(), [self = e_.shared_from_this()] {
-        self->output_.write_ = write_state::idle;
+        if (self->output_.write_ == write_state::yielded)
+            self->output_.write_ = write_state::idle;
         self->output_.pump();
     });
 }

@@ -32,6 +32,7 @@ enum class write_state : std::uint8_t {
     handshake,  // handshake bytes are being written (asio::async_write)
     writable,   // a batch waits for the socket to take more
     yielded,    // the rest of this turn's output is posted
+    broken,     // a write failed: nothing more is written (engine_t::write_failed)
 };
 
 class engine_output {
@@ -50,6 +51,9 @@ public:
     // peer pinging faster than we write loses its oldest answers), a PING.
     void queue_pong(std::span<const std::uint8_t> context);
     void queue_ping() noexcept { ping_due_ = true; }
+    // A write failed: from now on pump() writes nothing.
+    void mark_broken() noexcept { write_ = write_state::broken; }
+    bool closing_when_drained() const noexcept { return close_after_flush_; }
 
     write_state writing() const noexcept { return write_; }
     std::size_t batch_bytes() const noexcept { return out_size_.now(); }

@@ -2,12 +2,12 @@
 // (SIGSTOP) and restarted by the gtest driver, so it must live in its own
 // process; it talks to the driver through stdout lines only.
 //
-//   fault_peer --role sender   --type PAIR|DEALER --bind EP --epoch E
+//   fault_peer --role sender   --type PAIR|DEALER|PUB --bind EP --epoch E
 //       Streams single-frame messages "E:<seq>" (seq 0, 1, 2, ...) forever,
 //       blocking when the peer is slow or absent. Prints "BOUND" once bound.
 //   fault_peer --role receiver --type PAIR|DEALER|ROUTER|SUB (--bind|--connect) EP
 //              [--count N | --until-seq N | --until-end] [--order contiguous|increasing]
-//              [--size S] [--routing-id ID] [--rcvhwm H]
+//              [--size S] [--routing-id ID] [--rcvhwm H] [--heartbeat IVL:TIMEOUT:TTL]
 //       Receives data messages [<seq>] or [<seq>, body of S bytes]; the body
 //       pattern is checked byte by byte (a message must arrive whole). ROUTER
 //       strips the sender id frame. --until-seq stops after a seq >= N. A "sync" message makes it
@@ -31,6 +31,7 @@ namespace {
 struct args_t {
     std::string role, type, bind, connect, order = "contiguous", routing_id;
     long epoch = 0, count = 0, until_seq = -1, size = 0, rcvhwm = -1;
+    int hb_ivl = 0, hb_timeout = 0, hb_ttl = 0;  // ZMQ_HEARTBEAT_*; 0: not set
     bool until_end = false;
 };
 
@@ -48,7 +49,9 @@ int type_of(const std::string &t) {
         return ZMQ_ROUTER;
     if (t == "SUB")
         return ZMQ_SUB;
-    usage("--type " + t + ": allowed PAIR, DEALER, ROUTER, SUB");
+    if (t == "PUB")
+        return ZMQ_PUB;
+    usage("--type " + t + ": allowed PAIR, DEALER, ROUTER, SUB, PUB");
 }
 
 args_t parse(int argc, char **argv) {
@@ -84,7 +87,10 @@ args_t parse(int argc, char **argv) {
             a.rcvhwm = std::stol(val());
         else if (k == "--until-end")
             a.until_end = true;
-        else
+        else if (k == "--heartbeat") {
+            if (std::sscanf(val().c_str(), "%d:%d:%d", &a.hb_ivl, &a.hb_timeout, &a.hb_ttl) != 3)
+                usage("--heartbeat IVL:TIMEOUT:TTL (ms)");
+        } else
             usage("unknown argument " + k);
     }
     if (a.role != "sender" && a.role != "receiver")
@@ -206,6 +212,11 @@ int main(int argc, char **argv) {
     }
     if (a.type == "SUB")
         zmq_setsockopt(s, ZMQ_SUBSCRIBE, "", 0);
+    if (a.hb_ivl > 0) {
+        zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &a.hb_ivl, sizeof a.hb_ivl);
+        zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &a.hb_timeout, sizeof a.hb_timeout);
+        zmq_setsockopt(s, ZMQ_HEARTBEAT_TTL, &a.hb_ttl, sizeof a.hb_ttl);
+    }
     const int rc = a.bind.empty() ? zmq_connect(s, a.connect.c_str()) : zmq_bind(s, a.bind.c_str());
     if (rc != 0)
         fail((a.bind.empty() ? "connect " + a.connect : "bind " + a.bind) + ": " +

@@ -1,0 +1,135 @@
+"""`./testbed run faults` / `./testbed run faults-soak`: an experiment of kind "faults"
+or "faults-soak" (commands/run_cmd.py hands it here by its kind). Takes the sweep's
+command line; the options a faults run has no use for are refused, not ignored.
+
+A complete run of the default or full profile is published: its report, manifest and
+records are copied to reports/<experiment>/<run-id>/ (the quick profile's are not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import random
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+from testbed import paths
+from testbed.sweep import config as sweep_config
+from testbed.sweep.toml_reader import ExperimentError
+from testbed.toolchain import libraries
+
+from . import config, report, runner, soak
+
+UNSUPPORTED = (("shard", "--shard"), ("libs", "--libs"), ("slurm", "--slurm"))
+
+
+def main(args: argparse.Namespace) -> int:
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _main(args)
+    except ExperimentError as exc:
+        print(f"testbed run: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM stops a run as Ctrl-C does: every driver and the proxy stopped, the run
+    marked interrupted (and resumable)."""
+    raise KeyboardInterrupt
+
+
+def _main(args: argparse.Namespace) -> int:
+    for attr, flag in UNSUPPORTED:
+        if getattr(args, attr, None):
+            raise ExperimentError(
+                flag,
+                flag,
+                "a faults experiment runs whole on this host",
+                "--profile, --out, --resume, --seed, --dry-run, --no-build, --no-report",
+            )
+    path = sweep_config.experiment_path(args.experiment)
+    exp = config.load(path, args.profile or "default", libraries.registered_names())
+    out_root = args.out or paths.RESULTS_DIR
+    if args.dry_run:
+        return dry_run(exp)
+    if args.resume:
+        run_dir = _resume_dir(out_root / exp.name, args.resume)
+        seed = runner.read_manifest(run_dir)["seed"]
+        exp = config.load(
+            run_dir / runner.TOML_COPY, runner.read_manifest(run_dir)["profile"], libraries.registered_names()
+        )
+    else:
+        run_dir = out_root / exp.name / runner.new_run_id()
+        seed = args.seed if args.seed is not None else random.randrange(2**31)
+    if exp.kind == "faults-soak":
+        code = soak.run(exp, run_dir, seed, build=not args.no_build)
+    else:
+        code = runner.run(exp, run_dir, seed, build=not args.no_build, resume=bool(args.resume))
+    if code == 130 or args.no_report:
+        return code
+    out = (soak.render if exp.kind == "faults-soak" else report.render)(run_dir)
+    print(f"testbed run: report written to {out}", file=sys.stderr)
+    if runner.read_manifest(run_dir)["status"] == "complete" and exp.profile != "quick":
+        print(f"testbed run: published to {publish(run_dir, exp.name)}", file=sys.stderr)
+    return code
+
+
+def _resume_dir(root: Path, resume: str) -> Path:
+    if resume != "latest":
+        return Path(resume)
+    unfinished = [
+        p.parent
+        for p in sorted(root.glob(f"*/{runner.MANIFEST}"))
+        if runner.read_manifest(p.parent)["status"] != "complete"
+    ]
+    if not unfinished:
+        raise ExperimentError(root, "--resume", "no unfinished run to resume", "an explicit RUN_DIR")
+    return unfinished[-1]
+
+
+def publish(run_dir: Path, name: str) -> Path:
+    """reports/<name>/<run-id>/: the report, the manifest, the toml and the records
+    (gzipped); never the raw logs (they stay in results/)."""
+    dest = paths.REPORTS_DIR / name / run_dir.name
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in (report.REPORT, runner.MANIFEST, runner.TOML_COPY):
+        if (run_dir / f).is_file():
+            shutil.copy2(run_dir / f, dest / f)
+    for f in (runner.CELLS, soak.SAMPLES):
+        if (run_dir / f).is_file():
+            with (
+                open(run_dir / f, "rb") as src,
+                open(dest / (f + ".gz"), "wb") as raw,
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as sink,  # no date: same bytes each time
+            ):
+                shutil.copyfileobj(src, sink)
+    return dest
+
+
+def dry_run(exp: config.FaultsExperiment) -> int:
+    cells = exp.cells()
+    s = exp.schedule
+    per_run = s.startup_s + s.warmup_s + s.fault_s + s.recover_s + s.drain_s + 1.0
+    print(f"experiment {exp.name} ({exp.kind}, profile {exp.profile})\n  question: {exp.question}")
+    if exp.soak:
+        plan = soak.schedule(exp, len(soak.pairs(exp)))
+        print(
+            f"  soak: {exp.soak.duration_s:g} s, {len(plan)} faults (seed {exp.soak.seed}), "
+            f"{len(soak.pairs(exp))} pairs per library:"
+        )
+        for c in soak.pairs(exp):
+            print(f"  {c.key().rsplit('/', 1)[0]}")
+        return 0
+    for c in cells:
+        print(f"  {c.key()}")
+    runs = len(cells) * exp.repetitions * len(exp.libraries)
+    print(
+        f"cells: {len(cells)}; repetitions: {exp.repetitions}; runs: {runs}; "
+        f"about {runs * per_run / 60:.0f} min"
+    )
+    return 0

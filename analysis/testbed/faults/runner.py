@@ -1,0 +1,286 @@
+"""The faults experiment loop: every cell x repetition x library, the two libraries of
+one cell and repetition back to back in a seeded random order (each under the
+measure lock when one is named: detection and recovery are timings), one proxy server
+for the whole run, one JSON line per cell run appended as it finishes.
+
+Run directory (results/<experiment>/<run-id>/): experiment.toml (the copy the run
+used), faults-run.json (the run's manifest: libraries, proxy, host, status),
+cells.jsonl (one record per cell run), cells/<tag>/ (the raw logs of the cell runs
+that found anything wrong; clean ones are removed once summarized), proxy.log,
+report.md. An interrupted run is resumed with --resume: the cell runs already in
+cells.jsonl are not repeated.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import platform
+import random
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from testbed.toolchain import go_tools, libraries
+from testbed.toolchain.progress import Progress
+
+from . import accounting, cell, driver, proxy
+from .config import FaultsExperiment
+
+MANIFEST = "faults-run.json"
+CELLS = "cells.jsonl"
+TOML_COPY = "experiment.toml"
+# Set to a lock file (e.g. /work/measure.lock) to hold it around each pair of cell runs.
+LOCK_ENV = "TESTBED_MEASURE_LOCK"
+
+
+def new_run_id() -> str:
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{random.randrange(16**4):04x}"
+
+
+@contextmanager
+def measure_lock() -> Iterator[None]:
+    path = os.environ.get(LOCK_ENV)
+    if not path:
+        yield
+        return
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def done_runs(run_dir: Path) -> set[tuple[str, str, int]]:
+    """(cell key, library label, repetition) of every cell run already recorded."""
+    out = set()
+    path = run_dir / CELLS
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a torn last line from an interrupted run: that run is redone
+            out.add((r["key"], r["library"], r["repetition"]))
+    return out
+
+
+def plan(exp: FaultsExperiment, seed: int) -> list[tuple[int, object, list]]:
+    """(repetition, cell, library entries in this pair's order): every repetition
+    goes over every cell before the next starts; cells and library order shuffled."""
+    rng = random.Random(seed)
+    out = []
+    for rep in range(exp.repetitions):
+        cells = exp.cells()
+        rng.shuffle(cells)
+        for c in cells:
+            libs = list(exp.libraries)
+            rng.shuffle(libs)
+            out.append((rep, c, libs))
+    return out
+
+
+def manifest(
+    exp: FaultsExperiment, run_id: str, seed: int, found: dict, binaries: dict, proxy_info: dict
+) -> dict:
+    return {
+        "schema": "testbed.faults-run/1",
+        "experiment": exp.name,
+        "kind": exp.kind,
+        "run_id": run_id,
+        "profile": exp.profile,
+        "question": exp.question,
+        "toml_sha256": exp.toml_sha256,
+        "experiment_source": str(exp.path),
+        "seed": seed,
+        "repetitions": exp.repetitions,
+        "cells": len(exp.cells()),
+        "reference": exp.reference,
+        "libraries": [
+            {
+                "label": e.label,
+                "name": e.name,
+                "build_id": found[e.name].info.get("build_id"),
+                "version": found[e.name].info.get("version"),
+                "driver": str(binaries[e.label]),
+            }
+            for e in exp.libraries
+        ],
+        "proxy": proxy_info,
+        "lock": os.environ.get(LOCK_ENV),
+        "timing_margin": exp.timing_margin,
+        "timing_margin_reason": exp.timing_margin_reason,
+        "confidence": exp.confidence,
+        "traffic": asdict(exp.traffic),
+        "heartbeat": asdict(exp.heartbeat),
+        "schedule": asdict(exp.schedule),
+        "faults": {n: asdict(f) for n, f in exp.faults.items()},
+        "host": {
+            "node": platform.node(),
+            "kernel": platform.release(),
+            "cpus": os.cpu_count(),
+            "load_at_start": os.getloadavg()[0],
+        },
+        "argv": sys.argv,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "status": "running",
+    }
+
+
+def read_manifest(run_dir: Path) -> dict:
+    return json.loads((Path(run_dir) / MANIFEST).read_text())
+
+
+def write_manifest(run_dir: Path, m: dict) -> None:
+    tmp = run_dir / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(m, indent=1) + "\n")
+    tmp.replace(run_dir / MANIFEST)
+
+
+def libraries_and_drivers(exp: FaultsExperiment, build: bool, progress: Progress) -> tuple[dict, dict]:
+    """(name -> LibraryBuild, label -> driver binary); a library that cannot be built
+    stops the run (a faults report with one library would answer nothing)."""
+    found, binaries = {}, {}
+    for e in exp.libraries:
+        try:
+            lib = (
+                libraries.ensure_built(e.name, bench=False, progress=progress)
+                if build
+                else libraries.find_built(e.name, bench=False)
+            )
+        except libraries.LibraryUnavailable as exc:
+            raise SystemExit(f"testbed run: {exc}") from None
+        found[e.name] = lib
+        binaries[e.label] = driver.ensure(lib, progress) / driver.BINARY
+    return found, binaries
+
+
+def proxy_binary(progress: Progress) -> tuple[Path, str]:
+    """The proxy setup built (building it now if setup never ran: a fresh clone)."""
+    found = go_tools.proxy_binary()
+    if found is None:
+        reason = go_tools.ensure(progress)
+        found = go_tools.proxy_binary()
+        if found is None:
+            raise SystemExit(f"testbed run: no fault proxy: {reason}")
+    return found
+
+
+def one_line(label: str, rec: dict) -> str:
+    if rec["error"]:
+        return f"{label}: ERROR {rec['error']}"
+    a, t = rec["accounting"], rec["timing"]
+    flags = [k for k in ("abort", "hang") if rec[k]] + (["error"] if rec["errors"] else [])
+    fmt = lambda v: "-" if v is None else f"{v:.0f}"  # noqa: E731
+    return (
+        f"{label}: {a['delivered']}/{a['sent']} delivered, lost {a['lost']} dup {a['duplicated']} "
+        f"reord {a['reordered']} corrupt {a['corrupted']}; detect {fmt(t['detect_ms'])} ms, "
+        f"resume {fmt(t['resume_ms'])} ms" + (f" [{', '.join(flags)}]" if flags else "")
+    )
+
+
+def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, resume: bool = False) -> int:
+    progress = Progress()
+    found, binaries = libraries_and_drivers(exp, build, progress)
+    binary, provenance = proxy_binary(progress)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if not resume:
+        shutil.copyfile(exp.path, run_dir / TOML_COPY)
+    done = done_runs(run_dir)
+    todo = [
+        (rep, c, libs)
+        for rep, c, libs in plan(exp, seed)
+        if any((c.key(), e.label, rep) not in done for e in libs)
+    ]
+    with proxy.running(binary, run_dir / "proxy.log") as server:
+        info = {"binary": str(binary), "provenance": provenance, "version": server.client.version()}
+        m = manifest(exp, run_dir.name, seed, found, binaries, info)
+        write_manifest(run_dir, m)
+        progress.say(
+            f"testbed run: {exp.name} ({exp.profile}): {len(exp.cells())} cells x {exp.repetitions} "
+            f"repetitions x {len(exp.libraries)} libraries; {len(todo)} pairs to run; "
+            f"results in {run_dir}"
+        )
+        try:
+            for n, (rep, c, libs) in enumerate(todo, 1):
+                with measure_lock():
+                    for e in libs:
+                        if (c.key(), e.label, rep) in done:
+                            continue
+                        rec = run_one(exp, c, e, rep, binaries[e.label], server, run_dir)
+                        progress.say(f"[{n}/{len(todo)}] rep {rep} {c.key()} " + one_line(e.label, rec))
+        except KeyboardInterrupt:
+            m.update(status="interrupted", ended=datetime.now(UTC).isoformat(timespec="seconds"))
+            write_manifest(run_dir, m)
+            progress.say(
+                f"testbed run: interrupted; resume with ./testbed run {exp.path.parent.name} "
+                f"--resume {run_dir}"
+            )
+            return 130
+    m.update(status="complete", ended=datetime.now(UTC).isoformat(timespec="seconds"))
+    write_manifest(run_dir, m)
+    return 0
+
+
+def _failed(c, why: str) -> dict:
+    return {
+        "cell": {"pattern": c.pattern, "security": c.security, "heartbeat": c.heartbeat, "fault": c.fault},
+        "error": why,
+        "accounting": None,
+        "timing": None,
+        "resources": None,
+        "abort": False,
+        "hang": False,
+        "errors": [],
+        "processes": [],
+    }
+
+
+def run_one(
+    exp: FaultsExperiment, c, entry, rep: int, binary: Path, server: proxy.Server, run_dir: Path
+) -> dict:
+    """One cell run; a proxy whose API stops answering is restarted and the run done
+    again (once), the failure kept in the record."""
+    tag = f"{c.key().replace('/', '_')}_{entry.label}_r{rep}"
+    work = run_dir / "cells" / tag
+    started = time.time()
+    failures: list[str] = []
+    for _attempt in (1, 2):
+        try:
+            rec = cell.run(exp, c, binary, server.client, work, tag)
+            rec["error"] = None
+            break
+        except proxy.ProxyError as exc:
+            failures.append(str(exc))
+            server.restart()
+            rec = _failed(c, f"proxy: {exc}")
+        except cell.CellError as exc:
+            server.client.reset()
+            rec = _failed(c, str(exc))
+            break
+    rec["proxy_failures"] = failures
+    rec.update(
+        key=c.key(),
+        library=entry.label,
+        library_name=entry.name,
+        repetition=rep,
+        wall_s=round(time.time() - started, 3),
+    )
+    if (
+        rec["error"] is None
+        and accounting.clean(rec["accounting"])
+        and not (rec["abort"] or rec["hang"] or rec["errors"])
+    ):
+        shutil.rmtree(work, ignore_errors=True)  # nothing to look at: keep the record only
+    else:
+        rec["logs"] = str(work.relative_to(run_dir))
+    with open(run_dir / CELLS, "a") as out:
+        out.write(json.dumps(rec) + "\n")
+    return rec

@@ -1,0 +1,359 @@
+"""The soak (kind "faults-soak"): every pattern x security x heartbeat pair of both
+libraries sends at once, each through its own proxy, for [soak].duration_s. First a
+warm-up applies every fault of the experiment once to every pair at once (each at
+its longest); then RSS and descriptors are measured over a quiet level window; then
+a seeded schedule (reproducible from [soak].seed) applies random faults to one pair
+at a time, to that pair of both libraries at the same moment, until a quiet end
+window (nothing applied in the last end_window_s + SOAK_SETTLE_S seconds).
+
+Judged per library and pair:
+  accounted   no phantom, duplicated, reordered or corrupted message, and every lost
+              message was sent during a fault on its pair, within IN_FLIGHT_S before
+              it or SOAK_SETTLE_S after it: a loss nothing explains is a failure
+  flat        the median RSS and the median open descriptors of every process that
+              lived the whole soak, over the end window, within tolerance of their
+              medians over the level window [warmup_s, warmup_s + level_window_s]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import statistics
+import time
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from testbed.toolchain.progress import Progress
+
+from . import accounting, cell, proxy, runner
+from .config import SOAK_SETTLE_S, Cell, FaultsExperiment
+from .records import read_events, read_records
+
+SAMPLES = "samples.jsonl"
+REPORT = "report.md"
+SETTLE_S = SOAK_SETTLE_S
+# A message sent this long before a fault may still be on its way (queued in a pipe,
+# a socket buffer, the proxy) when the fault takes it: its loss is the fault's too.
+IN_FLIGHT_S = 1.0
+
+
+def pairs(exp: FaultsExperiment) -> list[Cell]:
+    seen = {}
+    for c in exp.cells():
+        seen.setdefault(
+            (c.pattern, c.security, c.heartbeat), Cell(c.pattern, c.security, c.heartbeat, "soak")
+        )
+    return list(seen.values())
+
+
+def warmup_faults(exp: FaultsExperiment) -> list[dict]:
+    """The warm-up: every fault of the soak once, on every pair at once, each lasting
+    the longest a fault may last, so the level measured after it has seen the
+    deepest queues (and the allocator's answer to them) the random faults can make;
+    the faults that kill come first."""
+    s = exp.soak
+    out, t = [], s.fault_gap_s[0]
+    # Kills first: a bound side they restart then lives through every other fault
+    # before the level is measured (it is judged too).
+    for name in sorted(exp.fault_names, key=lambda n: not exp.faults[n].kill):
+        out.append({"start_s": round(t, 3), "end_s": round(t + s.fault_s[1], 3), "pair": None, "fault": name})
+        t += s.fault_s[1] + s.fault_gap_s[0]
+    return out
+
+
+def schedule(exp: FaultsExperiment, n_pairs: int) -> list[dict]:
+    """[{start_s, end_s, pair (None: every pair), fault}] from the start of traffic:
+    the warm-up faults, a quiet level window, then random faults one pair at a time,
+    none in the closing quiet period."""
+    s = exp.soak
+    rng = random.Random(s.seed)
+    quiet_from = s.duration_s - s.end_window_s - SETTLE_S
+    out = warmup_faults(exp)
+    t = s.warmup_s + s.level_window_s + rng.uniform(*s.fault_gap_s)
+    while True:
+        length = rng.uniform(*s.fault_s)
+        if t + length > quiet_from:
+            return out
+        out.append(
+            {
+                "start_s": round(t, 3),
+                "end_s": round(t + length, 3),
+                "pair": rng.randrange(n_pairs),
+                "fault": rng.choice(exp.fault_names),
+            }
+        )
+        t += length + rng.uniform(*s.fault_gap_s)
+
+
+def _median_in(samples: list[tuple[int, float]], lo: int, hi: int) -> float | None:
+    values = [v for t, v in samples if lo <= t < hi]
+    return statistics.median(values) if values else None
+
+
+def flatness(events: list[dict], start: int, exp: FaultsExperiment) -> dict:
+    s = exp.soak
+    ns = lambda x: start + int(x * 1e9)  # noqa: E731
+    out = {}
+    for key in ("rss_kb", "fds"):
+        samples = [(e["t"], e[key]) for e in events if e.get("what") == "sample"]
+        level = _median_in(samples, ns(s.warmup_s), ns(s.warmup_s + s.level_window_s))
+        end = _median_in(samples, ns(s.duration_s - s.end_window_s), ns(s.duration_s))
+        change = (end / level - 1) if level and end is not None else None
+        out[key] = {
+            "level": level,
+            "end": end,
+            "change": change,
+            "flat": change is not None and abs(change) <= s.tolerance,
+        }
+    return out
+
+
+def _unexplained(lost_times: list[int], windows: list[tuple[int, int]]) -> int:
+    return sum(1 for t in lost_times if not any(a <= t <= b for a, b in windows))
+
+
+def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> int:
+    progress = Progress()
+    found, binaries = runner.libraries_and_drivers(exp, build, progress)
+    binary, provenance = runner.proxy_binary(progress)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(exp.path, run_dir / runner.TOML_COPY)
+    the_pairs = pairs(exp)
+    plan = schedule(exp, len(the_pairs))
+    with proxy.running(binary, run_dir / "proxy.log") as server:
+        toxiproxy = server.client
+        m = runner.manifest(
+            exp,
+            run_dir.name,
+            seed,
+            found,
+            binaries,
+            {"binary": str(binary), "provenance": provenance, "version": toxiproxy.version()},
+        )
+        m.update(soak=asdict(exp.soak), schedule_of_faults=plan, pairs=[c.key() for c in the_pairs])
+        runner.write_manifest(run_dir, m)
+        progress.say(
+            f"testbed run: {exp.name} ({exp.profile}): {len(the_pairs)} pairs x "
+            f"{len(exp.libraries)} libraries for {exp.soak.duration_s:g} s, {len(plan)} faults "
+            f"(seed {exp.soak.seed}); results in {run_dir}"
+        )
+        live: dict[tuple[str, int], cell.Pair] = {}
+        try:
+            times = cell.timeline(exp, time.monotonic_ns())
+            times["send_until"] = times["start_at"] + int(exp.soak.duration_s * 1e9)
+            times["until"] = times["send_until"] + int(exp.schedule.drain_s * 1e9)
+            for e in exp.libraries:
+                for i, c in enumerate(the_pairs):
+                    live[(e.label, i)] = _start_pair(
+                        exp,
+                        c,
+                        binaries[e.label],
+                        toxiproxy,
+                        run_dir / "pairs" / f"{e.label}-{i}",
+                        f"{e.label}-{i}",
+                        times,
+                    )
+            windows, wedged = _inject(exp, plan, the_pairs, live, times, progress)
+            m["proxy_failure"] = wedged
+            for p in live.values():
+                p.finish(times, exp)
+        except KeyboardInterrupt:
+            for p in live.values():
+                p.stop_all()
+            m.update(status="interrupted", ended=datetime.now(UTC).isoformat(timespec="seconds"))
+            runner.write_manifest(run_dir, m)
+            progress.say("testbed run: interrupted (a soak is not resumable: start it again)")
+            return 130
+        finally:
+            for p in live.values():
+                p.stop_all()
+    _summarize(exp, the_pairs, live, windows, times, run_dir)
+    m.update(status="complete", ended=datetime.now(UTC).isoformat(timespec="seconds"))
+    runner.write_manifest(run_dir, m)
+    return 0
+
+
+def _start_pair(exp, c: Cell, binary: Path, toxiproxy, work: Path, tag: str, times: dict) -> cell.Pair:
+    shutil.rmtree(work, ignore_errors=True)  # logs are appended to: start from nothing
+    work.mkdir(parents=True)
+    pair = cell.Pair(
+        binary,
+        work,
+        toxiproxy,
+        f"soak-{tag}",
+        args=cell.driver_args(exp, c, times),
+        bound=cell.bound_role(c.pattern),
+    )
+    pair.open(pair.proxy_name)
+    return pair
+
+
+def _inject(
+    exp, plan, the_pairs, live, times, progress
+) -> tuple[dict[int, list[tuple[int, int]]], str | None]:
+    """Apply the schedule; returns (pair index -> [(start, end + settle)] in ns, and
+    the proxy failure that stopped the schedule early, if one did: a wedged proxy
+    cannot be restarted under live connections, so the soak goes on without faults)."""
+    windows: dict[int, list[tuple[int, int]]] = {}
+    labels = [e.label for e in exp.libraries]
+    for n, f in enumerate(plan, 1):
+        fault = exp.faults[f["fault"]]
+        targets = range(len(the_pairs)) if f["pair"] is None else [f["pair"]]
+        hit = [live[(lab, i)] for lab in labels for i in targets]
+        cell.sleep_until(times["start_at"] + int(f["start_s"] * 1e9))
+        begun = time.monotonic_ns()
+        try:
+            added = [p.begin_fault(fault) for p in hit]
+            cell.sleep_until(times["start_at"] + int(f["end_s"] * 1e9))
+            for p, names in zip(hit, added):
+                p.end_fault(fault, names)
+        except proxy.ProxyError as exc:
+            for i in targets:
+                windows.setdefault(i, []).append((begun - int(IN_FLIGHT_S * 1e9), times["until"]))
+            progress.say(f"  fault {n}: the proxy stopped answering ({exc}); no further faults")
+            return windows, str(exc)
+        for i in targets:
+            windows.setdefault(i, []).append(
+                (begun - int(IN_FLIGHT_S * 1e9), time.monotonic_ns() + int(SETTLE_S * 1e9))
+            )
+        where = "every pair" if f["pair"] is None else the_pairs[f["pair"]].key().rsplit("/", 1)[0]
+        progress.say(
+            f"  fault {n}/{len(plan)} at {f['start_s']:.0f} s: {f['fault']} on {where} "
+            f"for {f['end_s'] - f['start_s']:.1f} s"
+        )
+    return windows, None
+
+
+def _summarize(exp, the_pairs, live, windows, times, run_dir: Path) -> None:
+    with open(run_dir / runner.CELLS, "w") as out, open(run_dir / SAMPLES, "w") as samples:
+        for (label, i), p in sorted(live.items()):
+            c = the_pairs[i]
+            sends = [d for d in p.processes if d.role == "send"]
+            recvs = [d for d in p.processes if d.role == "recv"]
+            send_logs = [read_records(d.log) for d in sends]
+            recv_logs = [read_records(d.log) for d in recvs]
+            lost_times: list[int] = []
+            if c.pattern == "REQ_REP":
+                acc = accounting.reqrep(send_logs, recv_logs, lost_times=lost_times)
+            else:
+                killed = {d.epoch for d in sends if d.killed_by_us and not d.hung}
+                acc = accounting.stream(send_logs, recv_logs, killed, lost_times=lost_times)
+            acc["unexplained_lost"] = _unexplained(lost_times, windows.get(i, []))
+            # Judged: every process alive from the level window to the end (a bound side
+            # restarted by a warm-up kill is; one killed later is not).
+            level_from = times["start_at"] + int(exp.soak.warmup_s * 1e9)
+            whole = [d for d in p.processes if not d.killed_by_us and p.starts[id(d)] <= level_from]
+            flat = {
+                f"{d.role}-{d.epoch}": flatness(read_events(d.events), times["start_at"], exp) for d in whole
+            }
+            outcomes = [d.outcome() for d in p.processes]
+            rec = {
+                "key": c.key(),
+                "library": label,
+                "pair": i,
+                "cell": asdict(c),
+                "accounting": acc,
+                "flatness": flat,
+                "abort": any("signal" in o for o in outcomes),
+                "hang": any(o["hung"] for o in outcomes),
+                "errors": [o for o in outcomes if (o["exit"] or 0) > 0],
+                "processes": outcomes,
+                "faults_on_pair": len(windows.get(i, [])),
+            }
+            out.write(json.dumps(rec) + "\n")
+            for d in p.processes:
+                for e in read_events(d.events):
+                    if e.get("what") == "sample":
+                        samples.write(
+                            json.dumps(
+                                {
+                                    "library": label,
+                                    "pair": i,
+                                    "process": f"{d.role}-{d.epoch}",
+                                    "t_s": round((e["t"] - times["start_at"]) / 1e9, 2),
+                                    "rss_kb": e["rss_kb"],
+                                    "fds": e["fds"],
+                                }
+                            )
+                            + "\n"
+                        )
+
+
+def accounted(rec: dict) -> bool:
+    a = rec["accounting"]
+    return not (a["phantom"] or a["duplicated"] or a["reordered"] or a["corrupted"] or a["unexplained_lost"])
+
+
+def render(run_dir: Path) -> Path:
+    m = runner.read_manifest(run_dir)
+    records = [json.loads(x) for x in (run_dir / runner.CELLS).read_text().splitlines() if x.strip()]
+    tol = m["soak"]["tolerance"]
+    lines = [
+        f"# {m['experiment']} · run {m['run_id']}",
+        "",
+        f"**Question.** {m['question']}",
+        "",
+        f"Profile `{m['profile']}`: {m['soak']['duration_s']:g} s, {len(m['schedule_of_faults'])} faults "
+        f"(seed {m['soak']['seed']}), status {m['status']}; libraries "
+        + ", ".join(f"{lib['label']} (build {lib['build_id']})" for lib in m["libraries"])
+        + f"; proxy {m['proxy']['provenance']}. RSS and descriptors: median over the last "
+        f"{m['soak']['end_window_s']:g} s against the median over [{m['soak']['warmup_s']:g}, "
+        f"{m['soak']['warmup_s'] + m['soak']['level_window_s']:g}] s, flat within ±{tol:.0%}.",
+        "",
+    ]
+    ok = {
+        lab["label"]: all(
+            accounted(r) and _all_flat(r) and not (r["abort"] or r["hang"] or r["errors"])
+            for r in records
+            if r["library"] == lab["label"]
+        )
+        for lab in m["libraries"]
+    }
+    lines += (
+        ["## Verdict", ""]
+        + [
+            f"- **{lab}**: "
+            + (
+                "every message accounted for, RSS and descriptors flat, no abort or hang"
+                if good
+                else "**NOT clean** (below)"
+            )
+            for lab, good in ok.items()
+        ]
+        + [""]
+    )
+    lines += [
+        "| pair | library | sent | delivered | lost (unexplained) | dup | reord | corrupt | "
+        "RSS change | fds change | faults on pair | abort/hang |",
+        "|" + "---|" * 12,
+    ]
+    for r in sorted(records, key=lambda r: (r["pair"], r["library"])):
+        a = r["accounting"]
+        rss = ", ".join(f"{name} {_pct(f['rss_kb'])}" for name, f in r["flatness"].items())
+        fds = ", ".join(f"{name} {_pct(f['fds'])}" for name, f in r["flatness"].items())
+        lines.append(
+            f"| {r['key'].rsplit('/', 1)[0]} | {r['library']} | {a['sent']} | {a['delivered']} | "
+            f"{a['lost']} ({a['unexplained_lost']}) | {a['duplicated']} | {a['reordered']} | "
+            f"{a['corrupted']} | {rss} | {fds} | {r['faults_on_pair']} | "
+            f"{int(r['abort'])}/{int(r['hang'])} |"
+        )
+    lines += ["", "## Faults applied", "", "| start s | end s | pair | fault |", "|---|---|---|---|"]
+    for f in m["schedule_of_faults"]:
+        where = "every pair" if f["pair"] is None else m["pairs"][f["pair"]].rsplit("/", 1)[0]
+        lines.append(f"| {f['start_s']:.1f} | {f['end_s']:.1f} | {where} | {f['fault']} |")
+    out = run_dir / REPORT
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def _all_flat(rec: dict) -> bool:
+    return all(f[k]["flat"] for f in rec["flatness"].values() for k in ("rss_kb", "fds"))
+
+
+def _pct(f: dict) -> str:
+    if f["change"] is None:
+        return "n/a"
+    return f"{f['change']:+.1%}{'' if f['flat'] else ' (!)'}"

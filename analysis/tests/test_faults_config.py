@@ -1,0 +1,110 @@
+"""experiment.toml of the faults kinds: the shipped ones validate in every profile and
+dry-run through `./testbed run`; bad input names the file, the key and what is allowed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from testbed import paths
+from testbed.faults import config
+from testbed.sweep.toml_reader import ExperimentError
+from testbed.toolchain import libraries
+
+ANALYSIS = Path(__file__).resolve().parents[1]
+SHIPPED = ("faults", "faults-soak")
+NAMES = libraries.registered_names()
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("profile", config.PROFILE_NAMES)
+def test_shipped_validates_and_dry_runs(name, profile):
+    path = paths.EXPERIMENTS_DIR / name / "experiment.toml"
+    exp = config.load(path, profile, NAMES)
+    assert exp.name == name and exp.cells()
+    assert (paths.EXPERIMENTS_DIR / name / "README.md").is_file()
+    proc = subprocess.run(
+        [sys.executable, "-m", "testbed.cli", "run", name, "--profile", profile, "--dry-run"],
+        capture_output=True,
+        text=True,
+        cwd=ANALYSIS,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert name in proc.stdout
+
+
+def test_matrix_excludes_heartbeats_where_declared():
+    exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "default", NAMES)
+    keys = {c.key() for c in exp.cells()}
+    assert "PAIR/null/hb-on/partition" in keys and "PAIR/null/hb-off/partition" in keys
+    assert "PAIR/null/hb-on/slicer" not in keys and "PAIR/null/hb-off/slicer" in keys
+
+
+def _bad(tmp_path, old: str, new: str, name="faults") -> str:
+    text = (paths.EXPERIMENTS_DIR / name / "experiment.toml").read_text()
+    assert old in text, old
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "experiment.toml").write_text(text.replace(old, new, 1))
+    with pytest.raises(ExperimentError) as err:
+        config.load(folder / "experiment.toml", "default", NAMES)
+    msg = str(err.value)
+    assert msg.startswith(str(folder / "experiment.toml") + ": ")
+    return msg
+
+
+def test_unknown_toxic_attribute_is_named(tmp_path):
+    msg = _bad(tmp_path, "latency = 50, jitter = 25", "latency = 50, jiter = 25")
+    assert "faults.latency.toxics[0].attributes.jiter" in msg and "allowed: latency, jitter" in msg
+
+
+def test_unknown_toxic_type_is_named(tmp_path):
+    msg = _bad(tmp_path, 'type = "bandwidth"', 'type = "bandwith"')
+    assert "faults.bandwidth.toxics[0].type" in msg and "limit_data" in msg
+
+
+def test_bad_stream_is_named(tmp_path):
+    msg = _bad(tmp_path, 'type = "slicer", stream = "both"', 'type = "slicer", stream = "sideways"')
+    assert "faults.slicer.toxics[0].stream" in msg and "upstream, downstream, both" in msg
+
+
+def test_sweep_fault_must_be_declared(tmp_path):
+    msg = _bad(tmp_path, '"slicer", "slow-close"', '"slicer", "meteor", "slow-close"')
+    assert "sweep.faults" in msg and "'meteor'" in msg and "peer-kill" in msg
+
+
+def test_linger_needs_its_reason(tmp_path):
+    msg = _bad(tmp_path, "linger_reason =", "linger_why =")
+    assert "traffic" in msg
+
+
+def test_exclude_rule_values_are_checked(tmp_path):
+    msg = _bad(tmp_path, 'heartbeat = "on"\n', 'heartbeat = "yes"\n')
+    assert "sweep.exclude[0].heartbeat" in msg and "off, on" in msg
+
+
+def test_soak_refuses_cell_phases(tmp_path):
+    msg = _bad(tmp_path, "startup_s = 1.0", "startup_s = 1.0\nfault_s = 2", name="faults-soak")
+    assert "schedule.fault_s" in msg and "soak" in msg
+
+
+def test_soak_windows_must_fit(tmp_path):
+    msg = _bad(tmp_path, "duration_s = 600", "duration_s = 100", name="faults-soak")
+    assert "soak.duration_s" in msg
+
+
+def test_kind_of_reads_the_workload_kind(tmp_path):
+    assert config.kind_of(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml") == "faults"
+    assert config.kind_of(paths.EXPERIMENTS_DIR / "batch-sweep" / "experiment.toml") in (None, "bench")
+    (tmp_path / "x.toml").write_text("not toml [")
+    assert config.kind_of(tmp_path / "x.toml") is None
+
+
+def test_a_run_directory_copy_loads_under_any_folder_name(tmp_path):
+    copy = tmp_path / "20261202T000000Z-abcd" / "experiment.toml"
+    copy.parent.mkdir()
+    copy.write_text((paths.EXPERIMENTS_DIR / "faults" / "experiment.toml").read_text())
+    assert config.load(copy, "quick", NAMES).name == "faults"

@@ -1,0 +1,84 @@
+"""The faults machinery on the real libraries, through the real proxy: the message
+format of the driver, one heartbeat cell per library (the issue's detection bound),
+and the short soak (experiments/faults-soak, profile quick) that CI runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from testbed import paths
+from testbed.faults import cell, config, driver, proxy, runner, soak
+from testbed.toolchain import go_tools, libraries
+from testbed.toolchain.progress import Progress
+
+pytestmark = pytest.mark.slow
+NAMES = libraries.registered_names()
+LIBS = ("libzmq-4.3.5", "zlink")
+
+
+@pytest.fixture(scope="module")
+def drivers(built_library):
+    return {name: driver.ensure(built_library(name), Progress(quiet=True)) for name in LIBS}
+
+
+@pytest.fixture(scope="module")
+def proxy_binary():
+    found = go_tools.proxy_binary()
+    if found is None:
+        pytest.fail("no toxiproxy-server: ./testbed setup builds it (baselines/toxiproxy/pin.toml)")
+    return found[0]
+
+
+def _wire(folder, *args) -> str:
+    return subprocess.run(
+        [str(folder / "wire_check"), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_every_changed_byte_is_caught(drivers):
+    folder = drivers["zlink"]
+    body = _wire(folder, "make", "3", "77", "200")
+    assert len(body) == 400 and _wire(folder, "verify", body) == "ok 3 77"
+    for at in (0, 9, 20, 34, 41, 199):  # magic, seq, send time, checksum, first and last filler byte
+        flipped = body[: 2 * at] + f"{int(body[2 * at : 2 * at + 2], 16) ^ 1:02x}" + body[2 * at + 2 :]
+        assert _wire(folder, "verify", flipped).startswith("bad"), at
+    assert _wire(folder, "verify", body[:-2]).startswith("bad")  # one byte short
+    sizes = {int(_wire(folder, "size", str(seq), "40", "4000")) for seq in range(200)}
+    assert min(sizes) >= 40 and max(sizes) <= 4000 and len(sizes) > 100
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_heartbeats_detect_a_partition_within_timeout_plus_interval(lib, drivers, proxy_binary, tmp_path):
+    exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "quick", NAMES)
+    c = config.Cell("PUSH_PULL", "null", "on", "partition")
+    with proxy.running(proxy_binary, tmp_path / "proxy.log") as server:
+        rec = cell.run(exp, c, drivers[lib] / driver.BINARY, server.client, tmp_path / "cell", "t")
+    limit = exp.heartbeat.timeout_ms + exp.heartbeat.ivl_ms
+    assert rec["timing"]["detect_ms"] is not None and rec["timing"]["detect_ms"] <= limit, rec["timing"]
+    assert rec["timing"]["resume_ms"] is not None, rec["timing"]
+    a = rec["accounting"]
+    assert a["sent"] > 300 and a["corrupted"] == a["duplicated"] == a["reordered"] == a["phantom"] == 0, a
+    assert a["lost_by_phase"]["after"] == 0, a  # whatever is lost was sent during the partition
+    assert not (rec["abort"] or rec["hang"] or rec["errors"]), rec["processes"]
+
+
+def test_short_soak_accounts_for_every_message(drivers, proxy_binary, tmp_path):
+    exp = config.load(paths.EXPERIMENTS_DIR / "faults-soak" / "experiment.toml", "quick", NAMES)
+    assert exp.soak.duration_s < 60
+    run_dir = tmp_path / "run"
+    assert soak.run(exp, run_dir, seed=1) == 0
+    records = [json.loads(x) for x in (run_dir / runner.CELLS).read_text().splitlines()]
+    assert {r["library"] for r in records} == set(LIBS) and len(records) == 2 * len(soak.pairs(exp))
+    assert sum(r["faults_on_pair"] for r in records) >= 2 * 5  # the schedule did hit the pairs
+    for r in records:
+        where = f"{r['library']} {r['key']}"
+        assert r["accounting"]["sent"] > 100, where
+        assert soak.accounted(r), (where, r["accounting"])
+        assert not (r["abort"] or r["hang"] or r["errors"]), (where, r["processes"])
+        assert r["flatness"], where
+        for proc, flat in r["flatness"].items():
+            assert flat["rss_kb"]["flat"] and flat["fds"]["flat"], (where, proc, flat)
+    assert "every message accounted for" in soak.render(run_dir).read_text()

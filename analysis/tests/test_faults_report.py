@@ -1,0 +1,117 @@
+"""The faults report from small synthetic runs: the failure condition (zlink worse
+than libzmq in a cell), the timing verdicts and the heartbeat bound."""
+
+from __future__ import annotations
+
+import json
+
+from testbed.faults import report, runner, verdicts
+
+REF, CAND = "libzmq-4.3.5", "zlink"
+
+
+def record(key, lib, rep, *, lost=0, sent=100, detect=None, resume=50.0, hang=False):
+    pattern, sec, hb, fault = key.split("/")
+    return {
+        "key": key,
+        "library": lib,
+        "repetition": rep,
+        "error": None,
+        "abort": False,
+        "hang": hang,
+        "errors": [],
+        "cell": {"pattern": pattern, "security": sec, "heartbeat": hb.removeprefix("hb-"), "fault": fault},
+        "accounting": {
+            "sent": sent,
+            "delivered": sent - lost,
+            "lost": lost,
+            "duplicated": 0,
+            "reordered": 0,
+            "corrupted": 0,
+            "phantom": 0,
+            "lost_by_phase": {"before": 0, "during": lost, "after": 0},
+        },
+        "timing": {"detect_ms": detect, "reconnect_ms": None, "resume_ms": resume},
+        "resources": {"peak_rss_kb": 4096, "peak_fds": 12},
+    }
+
+
+def run_dir(tmp_path, records):
+    (tmp_path / runner.CELLS).write_text("".join(json.dumps(r) + "\n" for r in records))
+    (tmp_path / runner.MANIFEST).write_text(
+        json.dumps(
+            {
+                "experiment": "faults",
+                "run_id": "r",
+                "question": "q?",
+                "profile": "default",
+                "repetitions": 4,
+                "cells": 3,
+                "reference": REF,
+                "libraries": [{"label": REF, "build_id": "a"}, {"label": CAND, "build_id": "b"}],
+                "proxy": {"provenance": "pinned"},
+                "host": {"node": "h", "cpus": 2, "kernel": "k", "load_at_start": 0.1},
+                "status": "complete",
+                "seed": 1,
+                "timing_margin": 0.25,
+                "confidence": 0.95,
+                "heartbeat": {"ivl_ms": 200, "timeout_ms": 600, "ttl_ms": 600},
+            }
+        )
+    )
+    return tmp_path
+
+
+def test_zlink_worse_only_where_libzmq_was_clean_or_far_better(tmp_path):
+    recs = []
+    for rep in range(4):
+        recs += [
+            record("PAIR/null/hb-off/none", REF, rep),
+            record("PAIR/null/hb-off/none", CAND, rep),
+            record("PAIR/null/hb-on/freeze", REF, rep, detect=700.0),
+            record("PAIR/null/hb-on/freeze", CAND, rep, lost=3, detect=720.0),
+            record("PUB_SUB/null/hb-off/cut", REF, rep, lost=10 + rep),
+            record("PUB_SUB/null/hb-off/cut", CAND, rep, lost=300),
+        ]
+    cells = verdicts.group(recs)
+    assert cells["PAIR/null/hb-on/freeze"].worse_than_reference(REF, CAND) == ["lost"]
+    assert cells["PUB_SUB/null/hb-off/cut"].worse_than_reference(REF, CAND) == ["lost far more"]
+    assert cells["PAIR/null/hb-off/none"].worse_than_reference(REF, CAND) == []
+    text = report.render(run_dir(tmp_path, recs)).read_text()
+    assert (
+        "zlink worse than libzmq-4.3.5** (a problem libzmq-4.3.5 never had in that cell) in 2 cells" in text
+    )
+    assert "limit HEARTBEAT_TIMEOUT + IVL = 800 ms: **within**" in text
+
+
+def test_timing_verdicts(tmp_path):
+    recs = []
+    for rep in range(4):
+        recs += [
+            record("REQ_REP/null/hb-off/peer-kill", REF, rep, resume=100.0 + rep),
+            record("REQ_REP/null/hb-off/peer-kill", CAND, rep, resume=400.0 + rep, hang=rep == 0),
+        ]
+    cells = verdicts.group(recs)
+    verdicts.judge(cells, REF, CAND, margin=0.25, confidence=0.95)
+    v = cells["REQ_REP/null/hb-off/peer-kill"].verdicts
+    assert v["resume_ms"]["verdict"] == "SLOW" and 3.5 < v["resume_ms"]["ratio"] < 4.5
+    assert v["detect_ms"]["verdict"] == "not seen"
+    assert "hang" in cells["REQ_REP/null/hb-off/peer-kill"].worse_than_reference(REF, CAND)
+
+
+def test_a_time_only_one_library_reaches_is_named():
+    v = verdicts.timing_verdict(
+        {0: 5.0, 1: 6.0},
+        {},
+        margin=0.25,
+        confidence=0.95,
+        seed=0,
+        ref_label=REF,
+        cand_label=CAND,
+        runs=(2, 2),
+    )
+    assert v["verdict"] == f"only {REF}"
+    v = verdicts.timing_verdict(
+        {0: 5.0}, {0: 6.0}, margin=0.25, confidence=0.95, seed=0, ref_label=REF, cand_label=CAND, runs=(1, 1)
+    )
+    assert v["verdict"] == "n < 4"
