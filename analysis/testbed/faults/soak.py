@@ -315,27 +315,12 @@ def render(run_dir: Path) -> Path:
         f"{m['soak']['warmup_s'] + m['soak']['level_window_s']:g}] s, flat within ±{tol:.0%}.",
         "",
     ]
-    ok = {
-        lab["label"]: all(
-            accounted(r) and _all_flat(r) and not (r["abort"] or r["hang"] or r["errors"])
-            for r in records
-            if r["library"] == lab["label"]
-        )
+    verdict = [
+        _verdict_line(lab["label"], [r for r in records if r["library"] == lab["label"]])
         for lab in m["libraries"]
-    }
-    lines += (
-        ["## Verdict", ""]
-        + [
-            f"- **{lab}**: "
-            + (
-                "every message accounted for, RSS and descriptors flat, no abort or hang"
-                if good
-                else "**NOT clean** (below)"
-            )
-            for lab, good in ok.items()
-        ]
-        + [""]
-    )
+    ]
+    lines += ["## Verdict", "", *verdict, ""]
+
     lines += [
         "| pair | library | sent | delivered | lost (unexplained) | dup | reord | corrupt | "
         "RSS change | fds change | faults on pair | abort/hang |",
@@ -358,6 +343,32 @@ def render(run_dir: Path) -> Path:
     out = run_dir / REPORT
     out.write_text("\n".join(lines) + "\n")
     return out
+
+
+def _verdict_line(label: str, records: list[dict]) -> str:
+    """One library's verdict: what is clean, and what is not, in numbers."""
+    unaccounted = [r["key"].rsplit("/", 1)[0] for r in records if not accounted(r)]
+    flats = [(f, k) for r in records for f in r["flatness"].values() for k in ("rss_kb", "fds")]
+    off = [(f[k]["change"], k) for f, k in flats if not f[k]["flat"]]
+    broke = sum(1 for r in records if r["abort"] or r["hang"] or r["errors"])
+    if not (unaccounted or off or broke):
+        return f"- **{label}**: every message accounted for, RSS and descriptors flat, no abort or hang"
+    parts = [
+        f"messages unaccounted for in {', '.join(unaccounted)}"
+        if unaccounted
+        else "every message accounted for"
+    ]
+    if off:
+        grew = sum(1 for c, _k in off if c is not None and c > 0)
+        shrank = sum(1 for c, _k in off if c is not None and c < 0)
+        parts.append(
+            f"**{len(off)} of {len(flats)} RSS/descriptor series outside the tolerance** ({grew} grew, "
+            f"{shrank} shrank, {len(off) - grew - shrank} unmeasured)"
+        )
+    else:
+        parts.append("RSS and descriptors flat")
+    parts.append(f"**{broke} pairs with an abort, hang or error**" if broke else "no abort or hang")
+    return f"- **{label}**: " + "; ".join(parts)
 
 
 def _all_flat(rec: dict) -> bool:
