@@ -31,3 +31,14 @@ def reference_config(sets: Mapping[str, frozenset]) -> str | None:
     roots = [c for c in sets if all(sets[c] <= sets[o] for o in sets)]
     roots = [c for c in roots if not any(sets[c] == sets[o] for o in sets if o != c)]
     return roots[0] if len(roots) == 1 else None
+
+
+# A variable no library reads: two configurations that differ only in such variables are
+# the same configuration run as two arms, an A/A pair (experiments/noise-floor/arms-config.toml).
+AA_PREFIX = "TESTBED_AA_"
+
+
+def aa_pair(a: frozenset, b: frozenset) -> bool:
+    """Do two override sets differ, and only in TESTBED_AA_* variables?"""
+    diff = a ^ b
+    return bool(diff) and all(p.removeprefix("param_").startswith(AA_PREFIX) for p, _ in diff)

@@ -224,7 +224,11 @@ def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
         if ref_cfg and cand["config"] != ref_cfg:
             ref = index.get(key[:cfg_at] + (ref_cfg,) + key[cfg_at + 1:])
             if ref is not None:
-                yield "config", cand, ref
+                yield ("aa" if configs.aa_pair(_overrides(cand), _overrides(ref)) else "config"), cand, ref
+
+
+def _overrides(cell: dict) -> frozenset:
+    return configs.overrides((k, v) for k, v in cell.items() if k.startswith(schema.PARAM_PREFIX))
 
 
 def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: float = DEFAULT_MARGIN,
@@ -247,10 +251,11 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
         ref_lib = reference if reference in set(sc["library"]) else reference_library(sc["library"])
         for kind, cand, ref in _pairs(sc, ref_lib, aliases):
             ident = {c: cand[c] for c in CELL if c != "library"}
-            reference_name = ref["library"] if kind != "config" else ref["config"]
+            across_configs = cand["config"] != ref["config"]  # config pairs, and A/A configurations
+            reference_name = ref["config"] if across_configs else ref["library"]
             rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
                          **compare_pair(cand, ref, decide.margin_for(kind, margin, config_margin), confidence,
-                                        pairable=kind != "config" or paired_configurations, looks=looks)})
+                                        pairable=not across_configs or paired_configurations, looks=looks)})
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["q_value"] = q_values(out)
     order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,

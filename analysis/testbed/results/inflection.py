@@ -15,13 +15,16 @@ import math
 
 import pandas as pd
 
-from testbed.records import schema
+from testbed.records import counted, schema
 
 SERIES = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config",
           "library", "reference", "metric"]
 SAME_EVERYWHERE = "same at every size"
 COLUMNS = SERIES + ["status", "n_sizes", "n_decisive", "flip_from", "edge", "flip_to", "crossover",
-                    "direction", "n_flips", "sentence"]
+                    "direction", "n_flips", "decided", "answer", "sentence"]
+DECIDED_VERDICTS = ("FAST", "SLOW", "SAME")
+# The judges a row can come from: time (throughput) and counted work (records/counted.py).
+JUDGES = {"throughput_msgs": "wall clock", counted.HEADLINE: "counted work"}
 
 
 def _crossover(a: int, da: float, b: int, db: float) -> float:
@@ -82,14 +85,28 @@ def series_inflection(rows: pd.DataFrame) -> dict:
     else:
         status = "flip"
     f0 = flips[0] if flips else (None, None, None, math.nan, 0)
+    decided, answer = _answer(rows, flips)
     return {**series, "status": status, "n_sizes": len(rows), "n_decisive": len(decisive),
             "flip_from": f0[0], "edge": f0[1], "flip_to": f0[2], "crossover": f0[3],
             "direction": {1: "helps->hurts", -1: "hurts->helps", 0: ""}[f0[4]],
-            "n_flips": len(flips), "sentence": _sentence(series, status, flips)}
+            "n_flips": len(flips), "decided": decided, "answer": answer,
+            "sentence": _sentence(series, status, flips)}
+
+
+def _answer(rows: pd.DataFrame, flips: list[tuple]) -> tuple[bool, str]:
+    """(decided, answer) of one row: a crossover where two decisive cells of opposite
+    sign bracket one (decided evidence of a sign change), a decided "none" where every
+    size is decided (FAST, SLOW or SAME) and no sign changes; else undecided (an
+    undecided size could hide a crossover)."""
+    if flips:
+        return True, "; ".join(f"~{schema.kib(x)}" for _, _, _, x, _ in flips)
+    if len(rows) and rows["verdict"].isin(DECIDED_VERDICTS).all():
+        return True, "none"
+    return False, "undecided"
 
 
 def inflections(
-    comparisons: pd.DataFrame, metrics=("throughput_msgs",), kinds=("config", "library")
+    comparisons: pd.DataFrame, metrics=tuple(JUDGES), kinds=("config", "library")
 ) -> pd.DataFrame:
     sel = comparisons[comparisons["metric"].isin(metrics) & comparisons["kind"].isin(kinds)]
     rows = [series_inflection(g) for _, g in sel.groupby(SERIES, sort=True)]

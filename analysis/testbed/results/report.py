@@ -23,6 +23,7 @@ from testbed.stats import decide, signed_rank
 from . import (
     answer,
     compare,
+    drift_whatif,
     fmt,
     host_speed,
     inflection,
@@ -203,9 +204,11 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str, draw: bool = T
     if not ctx["published"]:
         parts += host_speed.section(ctx["host_speed"], ctx["speed_present"], ctx["speed_tolerance"], df,
                                     out_dir, fig_rel, draw)
+        if _answers(ctx):
+            parts += drift_whatif.section(df, cmp, ctx.get("manifest"), ctx["host_speed"])
     parts += report_detail.broken_ceiling(ctx, cmp)
     parts += report_ceiling.section(ctx.get("ceiling_run"), cmp)
-    parts += _inflection_section(infl, best)
+    parts += _inflection_section(infl, best) if _answers(ctx) else _inflection_section_v1(infl, best)
     if ctx.get("claims"):
         parts += ["## The report's own claims against its raw figures", "",
                   fmt.md_table(["Pattern", "Transport", "Size", "Claimed", "From raw blocks", "Verdict"],
@@ -225,7 +228,17 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str, draw: bool = T
 def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str]:
     """The report's summary section (cells: compare.cell_table of the compared metrics)."""
     return report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
-                                  cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE))
+                                  cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE),
+                                  answers=_answers(ctx))
+
+
+def _answers(ctx: dict) -> bool:
+    """Does this report show issue 41's answers beside the verdicts (equivalence bounds,
+    counted work, a decided answer per inflection row, the drift filter's what-if)?
+    Runs of the sweep that records its layout (2026-12-02 on) do; earlier runs' reports
+    stay as they were rendered (their bytes are committed)."""
+    m = ctx.get("manifest")
+    return m is not None and "layout" in (m.design or {})
 
 
 def _config_margin_text(ctx) -> str:
@@ -285,6 +298,37 @@ def _looks_lines(looks, conf: float) -> list[str]:
 def _inflection_section(infl, best):
     if infl.empty:
         return []
+    lines = ["## Where the gain changes sign", "",
+             "One row per series (a configuration against the default, or a library against the reference, "
+             "along message size) and judge: the wall clock (throughput) and counted work (context switches "
+             "per message, arms runs). **Answer**: a crossover where decisive cells of opposite sign bracket "
+             "one; "
+             "`none` (decided) where every size is decided (FAST, SLOW or SAME) without a sign change; "
+             "`undecided` otherwise.", ""]
+    rows = []
+    for r in infl.to_dict("records"):
+        rows.append([r["kind"], r["pattern"], r["transport"], r["config"], r["library"], r["reference"],
+                     inflection.JUDGES.get(r["metric"], r["metric"]), r["status"],
+                     schema.kib(r["flip_from"]) if r["status"] == "flip" else "-",
+                     schema.kib(r["flip_to"]) if r["status"] == "flip" else "-",
+                     f"{r['n_decisive']}/{r['n_sizes']}", r["answer"]])
+    header = ["Kind", "Pattern", "Transport", "Config", "Library", "Reference", "Judge", "Status",
+              "Last of old sign", "First of new sign", "Decisive", "Answer"]
+    lines += [fmt.md_table(header, rows), ""]
+    lines += _either_judge(infl)
+    lines += [f"- {s}" for s in infl["sentence"]] + [""]
+    if not best.empty:
+        lines += ["What a size-adaptive policy should pick (throughput; an override only where it is "
+                  "decisively faster than no override):", ""]
+        lines += [f"- {s}" for s in inflection.policy_sentence(best)] + [""]
+    return lines
+
+
+def _inflection_section_v1(infl, best):
+    """The section as reports before 2026-12-02 rendered it (throughput rows only)."""
+    infl = infl[infl["metric"] == "throughput_msgs"]
+    if infl.empty:
+        return []
     lines = ["## Where the gain changes sign", ""]
     rows = []
     for r in infl.to_dict("records"):
@@ -302,6 +346,24 @@ def _inflection_section(infl, best):
                   "decisively faster than no override):", ""]
         lines += [f"- {s}" for s in inflection.policy_sentence(best)] + [""]
     return lines
+
+
+def _either_judge(infl) -> list[str]:
+    """Per series, the answer of each judge and whether either decided."""
+    keys = ["kind", "pattern", "transport", "io_threads", "config", "library", "reference"]
+    if infl["metric"].nunique() < 2:
+        decided = int(infl["decided"].sum())
+        return [f"Decided: {decided} of {len(infl)} rows.", ""]
+    rows, decided = [], 0
+    for key, g in infl.groupby(keys, sort=True):
+        by = {inflection.JUDGES.get(m, m): a for m, a in zip(g["metric"], g["answer"], strict=True)}
+        either = bool(g["decided"].any())
+        decided += either
+        rows.append([key[0], key[1], key[2], key[4], key[5], by.get("wall clock", "-"),
+                     by.get("counted work", "-"), "yes" if either else "no"])
+    header = ["Kind", "Pattern", "Transport", "Config", "Library", "Wall clock", "Counted work",
+              "Either decides"]
+    return [f"Decided by either judge: {decided} of {len(rows)} series.", "", fmt.md_table(header, rows), ""]
 
 
 def _failed(failed):

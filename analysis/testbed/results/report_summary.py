@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from testbed.records import schema
+from testbed.records import counted, schema
 from testbed.records.manifest import is_reference_name
 
 from . import compare, fmt
@@ -120,7 +120,7 @@ def test_lines(g: pd.DataFrame) -> list[str]:
     return ["Tests: " + "; ".join(parts) + ".", ""]
 
 
-def config_block(cmp: pd.DataFrame) -> list[str]:
+def config_block(cmp: pd.DataFrame, answers: bool = True) -> list[str]:
     """Each configuration against the no-override one, per library and headline metric."""
     metrics = headline_metrics(cmp)
     cfg = cmp[(cmp["kind"] == "config") & cmp["metric"].isin(metrics)
@@ -130,7 +130,73 @@ def config_block(cmp: pd.DataFrame) -> list[str]:
     groups = [(f"{lib}: {c} vs {ref}, {schema.metric(m).label.lower()}", g) for (m, lib, c, ref), g in
               sorted(cfg.groupby(["metric", "library", "config", "reference"]),
                      key=lambda kv: (metrics.index(kv[0][0]), kv[0][1:]))]
-    return ["### Configurations", ""] + _counts_table("Pair", groups) + test_lines(cfg)
+    return (["### Configurations", ""] + _counts_table("Pair", groups) + test_lines(cfg)
+            + (equivalence_bounds(cmp) if answers else []))
+
+
+def equivalence_bounds(cmp: pd.DataFrame) -> list[str]:
+    """An answer even where a verdict is not: per configuration, library and metric, the
+    largest upper end of the interval over the sizes, i.e. "at no size is it more than X%
+    better than the reference configuration" at the run's confidence (X < 0: worse
+    everywhere by at least -X%)."""
+    metrics = headline_metrics(cmp) + [m for m in counted.JUDGED if (cmp["metric"] == m).any()]
+    cfg = cmp[(cmp["kind"] == "config") & cmp["metric"].isin(metrics) & cmp["ci_hi_pct"].notna()
+              & ~cmp["library"].map(is_reference_name)]
+    if cfg.empty:
+        return []
+    rows = []
+    for (m, lib, c, ref), g in sorted(cfg.groupby(["metric", "library", "config", "reference"]),
+                                      key=lambda kv: (metrics.index(kv[0][0]), kv[0][1:])):
+        worst = g.loc[g["ci_hi_pct"].idxmax()]
+        sizes = len(g)
+        rows.append([f"{lib}: {c} vs {ref}", schema.metric(m).label, fmt.pct(worst["ci_hi_pct"], 1),
+                     schema.kib(worst["msg_size"]), f"{sizes}"])
+    return ["Equivalence bounds: at no size measured is the configuration better than its reference by more "
+            "than the bound (the upper end of its interval, largest over the sizes; a negative bound means "
+            "worse at every size by at least that much).", "",
+            fmt.md_table(["Pair", "Metric", "At most better by", "At size", "Sizes"], rows), ""]
+
+
+def counted_block(cmp: pd.DataFrame) -> list[str]:
+    """Counted work per message (arms runs) judged like the timings, and where the two
+    judges disagree: both decided, opposite directions."""
+    cw = cmp[cmp["metric"].isin(counted.JUDGED) & cmp["kind"].isin(["library", "config"])
+             & ~((cmp["kind"] == "config") & cmp["library"].map(is_reference_name))]
+    if cw.empty:
+        return []
+    groups = [(f"{'library' if k == 'library' else 'configuration'}: {schema.metric(m).label.lower()}", g)
+              for (k, m), g in sorted(cw.groupby(["kind", "metric"]),
+                                      key=lambda kv: (kv[0][0], counted.JUDGED.index(kv[0][1])))]
+    lines = ["### Counted work (a second judge)", "",
+             "What one message cost in work, counted per run and arm (records/counted.py): judged per run, "
+             "paired, by the same test as the timings. Lower is better except bytes per data call.", ""]
+    lines += _counts_table("Comparisons", groups)
+    lines += judges_disagree(cmp)
+    return lines
+
+
+def judges_disagree(cmp: pd.DataFrame) -> list[str]:
+    """Comparisons whose throughput verdict and counted-work verdict (counted.HEADLINE)
+    are both FAST/SLOW in opposite directions, and how many agree."""
+    keys = ["kind", "run_id", "pattern", "transport", "io_threads", "config", "msg_size", "library",
+            "reference", *compare.WHERE]
+    thr = cmp[cmp["metric"] == "throughput_msgs"].set_index(keys)["verdict"]
+    cw = cmp[cmp["metric"] == counted.HEADLINE].set_index(keys)["verdict"]
+    both = pd.concat([thr.rename("time"), cw.rename("work")], axis=1, join="inner")
+    if both.empty:
+        return []
+    calls = both[both["time"].isin(["FAST", "SLOW"]) & both["work"].isin(["FAST", "SLOW"])]
+    disagree = calls[calls["time"] != calls["work"]]
+    judge = schema.metric(counted.HEADLINE).label.lower()
+    lines = [f"The two judges (throughput; {judge}): {len(both)} comparisons have both, "
+             f"{len(calls)} decided FAST/SLOW by both, agreeing on {len(calls) - len(disagree)}, "
+             f"disagreeing on {len(disagree)}.", ""]
+    if len(disagree):
+        rows = [[k[0], f"{k[2]} {k[3]} {schema.kib(k[6])}", k[5], k[7], k[8], r["time"], r["work"]]
+                for k, r in disagree.reset_index().set_index(keys).iterrows()]
+        lines += [fmt.md_table(["Kind", "Cell", "Config", "Library", "Reference", "Throughput",
+                                schema.metric(counted.HEADLINE).label], rows), ""]
+    return lines
 
 
 def calibration_block(cmp: pd.DataFrame, referenced: pd.DataFrame | None,
@@ -220,9 +286,12 @@ def error_budget(cmp: pd.DataFrame, confidence: float = 0.95) -> list[str]:
 
 def summary(cmp: pd.DataFrame, referenced: pd.DataFrame | None = None,
             referenced_name: str | None = None, published: bool = False,
-            cells: pd.DataFrame | None = None, confidence: float = 0.95) -> list[str]:
+            cells: pd.DataFrame | None = None, confidence: float = 0.95, answers: bool = False) -> list[str]:
+    """answers: the issue-41 answers beside the verdicts (equivalence bounds, counted work):
+    runs of the sweep that records its layout; earlier reports render as they were."""
     lines = ["## Summary", ""]
-    body = candidate_blocks(cmp) + config_block(cmp) + error_budget(cmp, confidence)
+    body = candidate_blocks(cmp) + config_block(cmp, answers) + (counted_block(cmp) if answers else []) \
+        + error_budget(cmp, confidence)
     if not published:
         body += calibration_block(cmp, referenced, referenced_name)
         body += spread_block(cells)
