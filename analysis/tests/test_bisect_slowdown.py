@@ -13,7 +13,10 @@ that never looks at midpoints names D: both fail here.
 Cost. Builds: three zlink builds and three bench builds. setup's own zlink build goes
 through ccache too (compiler_cache.py), so D costs one compile and B and C none (C took
 4.3 s here); the bench's zmq-facing half recompiles per library. Then three one-cell
-runs of PAIR inproc 64 B throughput at a 0.1 s window (7-12 pairs each). Measured here,
+runs of PAIR inproc 64 B throughput (7-12 pairs each), as arms where the arms bench is
+built: GOOD's and the step's zlink alternate in slices inside one process pair. In
+blocks, a CI host once called B (GOOD's code) FAST beyond the 40% margin; as arms at
+load ~11 here B was SAME, 1.015 [0.90, 1.39], and D SLOW, 0.066 [0.042, 0.076]. Measured here,
 2 cores at load ~17 from other jobs: 420 s with one bench build (195 s) left to do,
 and over 15 minutes with a cold ccache (531 s for the zlink build alone). On an idle
 2-core CI host the estimate is 2-3 minutes (budget 4); not yet measured there.

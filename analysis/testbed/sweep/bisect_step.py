@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testbed.records import cell_selector
-from testbed.sweep import adaptive, config, config_libraries, runner
+from testbed.sweep import adaptive, arms, config, config_libraries, runner
 from testbed.sweep import libs as libsmod
 from testbed.sweep import plan as planmod
 from testbed.sweep import run_cmd as sweep_run
@@ -108,9 +108,19 @@ def measure(plan: CellPlan, revision: Revision, role: str, run_dir: Path, seed: 
     seed = seed if seed is not None else random.randrange(2**31)
     m = sweep_run.open_run_dir(exp, run_dir, None, seed, cells, found, missing, perf, 0.0, design, note,
                                [e.name for e in exp.libraries])
+    # The same layout choice as `./testbed run`: with arms, GOOD's and this revision's zlink
+    # alternate in slices inside one process pair, so a slow spell of the host falls on
+    # both. In blocks (one process per run at 0.1 s) a CI host under load once called
+    # GOOD's own code FAST beyond a 40% margin and left the bisection undecided.
+    try:
+        layout, why = arms.choose(exp, found, [c for c in cells if c.library_name in found])
+    except ValueError as exc:
+        step.note = str(exc)
+        return step
+    m.design.update(layout=layout, layout_reason=why)
     ctx = runner.RunContext(exp, run_dir, m, cells, found, missing,
                             f"(a bisection step; its data stays here) {shlex.quote(str(run_dir))}",
-                            design, decider)
+                            design, decider, layout=layout)
     code = runner.run(ctx, seed, perf)
     if code == 130:
         raise KeyboardInterrupt
