@@ -59,8 +59,11 @@ def parse_lib(text: str) -> tuple[str, Path, str | None]:
     return name, Path(bench), libdir or None
 
 
-def env_for(libdir: str | None, preload: str | None = None, memcpy_out: str | None = None) -> dict:
+def env_for(libdir: str | None, preload: str | None = None, memcpy_out: str | None = None,
+            send_buffers: int | None = None) -> dict:
     env = dict(os.environ)
+    if send_buffers is not None:  # the bench's payload path (bench/README.md, --send-buffers)
+        env["BENCH_SEND_BUFFERS"] = str(send_buffers)
     if libdir:
         env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     if preload:
@@ -205,31 +208,35 @@ def main() -> int:
     p.add_argument("--hwm", type=int, help="bench --hwm (default: the library's)")
     p.add_argument("--io-threads", type=int)
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--send-buffers", default="",
+                   help="comma list, e.g. 0,16: every library runs once per value, interleaved "
+                        "(0 = zmq_send, N = zero copy from a ring of N); default: the environment's")
     p.add_argument("--port", type=int, default=23400)
     p.add_argument("--out", type=Path, help="append every row (JSON lines) here")
     args = p.parse_args()
     libs = [parse_lib(t) for t in args.lib]
     runner = Runner(args)
-    arms = [(name, bench, libdir) for name, bench, libdir in libs]
+    rings = [int(v) for v in args.send_buffers.split(",") if v] or [None]
+    arms = [(name, bench, libdir, sb) for name, bench, libdir in libs for sb in rings]
     if args.pump:
-        arms.append(("pump", None, None))
+        arms.append(("pump", None, None, None))
     for cell in args.cells.split(","):
         transport, _, size_text = cell.partition(":")
         size = int(size_text)
         for placement in args.placements.split(","):
             for rep in range(args.reps):
                 order = arms if rep % 2 == 0 else list(reversed(arms))
-                for name, bench, libdir in order:
+                for name, bench, libdir, sb in order:
                     if bench is None and transport == "inproc":
                         continue  # the pump is a stream-socket probe
-                    env = env_for(libdir)
+                    env = env_for(libdir, send_buffers=sb)
                     run = (lambda count: runner.run_pump(transport, size, count, placement, env)) \
                         if bench is None else \
                         (lambda count: runner.run_one(bench, transport, size, count, placement, env))
                     try:
                         one, two = run(args.n), run(2 * args.n)
                     except Exception as e:  # noqa: BLE001 - a failed run is a row too
-                        row = {"library": name, "transport": transport, "size": size,
+                        row = {"library": name, "send_buffers": sb, "transport": transport, "size": size,
                                "placement": placement, "rep": rep, "error": str(e)[-500:]}
                         print(json.dumps(row), flush=True)
                         if args.out:
@@ -237,7 +244,8 @@ def main() -> int:
                                 f.write(json.dumps(row) + "\n")
                         continue
                     for side in one["counts"]:
-                        row = {"library": name, "pattern": args.pattern, "transport": transport,
+                        row = {"library": name, "send_buffers": sb, "pattern": args.pattern,
+                               "transport": transport,
                                "size": size, "placement": placement, "rep": rep, "side": side,
                                "n": args.n, "hwm": args.hwm, "io_threads": args.io_threads,
                                **derive(per_message(one["counts"][side], two["counts"][side], args.n),
@@ -249,7 +257,7 @@ def main() -> int:
                             with args.out.open("a") as f:
                                 f.write(json.dumps(row) + "\n")
             if args.memcpy:
-                for name, bench, libdir in arms:
+                for name, bench, libdir, _ in arms:
                     if bench is None and transport == "inproc":
                         continue
                     row = {"library": name, "pattern": args.pattern, "transport": transport,
