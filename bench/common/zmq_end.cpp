@@ -174,7 +174,8 @@ void ZmqEnd::stage_payload(PayloadMaker &maker, std::uint64_t seq, bool corrupte
     if (spec_.send_buffers == 0)
         return End::stage_payload(maker, seq, corrupted);
     if (!ring_)  // the sending side's first payload (made before any timed window)
-        ring_ = &SendRing::make_for_process(static_cast<std::size_t>(spec_.send_buffers), spec_.size);
+        ring_ =
+            &SendRing::make_for_process(static_cast<std::size_t>(spec_.send_buffers), spec_.size);
     staged_slot_ = &ring_->next();
     if (corrupted)
         maker.make_corrupt_into(staged_slot_->bytes.data(), seq);
