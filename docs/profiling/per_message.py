@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -230,9 +229,11 @@ def main() -> int:
                     if bench is None and transport == "inproc":
                         continue  # the pump is a stream-socket probe
                     env = env_for(libdir, send_buffers=sb)
-                    run = (lambda count: runner.run_pump(transport, size, count, placement, env)) \
-                        if bench is None else \
-                        (lambda count: runner.run_one(bench, transport, size, count, placement, env))
+                    def run(count: int, bench=bench, transport=transport, size=size,
+                            placement=placement, env=env) -> dict:
+                        if bench is None:
+                            return runner.run_pump(transport, size, count, placement, env)
+                        return runner.run_one(bench, transport, size, count, placement, env)
                     try:
                         one, two = run(args.n), run(2 * args.n)
                     except Exception as e:  # noqa: BLE001 - a failed run is a row too
