@@ -149,6 +149,7 @@ void write_settings(JsonWriter &w, const ArmsRun &run) {
         .value("linger", o.linger)
         .value("sndbuf", o.sndbuf)
         .value("rcvbuf", o.rcvbuf)
+        .value("send_buffers", o.send_buffers)
         .value("timeout_ms", o.timeout_ms)
         .value("mode", to_string(o.mode))
         .value("clock", kClockName)

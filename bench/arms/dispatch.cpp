@@ -62,6 +62,9 @@ int zmq_send(void *s, const void *buf, size_t len, int flags) {
     return table(__func__).zmq_send(s, buf, len, flags);
 }
 int zmq_msg_init(zmq_msg_t *msg) { return table(__func__).zmq_msg_init(msg); }
+int zmq_msg_init_data(zmq_msg_t *msg, void *data, size_t size, zmq_free_fn *ffn, void *hint) {
+    return table(__func__).zmq_msg_init_data(msg, data, size, ffn, hint);
+}
 int zmq_msg_close(zmq_msg_t *msg) { return table(__func__).zmq_msg_close(msg); }
 int zmq_msg_recv(zmq_msg_t *msg, void *s, int flags) {
     return table(__func__).zmq_msg_recv(msg, s, flags);

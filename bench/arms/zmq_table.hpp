@@ -28,6 +28,7 @@ namespace bench::arms {
     X(zmq_connect)                                                                                 \
     X(zmq_send)                                                                                    \
     X(zmq_msg_init)                                                                                \
+    X(zmq_msg_init_data)                                                                           \
     X(zmq_msg_close)                                                                               \
     X(zmq_msg_recv)                                                                                \
     X(zmq_msg_send)                                                                                \

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "payload.hpp"
+
 namespace bench {
 
 class Link;
@@ -31,6 +33,16 @@ public:
     virtual ~End() = default;
     // Sends one message (blocking; a timeout ends the process with status 3).
     virtual void send(const std::uint8_t *data, std::size_t n) = 0;
+    // Builds payload `seq` as `maker` makes it (corrupted: the corrupt fault), to be
+    // sent by the next send_staged(): two steps, so a round trip's clock starts after
+    // the payload is built. By default it is built in the maker's buffer and sent
+    // with send(); an End that sends from buffers of its own (zero copy,
+    // --send-buffers) builds it there.
+    virtual void stage_payload(PayloadMaker &maker, std::uint64_t seq, bool corrupted) {
+        staged_ = corrupted ? maker.make_corrupt(seq) : maker.make(seq);
+        staged_size_ = maker.size();
+    }
+    virtual void send_staged() { send(staged_, staged_size_); }
     // Receives the next message; the view stays valid until the next recv/send_back.
     virtual View recv() = 0;
     // The next message if one arrives within wait_ms, else nothing (used where the
@@ -46,6 +58,10 @@ public:
     // ROUTER peers not yet known, TCP connects). Each side calls it on its own End;
     // they agree through `link`. Gives up with exit 3 after timeout_ms.
     virtual void establish(Link &link, bool sending_side, int timeout_ms) = 0;
+
+private:
+    const std::uint8_t *staged_ = nullptr;
+    std::size_t staged_size_ = 0;
 };
 
 // What one side of a pattern built: its End and the sockets to close at teardown.

@@ -37,6 +37,10 @@ void print_usage(std::FILE *out, const PatternTraits &t) {
         "                     or null); curve uses fixed bench keys, bound sockets are servers\n"
         "  --hwm N            ZMQ_SNDHWM and ZMQ_RCVHWM, 0 = unlimited (default: not set, the\n"
         "                     library's own default; PUB then drops and the run counts losses)\n"
+        "  --send-buffers N   0: send payloads with zmq_send (the library copies them); N >= 2:\n"
+        "                     zero copy from a ring of N buffers (zmq_msg_init_data +\n"
+        "                     zmq_msg_send, a buffer reused once the library frees it), at most\n"
+        "                     4096 (default $BENCH_SEND_BUFFERS or 0)\n"
         "  --sndbuf N         ZMQ_SNDBUF bytes (default -1 = OS default)\n"
         "  --rcvbuf N         ZMQ_RCVBUF bytes (default -1 = OS default)\n"
         "  --timeout-ms N     peer/progress timeout, 1..3600000 (default 10000)\n"
@@ -144,7 +148,7 @@ namespace {
 struct Given {
     bool transport = false, size = false, count = false, warmup = false;
     bool lat_count = false, lat_warmup = false, io = false, process_model = false;
-    bool security = false;
+    bool security = false, send_buffers = false;
 };
 
 template <typename E>
@@ -233,6 +237,9 @@ bool parse_flag(Options &o, Given &g, const PatternTraits &t, std::string_view f
         g.io = true;
     } else if (flag == "--hwm") {
         o.hwm = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
+    } else if (flag == "--send-buffers") {
+        o.send_buffers = static_cast<int>(parse_uint(t, flag, val, 0, 4096));
+        g.send_buffers = true;
     } else if (flag == "--sndbuf") {
         o.sndbuf = static_cast<int>(parse_uint(t, flag, val, 0, 1 << 30));
     } else if (flag == "--rcvbuf") {
@@ -341,6 +348,20 @@ void finish_counts(Options &o, const Given &g, const PatternTraits &t) {
                 static_cast<int>(parse_uint(t, "BENCH_IO_THREADS (environment)", env, 1, 64));
     }
     finish_security(o, g, t);
+    if (!g.send_buffers) {
+        if (const char *env = std::getenv("BENCH_SEND_BUFFERS"); env && *env)
+            o.send_buffers =
+                static_cast<int>(parse_uint(t, "BENCH_SEND_BUFFERS (environment)", env, 0, 4096));
+    }
+    // The receiving side holds the last message it received until its next receive,
+    // and in one process (inproc) that is the sender's buffer: one buffer would wait
+    // for itself.
+    if (o.send_buffers == 1)
+        usage_error(t, "--send-buffers 1: a ring needs at least 2 buffers (a receiver in the "
+                       "same process holds the last message it received)");
+    if (o.send_buffers > 0 && t.tcp_only)
+        usage_error(t, std::string("--send-buffers: ") + t.name +
+                           "'s sending side is a plain TCP peer, not a ZeroMQ socket");
     if (!g.count)
         o.count = default_count(o.size);
     if (!g.warmup)

@@ -58,6 +58,10 @@ struct Options {
     int timeout_ms = 10000;
     int linger = 0;
     int sndbuf = -1, rcvbuf = -1;
+    // 0: payloads go out through zmq_send (the library copies them into a message);
+    // N >= 2: zero copy, a ring of N buffers sent with zmq_msg_init_data and
+    // zmq_msg_send, each reused once the library has freed it (common/send_ring.hpp).
+    int send_buffers = 0;
     Mode mode = Mode::both;
     Fault fault = Fault::none;
     bool no_peer = false;  // test-only: run the receiver without any peer

@@ -35,13 +35,17 @@ bool is_sampled(std::uint64_t seq) { return seq % kSamplePeriod == 0; }
 PayloadMaker::PayloadMaker(std::size_t size) : size_(size), buf_(size == 0 ? 1 : size, 0) {}
 
 const std::uint8_t *PayloadMaker::make(std::uint64_t seq) {
-    std::uint8_t *p = buf_.data();
+    make_into(buf_.data(), seq);
+    return buf_.data();
+}
+
+void PayloadMaker::make_into(std::uint8_t *p, std::uint64_t seq) const {
     if (size_ == 0)
-        return p;
+        return;
     if (size_ < 8) {
         for (std::size_t i = 0; i < size_; ++i)
             p[i] = pattern_byte(seq, i);
-        return p;
+        return;
     }
     put_seq(p, seq);
     if (is_sampled(seq))
@@ -49,13 +53,16 @@ const std::uint8_t *PayloadMaker::make(std::uint64_t seq) {
             p[i] = pattern_byte(seq, i);
     if (size_ >= 9)
         p[size_ - 1] = tail_tag(seq);
-    return p;
+}
+
+void PayloadMaker::make_corrupt_into(std::uint8_t *p, std::uint64_t seq) const {
+    make_into(p, seq);
+    if (size_ > 0)
+        p[size_ / 2] ^= 0x40;
 }
 
 const std::uint8_t *PayloadMaker::make_corrupt(std::uint64_t seq) {
-    make(seq);
-    if (size_ > 0)
-        buf_[size_ / 2] ^= 0x40;
+    make_corrupt_into(buf_.data(), seq);
     return buf_.data();
 }
 

@@ -37,6 +37,12 @@ public:
     explicit PayloadMaker(std::size_t size);
     // Returns the buffer holding message `seq` (valid until the next call).
     const std::uint8_t *make(std::uint64_t seq);
+    // Writes message `seq` into `dst` (size() bytes) as make() writes its own buffer:
+    // the bytes a receiver checks for `seq`; the rest of a body that is not sampled is
+    // left as it was (the receiver does not look at it).
+    void make_into(std::uint8_t *dst, std::uint64_t seq) const;
+    // make_into, then one byte flipped (the corrupt fault).
+    void make_corrupt_into(std::uint8_t *dst, std::uint64_t seq) const;
     // Same, then flips one byte so that the receiver must notice.
     const std::uint8_t *make_corrupt(std::uint64_t seq);
     std::size_t size() const { return size_; }

@@ -143,6 +143,7 @@ std::string render_json(const std::optional<ThroughputResult> &thr,
         .value("linger", o.linger)
         .value("sndbuf", o.sndbuf)
         .value("rcvbuf", o.rcvbuf)
+        .value("send_buffers", o.send_buffers)
         .value("timeout_ms", o.timeout_ms)
         .value("mode", to_string(o.mode))
         .value("clock", kClockName)

@@ -35,7 +35,8 @@ std::string run_settings(const Options &o, const char *pattern) {
     std::ostringstream s;
     s << "pattern=" << pattern << " transport=" << to_string(o.transport) << " size=" << o.size
       << " count=" << o.count << " warmup=" << o.warmup << " lat_count=" << o.lat_count
-      << " lat_warmup=" << o.lat_warmup << " mode=" << to_string(o.mode) << " hwm=" << o.hwm;
+      << " lat_warmup=" << o.lat_warmup << " mode=" << to_string(o.mode) << " hwm=" << o.hwm
+      << " send_buffers=" << o.send_buffers;
     return s.str();
 }
 
@@ -254,8 +255,8 @@ SendWindow send_throughput(End &a, const SideEnv &env) {
                 for (;;)
                     std::this_thread::sleep_for(std::chrono::seconds(1));
         }
-        a.send((o.fault == Fault::corrupt && i == bad) ? maker.make_corrupt(seq) : maker.make(seq),
-               o.size);
+        a.stage_payload(maker, seq, o.fault == Fault::corrupt && i == bad);
+        a.send_staged();
         if (env.spec.traits.lockstep) {
             const View r = a.recv();
             if (!replies.check(r.data, r.size, seq))
@@ -294,9 +295,9 @@ LatencyResult measure_latency(End &a, const SideEnv &env) {
     samples.reserve(o.lat_count);
     LatencyHistogram histogram;  // the same round trips, in the mergeable form the JSON carries
     for (std::uint64_t i = 0; i < total; ++i) {
-        const std::uint8_t *msg = maker.make(i);
+        a.stage_payload(maker, i, false);
         const auto t0 = Clock::now();
-        a.send(msg, o.size);
+        a.send_staged();
         const View back = a.recv();
         const auto t1 = Clock::now();
         if (!verifier.check(back.data, back.size, i))

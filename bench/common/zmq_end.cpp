@@ -158,12 +158,49 @@ static void send_or_die(void *s, const void *data, std::size_t n, int flags) {
     }
 }
 
+void ZmqEnd::send_routing_id_frame() {
+    if (!spec_.send_routing_id)
+        return;
+    const std::string &id = spec_.peer_id.empty() ? learned_id_ : spec_.peer_id;
+    send_or_die(spec_.send_socket, id.data(), id.size(), ZMQ_SNDMORE);
+}
+
 void ZmqEnd::send(const std::uint8_t *data, std::size_t n) {
-    if (spec_.send_routing_id) {
-        const std::string &id = spec_.peer_id.empty() ? learned_id_ : spec_.peer_id;
-        send_or_die(spec_.send_socket, id.data(), id.size(), ZMQ_SNDMORE);
-    }
+    send_routing_id_frame();
     send_or_die(spec_.send_socket, data, n, 0);
+}
+
+void ZmqEnd::stage_payload(PayloadMaker &maker, std::uint64_t seq, bool corrupted) {
+    if (spec_.send_buffers == 0)
+        return End::stage_payload(maker, seq, corrupted);
+    if (!ring_)  // the sending side's first payload (made before any timed window)
+        ring_ =
+            &SendRing::make_for_process(static_cast<std::size_t>(spec_.send_buffers), spec_.size);
+    staged_slot_ = &ring_->next();
+    if (corrupted)
+        maker.make_corrupt_into(staged_slot_->bytes.data(), seq);
+    else
+        maker.make_into(staged_slot_->bytes.data(), seq);
+}
+
+// Zero copy: the library gets the ring's buffer and frees it through SendRing::release.
+void ZmqEnd::send_staged() {
+    if (spec_.send_buffers == 0)
+        return End::send_staged();
+    send_routing_id_frame();
+    zmq_msg_t m;
+    if (zmq_msg_init_data(&m, staged_slot_->bytes.data(), spec_.size, &SendRing::release,
+                          staged_slot_) != 0)
+        exit_zmq_error("zmq_msg_init_data");
+    while (zmq_msg_send(&m, spec_.send_socket, 0) < 0) {
+        const int err = zmq_errno();
+        if (err == EINTR)
+            continue;
+        zmq_msg_close(&m);  // gives the buffer back
+        if (err == EAGAIN)
+            exit_timeout("send blocked longer than --timeout-ms (peer stalled?)");
+        exit_zmq_error("zmq_msg_send (zero copy)");
+    }
 }
 
 void ZmqEnd::recv_frame(zmq_msg_t *m) {
@@ -324,6 +361,8 @@ Side make_zmq_side(ZmqEndSpec spec, std::vector<void *> sockets, std::vector<std
                    const Options &o) {
     spec.timeout_ms = o.timeout_ms;
     spec.sync_len = sync_len_for(o.size);
+    spec.send_buffers = o.send_buffers;
+    spec.size = o.size;
     Side side;
     side.end = std::make_unique<ZmqEnd>(std::move(spec));
     side.sockets = std::move(sockets);

@@ -11,6 +11,7 @@
 
 #include "end.hpp"
 #include "options.hpp"
+#include "send_ring.hpp"
 
 namespace bench {
 
@@ -48,6 +49,8 @@ struct ZmqEndSpec {
     bool lockstep = false;         // REQ/REP: one handshake message per direction
     int timeout_ms = 10000;
     std::size_t sync_len = 0;  // length of handshake messages (never the data size)
+    int send_buffers = 0;      // --send-buffers: 0 = zmq_send, N = zero copy from a ring of N
+    std::size_t size = 0;      // payload size (the ring's buffers)
 };
 
 class ZmqEnd final : public End {
@@ -55,6 +58,8 @@ public:
     explicit ZmqEnd(ZmqEndSpec spec);
     ~ZmqEnd() override;
     void send(const std::uint8_t *data, std::size_t n) override;
+    void stage_payload(PayloadMaker &maker, std::uint64_t seq, bool corrupted) override;
+    void send_staged() override;
     View recv() override;
     std::optional<View> recv_within(int wait_ms) override;
     void send_back() override;
@@ -68,12 +73,15 @@ private:
     void send_sync_until_heard(Link &link, int timeout_ms, const char *direction);
     void recv_sync_and_tell(Link &link, int timeout_ms, const char *direction);
     void recv_frame(zmq_msg_t *m);
+    void send_routing_id_frame();
     void check_no_more_frames();
     ZmqEndSpec spec_;
     zmq_msg_t id_;
     zmq_msg_t msg_;
     std::string learned_id_;
     bool data_seen_ = false;
+    SendRing *ring_ = nullptr;  // zero copy (--send-buffers), lives until exit; null: zmq_send
+    SendRing::Slot *staged_slot_ = nullptr;
 };
 
 // Handshake messages must be told apart from data: they are empty, unless the data
