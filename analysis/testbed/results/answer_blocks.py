@@ -48,6 +48,35 @@ class Current:
     summary: RunSummary | None
     freshness: Freshness | None
     run_as: str = ""    # what `./testbed run` takes for it: the folder, or the toml's path
+    fault_run: FaultRun | None = None   # the fault runner's newest published report, if any
+
+
+@dataclass(frozen=True)
+class FaultRun:
+    """A published run of the fault runner (faults, faults-soak): no manifest.json and no
+    RunSummary, but a report.md whose "## Verdict" bullets are its answer."""
+    run_id: str
+    report: Path
+    verdict: list[str]
+
+
+FAULT_RUN_FILE = "faults-run.json"   # what the fault runner writes beside its report.md
+
+
+def fault_run(reports_dir: Path, experiment: str) -> FaultRun | None:
+    """The newest published fault-runner run of `experiment` (run ids sort by time)."""
+    runs = sorted(d for d in (Path(reports_dir) / experiment).glob("*/")
+                  if (d / FAULT_RUN_FILE).is_file() and (d / REPORT_NAME).is_file())
+    if not runs:
+        return None
+    report = runs[-1] / REPORT_NAME
+    lines, inside = [], False
+    for line in report.read_text().splitlines():
+        if line.startswith("## "):
+            inside = line.strip() == "## Verdict"
+        elif inside and line.startswith("- "):
+            lines.append(line[2:])
+    return FaultRun(runs[-1].name, report, lines)
 
 
 def _link(current: Current, md_file: Path, reports_dir: Path) -> str:
@@ -55,6 +84,11 @@ def _link(current: Current, md_file: Path, reports_dir: Path) -> str:
     target = Path(reports_dir) / s.experiment / s.run_id / REPORT_NAME
     rel = Path(os.path.relpath(target, Path(md_file).parent)).as_posix()
     return f"[{s.run_id}]({rel})"
+
+
+def _fault_link(run: FaultRun, md_file: Path) -> str:
+    rel = Path(os.path.relpath(run.report, Path(md_file).parent)).as_posix()
+    return f"[{run.run_id}]({rel})"
 
 
 def _no_run(current: Current) -> str:
@@ -69,6 +103,10 @@ def answer_section(currents: list[Current], md_file: Path, reports_dir: Path) ->
         if len(currents) > 1:
             lines += [f"### {c.experiment}", ""]
         lines += [f"**Question.** {c.question}", ""]
+        if c.summary is None and c.fault_run is not None:
+            lines += [f"Run {_fault_link(c.fault_run, md_file)} (the fault runner's report; its "
+                      "verdict, copied from it):", "", *(f"- {v}" for v in c.fault_run.verdict), ""]
+            continue
         if c.summary is None:
             lines += [f"No answer: {_no_run(c)}.", ""]
             continue
@@ -83,6 +121,9 @@ def answer_section(currents: list[Current], md_file: Path, reports_dir: Path) ->
 
 def bullet(c: Current, md_file: Path, reports_dir: Path) -> str:
     """One experiment's answer as a bullet: run, settings, staleness, sentence."""
+    if c.summary is None and c.fault_run is not None:
+        return (f"- **{c.experiment}** (run {_fault_link(c.fault_run, md_file)}, the fault runner's report): "
+                + "; ".join(c.fault_run.verdict))
     if c.summary is None:
         return f"- **{c.experiment}**: {_no_run(c)}."
     stale = f" {c.freshness.text()}" if c.freshness and c.freshness.stale else ""
@@ -159,7 +200,8 @@ def check_markers(root: Path, known: set[str]) -> None:
                                  f"{', '.join(sorted(known))}")
 
 
-def currents(summaries: dict[str, RunSummary], fresh: dict[str, Freshness], experiments_dir: Path) -> dict:
+def currents(summaries: dict[str, RunSummary], fresh: dict[str, Freshness], experiments_dir: Path,
+             reports_dir: Path | None = None) -> dict:
     """Every experiment a toml declares, and every experiment with a run: its Current."""
     tomls = answer_spec.experiment_tomls(experiments_dir)
     out = {}
@@ -169,7 +211,8 @@ def currents(summaries: dict[str, RunSummary], fresh: dict[str, Freshness], expe
         toml = tomls.get(name)
         run_as = "" if toml is None else toml.parent.name if toml.name == "experiment.toml" \
             else toml.relative_to(Path(experiments_dir).parent).as_posix()
-        out[name] = Current(name, question, summaries.get(name), fresh.get(name), run_as)
+        faults = fault_run(reports_dir, name) if reports_dir is not None and name not in summaries else None
+        out[name] = Current(name, question, summaries.get(name), fresh.get(name), run_as, faults)
     return out
 
 
@@ -179,7 +222,7 @@ def updated(root: Path, reports_dir: Path, summaries: dict[str, RunSummary],
     files whose text changes)."""
     root = Path(root)
     experiments_dir = root / "experiments"
-    by_name = currents(summaries, fresh, experiments_dir)
+    by_name = currents(summaries, fresh, experiments_dir, reports_dir)
     out = {}
     for path in claim_files(root):
         text = path.read_text()
