@@ -31,6 +31,9 @@ def _values(record: dict) -> dict | None:
         return None
     seen = settings.get("library_reports") if isinstance(settings.get("library_reports"), dict) else {}
     hwm = settings.get("hwm")
+    if hwm is None and settings.get("hwm_requested") is not None:
+        # The arms bench records what it asked for; -1 is "not set": the libraries' default.
+        hwm = DEFAULT_HWM if settings["hwm_requested"] == -1 else settings["hwm_requested"]
     return {"sndhwm": seen.get("sndhwm", hwm), "rcvhwm": seen.get("rcvhwm", hwm),
             "sndbuf": seen.get("sndbuf", settings.get("sndbuf")),
             "rcvbuf": seen.get("rcvbuf", settings.get("rcvbuf")),
