@@ -229,10 +229,7 @@ def drill(view: RunView, row: dict) -> Drill:
     repetition index where the run recorded it, and the comparison recomputed."""
     cand_key = {c: row[c] for c in compare.CELL if c not in ("library",)} | {"library": row["library"]}
     ref_key = dict(cand_key)
-    if row["kind"] == "config":
-        ref_key["config"] = row["reference"]
-    else:
-        ref_key["library"] = row["reference"]
+    ref_key[_reference_field(view, row)] = row["reference"]
     cand, ref = _cell(view, cand_key), _cell(view, ref_key)
     # paired and cut to the loop's last planned look exactly as compare_run judged the row
     paired_configs = view.manifest is not None and view.manifest.paired_configurations
@@ -241,6 +238,18 @@ def drill(view: RunView, row: dict) -> Drill:
     recomputed = compare.compare_pair(cand, ref, margin, view.context["confidence"],
                                       pairable=row["kind"] != "config" or paired_configs, looks=looks)
     return Drill(row, recomputed, _repetitions(cand, ref))
+
+
+def _reference_field(view: RunView, row: dict) -> str:
+    """Which cell field the row's reference names: a configuration pair's (config, or an A/A
+    pair of two contexts that differ only in a variable no library reads) or a library's
+    (library, or an A/A alias). An A/A row says "aa" for both, so its reference decides."""
+    if row["kind"] == "config":
+        return "config"
+    if row["kind"] == "aa" and row["reference"] not in set(view.cells["library"]) \
+            and row["reference"] in set(view.cells["config"]):
+        return "config"
+    return "library"
 
 
 def _cell(view: RunView, key: dict) -> dict:
