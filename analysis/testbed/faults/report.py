@@ -210,7 +210,10 @@ def render(run_dir: Path, out_dir: Path | None = None) -> Path:
         f"libraries {libs}; proxy {m['proxy']['provenance']}; "
         f"host {m['host']['node']} ({m['host']['cpus']} CPUs, kernel {m['host']['kernel']}, load "
         f"{m['host']['load_at_start']:.1f} at start); status {m['status']}; "
-        f"measure lock {m.get('lock') or 'none'}; seed {m['seed']}.",
+        f"measure lock {m.get('lock') or 'none'}; seed {m['seed']}; "
+        f"{m.get('concurrency', 1)} pair(s) of cell runs at a time"
+        + (f" ({m['concurrency_reason']})" if m.get("concurrency", 1) > 1 else "")
+        + ".",
         "",
         f"Each table cell reads `{ref} / {cand}`: counts summed over the repetitions, times the "
         "median over them. Verdicts: zlink against libzmq (lower is better), the testbed's "
