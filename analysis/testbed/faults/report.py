@@ -53,7 +53,7 @@ def headline(cells: dict[str, CellSummary], ref: str, cand: str, m: dict) -> lis
     lossy = {lab: sorted(k for k, c in cells.items() if c.bad(lab)) for lab in labels}
     worse = {k: c.worse_than_reference(ref, cand) for k, c in cells.items()}
     worse = {k: v for k, v in worse.items() if v}
-    lines = ["## Headline", ""]
+    lines = ["## Verdict", ""]  # the README's answer block quotes these bullets
     for lab in labels:
         flags = {f: sum(c.sides[lab].flags()[f] for c in cells.values()) for f in ("abort", "hang", "error")}
         lines.append(
