@@ -24,7 +24,7 @@ LAYERS: list[set[str]] = [
     {"stats", "paths"},
     {"records"},
     {"toolchain"},
-    {"bench"},
+    {"bench", "suites"},  # suites: the test-suite harnesses and `./testbed test`
     {"sweep", "results"},
     {"faults"},  # builds on the sweep's experiment.toml reader; runs its own experiments
     {"commands", "cli"},

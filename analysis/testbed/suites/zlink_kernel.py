@@ -13,11 +13,11 @@ import os
 import subprocess
 
 from testbed import paths
+from testbed.suites import libzmq_suite_pyzmq as pyzmq_build
+from testbed.suites.libzmq_suite_dropin import SONAME
+from testbed.suites.runners import SuiteResult, run_pytest
 from testbed.toolchain import libraries, notebook_kernel
-from testbed.toolchain import libzmq_suite_pyzmq as pyzmq_build
-from testbed.toolchain.libzmq_suite_dropin import SONAME
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import SuiteResult, run_pytest
 
 NAME = "zlink-kernel"
 LIBRARY = "zlink"
