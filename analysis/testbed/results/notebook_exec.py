@@ -70,7 +70,8 @@ def execute(path: Path, params: dict | None = None, cwd: Path | None = None) -> 
         # (~0.2 s apart), so a loaded host splits the same text differently and may put
         # stderr first; one stdout then one stderr output per cell keeps the HTML stable.
         client = NotebookClient(nb, km=km, timeout=TIMEOUT_S, kernel_name="python3", record_timing=False,
-                                coalesce_streams=True, resources={"metadata": {"path": str(cwd or paths.REPO_ROOT)}},
+                                coalesce_streams=True,
+                                resources={"metadata": {"path": str(cwd or paths.REPO_ROOT)}},
                                 on_notebook_start=check)
         try:
             client.execute(env=env)
