@@ -11,6 +11,7 @@ what both need lives in records/. A violation names the importing module and lin
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 TESTBED = Path(__file__).resolve().parents[1] / "testbed"
@@ -64,7 +65,8 @@ def _targets(node: ast.AST, module: str, is_init: bool) -> list[str]:
     return []
 
 
-def package_imports(root: Path = TESTBED) -> list[tuple[str, str, str, int]]:
+@functools.cache  # the tree does not change during a session; three tests read it
+def package_imports(root: Path = TESTBED) -> tuple[tuple[str, str, str, int], ...]:
     """(importing package, imported package, importing module, line) for every import
     from one testbed package into another (root: the `testbed` package folder)."""
     edges = []
@@ -76,7 +78,7 @@ def package_imports(root: Path = TESTBED) -> list[tuple[str, str, str, int]]:
                 other = _package(target)
                 if own and other and other != own:
                     edges.append((own, other, module, node.lineno))
-    return edges
+    return tuple(edges)
 
 
 def packages_without_layer(root: Path = TESTBED) -> list[str]:
