@@ -11,6 +11,7 @@ records/ became the one owner of run-directory I/O.
    directory or name one of its files.
 
 Usage: .venv/bin/python analysis/tools/run_dir_count.py [RUN_DIR]
+(with PYTHONPATH naming another checkout's analysis/ first, it counts that checkout)
 (default: the newest published batch-sweep run, copied to a scratch directory first so
 nothing under reports/ is written).
 """
@@ -24,7 +25,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ANALYSIS = HERE.parent
-sys.path[:0] = [str(ANALYSIS), str(ANALYSIS / "tests")]
+sys.path.insert(0, str(ANALYSIS / "tests"))
+sys.path.append(str(ANALYSIS))   # after PYTHONPATH: another checkout's testbed may be named there
 
 import run_dir_scan  # noqa: E402  (tests/run_dir_scan.py)
 
@@ -76,11 +78,18 @@ def main(argv: list[str]) -> int:
     finally:
         shutil.rmtree(scratch.parent, ignore_errors=True)
     shown = given.relative_to(repo) if given.is_relative_to(repo) else given
-    print(f"render_run({shown}): the run directory crosses {len(modules)} modules in {calls} calls")
+    outside = [m for m in modules if not m.startswith("testbed.records.")]
+    print(f"render_run({shown}): the run directory crosses {len(modules)} modules in {calls} calls, "
+          f"{len(outside)} of them outside records/")
     for name, n in sorted(modules.items()):
         print(f"  {n:4d}  {name}")
-    building = run_dir_scan.scan(ANALYSIS / "testbed")
-    print(f"modules building run-directory paths or naming run-directory files: {len(building)}")
+    import testbed
+    package = Path(testbed.__file__).parent
+    print(f"(testbed from {package})")
+    building = run_dir_scan.scan(package)
+    outside = [rel for rel in building if not rel.startswith(run_dir_scan.OWNER + "/")]
+    print(f"modules building run-directory paths or naming run-directory files: {len(building)}, "
+          f"{len(outside)} of them outside records/")
     for rel, hits in sorted(building.items()):
         print(f"  {rel}: {', '.join(sorted(set(hits)))}")
     return 0
