@@ -57,7 +57,7 @@ in
     # fault driver (built with cmake against each library) through Toxiproxy (built
     # by ./testbed setup with Go) have neither tool in a build. All of them run in
     # `./testbed test` (CI) instead.
-    testcmd=tests/test_toolchain_testcmd.py
+    testcmd=tests/test_suites_testcmd.py
     perftools=tests/test_sweep_perf_tools.py
     report=tests/test_results_report.py
     cd analysis && python -m pytest -q -p no:cacheprovider \

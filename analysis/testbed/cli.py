@@ -21,7 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "testbed.bench.profile_cmd",
         "per-message instructions and syscalls (callgrind, perf, strace)",
     ),
-    "test": ("testbed.toolchain.test_cmd", "run every test (ctest and pytest)"),
+    "test": ("testbed.suites.test_cmd", "run every test (ctest and pytest)"),
     "run": ("testbed.commands.run_cmd", "run an experiment's sweep"),
     "merge": ("testbed.sweep.merge_cmd", "merge shards of one run"),
     "agree": (

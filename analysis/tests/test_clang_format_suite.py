@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from testbed import paths
-from testbed.toolchain import suites
+from testbed.suites import runners as suites
 
 ROOT_CONFIG = Path(__file__).resolve().parents[2] / ".clang-format"
 GOOD = "int add(int a, int b) { return a + b; }\n"  # LLVM: short functions on one line

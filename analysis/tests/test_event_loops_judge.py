@@ -4,7 +4,7 @@ spurious wake-ups are compared with the oracle's, and the mapped library decides
 whether an output counts at all."""
 from __future__ import annotations
 
-from testbed.toolchain import event_loops_judge as judge_mod
+from testbed.suites import event_loops_judge as judge_mod
 
 LIB = "/b/zlink/lib/libzmq.so.5.2.5"
 ORACLE_LIB = "/b/libzmq/lib/libzmq.so.5.2.5"

@@ -108,3 +108,13 @@ def test_a_run_directory_copy_loads_under_any_folder_name(tmp_path):
     copy.parent.mkdir()
     copy.write_text((paths.EXPERIMENTS_DIR / "faults" / "experiment.toml").read_text())
     assert config.load(copy, "quick", NAMES).name == "faults"
+
+
+def test_concurrency_needs_its_reason(tmp_path):
+    msg = _bad(tmp_path, "concurrency_reason = ", "concurrency_note = ")
+    assert "concurrency" in msg
+
+
+def test_concurrency_is_bounded(tmp_path):
+    msg = _bad(tmp_path, "concurrency = 4", "concurrency = 0")
+    assert "run.concurrency" in msg and "an integer from 1 to 16" in msg

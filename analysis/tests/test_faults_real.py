@@ -65,6 +65,28 @@ def test_heartbeats_detect_a_partition_within_timeout_plus_interval(lib, drivers
     assert not (rec["abort"] or rec["hang"] or rec["errors"]), rec["processes"]
 
 
+@pytest.mark.parametrize("lib", LIBS)
+def test_a_killed_peer_behind_a_slow_close_is_dropped_by_its_ttl(lib, drivers, proxy_binary, tmp_path):
+    """The bound side killed while the proxy holds its close back 1 s: only the
+    heartbeats can tell. The dead peer's last PING came at most one interval before
+    the kill, so its TTL has run out by TTL after the kill (libzmq runs that as a
+    timer from the PING). zlink checked the TTL only at its own PING ticks and took
+    up to TTL + one interval (630-760 ms here), losing every message written into
+    the dead connection meanwhile; it failed this bound in most runs."""
+    exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "quick", NAMES)
+    c = config.Cell("PUSH_PULL", "null", "on", "slow-close")
+    with proxy.running(proxy_binary, tmp_path / "proxy.log") as server:
+        rec = cell.run(exp, c, drivers[lib] / driver.BINARY, server.client, tmp_path / "cell", "t")
+    slack_ms = 100  # scheduling on a loaded 2-core host
+    detect = rec["timing"]["detect_ms"]
+    assert detect is not None and detect <= exp.heartbeat.ttl_ms + slack_ms, rec["timing"]
+    a = rec["accounting"]
+    # What is lost was written into the dead connection before it was dropped.
+    assert a["lost_by_phase"]["during"] <= (detect / 1000 + 0.05) * exp.traffic.rate, (a, detect)
+    assert a["corrupted"] == a["duplicated"] == a["reordered"] == a["phantom"] == 0, a
+    assert not (rec["abort"] or rec["hang"] or rec["errors"]), rec["processes"]
+
+
 def test_short_soak_accounts_for_every_message(drivers, proxy_binary, tmp_path):
     exp = config.load(paths.EXPERIMENTS_DIR / "faults-soak" / "experiment.toml", "quick", NAMES)
     assert exp.soak.duration_s < 60

@@ -115,3 +115,16 @@ def test_a_time_only_one_library_reaches_is_named():
         {0: 5.0}, {0: 6.0}, margin=0.25, confidence=0.95, seed=0, ref_label=REF, cand_label=CAND, runs=(1, 1)
     )
     assert v["verdict"] == "n < 4"
+
+
+def test_the_readme_answer_quotes_the_verdict_bullets(tmp_path):
+    from testbed.results import answer_blocks
+
+    recs = [record("PAIR/null/hb-off/none", lib, rep) for rep in range(2) for lib in (REF, CAND)]
+    run = tmp_path / "faults" / "20261202T000000Z-abcd"
+    run.mkdir(parents=True)
+    report.render(run_dir(run, recs))
+    found = answer_blocks.fault_run(tmp_path, "faults")
+    assert found is not None and found.run_id == run.name
+    assert any(v.startswith("**zlink never lost") for v in found.verdict), found.verdict
+    assert any(v.startswith("**libzmq-4.3.5**: 0 of 1 cells") for v in found.verdict), found.verdict

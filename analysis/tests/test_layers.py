@@ -11,6 +11,7 @@ what both need lives in records/. A violation names the importing module and lin
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 TESTBED = Path(__file__).resolve().parents[1] / "testbed"
@@ -24,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"stats", "paths"},
     {"records"},
     {"toolchain"},
-    {"bench"},
+    {"bench", "suites"},  # suites: the test-suite harnesses and `./testbed test`
     {"sweep", "results"},
     {"faults"},  # builds on the sweep's experiment.toml reader; runs its own experiments
     {"commands", "cli"},
@@ -32,8 +33,8 @@ LAYERS: list[set[str]] = [
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(TESTBED.parent).with_suffix("").parts)
+def _module_name(path: Path, root: Path = TESTBED) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -64,32 +65,44 @@ def _targets(node: ast.AST, module: str, is_init: bool) -> list[str]:
     return []
 
 
-def package_imports() -> list[tuple[str, str, str, int]]:
+@functools.cache  # the tree does not change during a session; three tests read it
+def package_imports(root: Path = TESTBED) -> tuple[tuple[str, str, str, int], ...]:
     """(importing package, imported package, importing module, line) for every import
-    from one testbed package into another."""
+    from one testbed package into another (root: the `testbed` package folder)."""
     edges = []
-    for path in sorted(TESTBED.rglob("*.py")):
-        module = _module_name(path)
+    for path in sorted(root.rglob("*.py")):
+        module = _module_name(path, root)
         own = _package(module)
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             for target in _targets(node, module, path.name == "__init__.py"):
                 other = _package(target)
                 if own and other and other != own:
                     edges.append((own, other, module, node.lineno))
-    return edges
+    return tuple(edges)
+
+
+def packages_without_layer(root: Path = TESTBED) -> list[str]:
+    found = {_package(_module_name(p, root)) for p in root.rglob("*.py")} - {None}
+    return sorted(found - set(RANK))
 
 
 def test_every_package_has_a_layer():
-    found = {_package(_module_name(p)) for p in TESTBED.rglob("*.py")} - {None}
-    assert found <= set(RANK), f"packages without a layer in LAYERS: {sorted(found - set(RANK))}"
+    missing = packages_without_layer()
+    assert not missing, f"packages without a layer in LAYERS: {missing}"
+
+
+def layer_violations(root: Path = TESTBED) -> list[str]:
+    """One line per import against the layer order, naming the module and line."""
+    bad = [f"{module}:{line} imports testbed.{other} ({own} may import only lower layers than "
+           f"its own: {', '.join(sorted(p for p in RANK if RANK[p] < RANK[own]))})"
+           for own, other, module, line in package_imports(root)
+           if own in RANK and other in RANK and RANK[other] >= RANK[own]]
+    return sorted(set(bad))
 
 
 def test_imports_go_down_the_layers_only():
-    bad = [f"{module}:{line} imports testbed.{other} ({own} may import only lower layers than "
-           f"its own: {', '.join(sorted(p for p in RANK if RANK[p] < RANK[own]))})"
-           for own, other, module, line in package_imports()
-           if own in RANK and other in RANK and RANK[other] >= RANK[own]]
-    assert not bad, "imports against the layer order:\n" + "\n".join(sorted(set(bad)))
+    bad = layer_violations()
+    assert not bad, "imports against the layer order:\n" + "\n".join(bad)
 
 
 def test_no_import_cycle_between_packages():
@@ -113,3 +126,53 @@ def test_no_import_cycle_between_packages():
                  if any(f"{own} -> {other}" in c for c in cycles)]
     assert not cycles, ("import cycles between packages:\n" + "\n".join(sorted(cycles))
                         + "\nimports in them:\n" + "\n".join(sorted(set(witnesses))))
+
+
+# A synthetic testbed tree: the checker must flag every kind of import it claims to
+# read (else the tests above could pass on a tree full of violations).
+SYNTHETIC = {
+    "__init__.py": "",
+    "paths.py": "ROOT = '.'\n",
+    "stats/__init__.py": "",
+    "stats/mean.py": "from testbed import paths\n",  # stats and paths share the bottom layer
+    "records/__init__.py": "",
+    "records/io.py": "import json\nfrom testbed.stats import mean\nfrom testbed.sweep import plan\n",
+    "sweep/__init__.py": "",
+    "sweep/plan.py": "from testbed.records import io\n\nfrom ..results import report\n",
+    "results/__init__.py": "",
+    "results/report.py": ("from testbed.records import io\n\n\n"
+                          "def render():\n    import testbed.commands.run\n    return 1\n"),
+    "toolchain/__init__.py": "",
+    "toolchain/build.py": ("import importlib\n\n"
+                           "MOD = importlib.import_module('testbed.bench.runner')\n"),
+    "bench/__init__.py": "",
+    "bench/runner.py": "from testbed.toolchain import build\n",
+    "commands/__init__.py": "",
+    "commands/run.py": "from testbed.sweep import plan\nfrom testbed.results import report\n",
+    "newroom/__init__.py": "",
+}
+
+
+def _synthetic_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "testbed"
+    for name, text in SYNTHETIC.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_checker_flags_each_kind_of_violation_with_module_and_line(tmp_path):
+    root = _synthetic_tree(tmp_path)
+    flagged = [line.split(" (")[0] for line in layer_violations(root)]
+    assert flagged == [
+        "testbed.records.io:3 imports testbed.sweep",  # upwards
+        "testbed.results.report:5 imports testbed.commands",  # lazy, inside a function
+        "testbed.stats.mean:1 imports testbed.paths",  # sideways within the bottom layer
+        "testbed.sweep.plan:3 imports testbed.results",  # sideways, relative spelling
+        "testbed.toolchain.build:3 imports testbed.bench",  # importlib.import_module string
+    ]
+    # The downward imports (bench -> toolchain, commands -> sweep/results, ...) pass.
+
+
+def test_checker_flags_a_package_without_a_layer(tmp_path):
+    assert packages_without_layer(_synthetic_tree(tmp_path)) == ["newroom"]

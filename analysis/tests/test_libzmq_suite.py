@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from testbed.suites import libzmq_suite as suite
+from testbed.suites import libzmq_suite_build as build
+from testbed.suites import libzmq_suite_config as config
+from testbed.suites import libzmq_suite_dropin as dropin
+from testbed.suites import libzmq_suite_expect as expect
+from testbed.suites import libzmq_suite_pyzmq as pyzmq
+from testbed.suites import libzmq_suite_table as table
+from testbed.suites.libzmq_suite_run import TestOutcome, classify, run_all, run_one
+from testbed.suites.libzmq_suite_run import combine as run_combine
 from testbed.toolchain import libraries
-from testbed.toolchain import libzmq_suite as suite
-from testbed.toolchain import libzmq_suite_build as build
-from testbed.toolchain import libzmq_suite_config as config
-from testbed.toolchain import libzmq_suite_dropin as dropin
-from testbed.toolchain import libzmq_suite_expect as expect
-from testbed.toolchain import libzmq_suite_pyzmq as pyzmq
-from testbed.toolchain import libzmq_suite_table as table
-from testbed.toolchain.libzmq_suite_run import TestOutcome, classify, run_all, run_one
-from testbed.toolchain.libzmq_suite_run import combine as run_combine
 from testbed.toolchain.progress import Progress
 
 QUIET = Progress(plain=True, quiet=True)

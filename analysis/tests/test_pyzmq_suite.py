@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.toolchain import pyzmq_suite_config as config_mod
-from testbed.toolchain import pyzmq_suite_judge as judge_mod
-from testbed.toolchain.pyzmq_suite_judge import ERROR, FAIL, PASS, SKIPPED
+from testbed.suites import pyzmq_suite_config as config_mod
+from testbed.suites import pyzmq_suite_judge as judge_mod
+from testbed.suites.pyzmq_suite_judge import ERROR, FAIL, PASS, SKIPPED
 
 JUNIT = """<?xml version="1.0"?><testsuites><testsuite name="pytest">
 <testcase classname="tests.test_socket.TestSocket" name="test_int_sockopts" time="0.1"/>
@@ -126,7 +126,7 @@ def test_an_sdist_with_another_hash_is_refused(tmp_path):
 
 
 def test_a_failed_build_fails_the_suite_and_names_the_library_and_step(monkeypatch):
-    from testbed.toolchain import pyzmq_suite
+    from testbed.suites import pyzmq_suite
     from testbed.toolchain.progress import CommandFailed, Progress
 
     def fail(name, config, progress):

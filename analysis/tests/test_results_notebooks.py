@@ -130,6 +130,25 @@ def test_a_failing_cell_stops_the_run_with_its_traceback(tmp_path):
     assert "ValueError" in str(failure.value) and "deliberate 7" in str(failure.value)
 
 
+def test_output_split_by_the_kernels_flushes_renders_the_same(tmp_path):
+    # ipykernel sends a cell's prints in one stream message per flush (every ~0.2 s), so
+    # on a loaded host the same cell's text arrives in more pieces, and stderr before or
+    # after stdout: the rendering must not show where the flushes fell.
+    parameters = nbformat.v4.new_code_cell("X = 1", metadata={"tags": ["parameters"]})
+    flushes = nbformat.v4.new_code_cell(
+        "import sys, time\n"
+        "print('first line')\nsys.stdout.flush()\ntime.sleep(0.4)\n"
+        "print('a warning', file=sys.stderr)\nsys.stderr.flush()\ntime.sleep(0.4)\n"
+        "print('second line')")
+    path = tmp_path / "flushes.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[parameters, flushes]), path)
+    nb = notebook_exec.execute(path, {}, cwd=tmp_path)
+    outputs = [(o["name"], o["text"]) for o in nb.cells[1].outputs]
+    assert outputs == [("stdout", "first line\nsecond line\n"), ("stderr", "a warning\n")]
+    page = notebook_exec.to_html(nb)
+    assert page.count("output_stream output_stdout") == 1 and page.count("output_stream output_stderr") == 1
+
+
 def test_a_second_experiment_file_uses_its_folders_notebook(tmp_path):
     books = tmp_path / "notebooks"
     books.mkdir()

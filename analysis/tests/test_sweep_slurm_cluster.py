@@ -5,7 +5,9 @@ outside CI); under CI=true a missing Slurm fails, as `./testbed setup` installs 
 Runtime measured on a 2-core machine at load 15-16 (2026-11-28): 194 s under nice 19
 (148 s of it the Slurm run: the two shards run one after the other, --exclusive on one
 node, then the merge and the report), 294 s under SCHED_IDLE. The quick profile's own
-estimate is 36 s of benchmarks a shard, so an idle CI machine should take about half."""
+estimate is 36 s of benchmarks a shard, so an idle CI machine should take about half.
+The test runs batch-sweep's toml without its callgrind and perf-record runs and with a
+shorter window (_quick_batch_sweep_timed_only): they test the sweep, not Slurm."""
 from __future__ import annotations
 
 import json
@@ -18,6 +20,7 @@ import pytest
 
 import slurm_cluster
 from test_sweep_support import ANALYSIS, read_results
+from testbed import paths
 
 pytestmark = pytest.mark.slow
 
@@ -42,14 +45,32 @@ def _runs(out, suffix):
     return sorted(p.parent for p in out.glob(f"batch-sweep/*{suffix}/manifest.json"))
 
 
+def _quick_batch_sweep_timed_only(tmp_path):
+    """batch-sweep's own experiment.toml, its quick profile, less what the Slurm
+    mechanics do not need: the callgrind run per block (work_per_message) and the perf
+    record flamegraphs, each a bench run of its own under a profiler, and a shorter
+    window. Its cells, arms, configurations and libraries are the shipped ones."""
+    text = (paths.EXPERIMENTS_DIR / "batch-sweep" / "experiment.toml").read_text()
+    perf, record = text.index("\n[perf]\n"), text.index("\n[[perf.record]]")
+    quick = text.index("\n[profiles.quick]")
+    assert perf < record < quick, "batch-sweep's [perf] table moved: update this test"
+    text = text[:perf] + "\n[perf]\nstat = false\nwork_per_message = false\n" + text[quick:]
+    text = text.replace("min_window_s = 0.2", "min_window_s = 0.05", 1)
+    path = tmp_path / "batch-sweep" / "experiment.toml"
+    path.parent.mkdir()
+    path.write_text(text)
+    return path
+
+
 def test_quick_batch_sweep_over_two_array_tasks_merges_into_one_report(cluster, tmp_path, built_library):
     for name in ("libzmq-4.3.5", "zlink"):
         built_library(name)
     out = tmp_path / "out"
+    experiment = _quick_batch_sweep_timed_only(tmp_path)
     env = {**cluster.env, "PYTHONPATH": str(ANALYSIS), "TESTBED_SLURM_POLL_S": "1"}
     t0 = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "testbed.cli", "run", "batch-sweep", "--profile", "quick",
+        [sys.executable, "-m", "testbed.cli", "run", str(experiment), "--profile", "quick",
          "--slurm", "--slurm-tasks", "2", "--slurm-partition", "testbed", "--no-build", "--out", str(out)],
         env=env, cwd=ANALYSIS, capture_output=True, text=True, timeout=600)
     elapsed = time.monotonic() - t0

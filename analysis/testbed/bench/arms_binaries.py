@@ -32,6 +32,11 @@ def _prebuilt_arms_dir() -> Path | None:
     return Path(entry)
 
 
+def prebuilt() -> bool:
+    """TESTBED_PREBUILT names the binaries (the Nix path): nothing is built here."""
+    return bool(os.environ.get("TESTBED_PREBUILT"))
+
+
 def arms_dir(progress: Progress | None = None) -> Path:
     """The directory of bench_arms_<pattern>; built first when `progress` is given,
     else it must exist (ArmsUnavailable says to run ./testbed setup)."""

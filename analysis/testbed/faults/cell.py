@@ -193,6 +193,10 @@ def run(exp: FaultsExperiment, cell: Cell, binary: Path, proxy: Toxiproxy, work:
         sleep_until(times["fault_start"])
         marks["fault_start"] = time.monotonic_ns()
         added = pair.begin_fault(fault)
+        if fault.kill:
+            # The killed process reaped: its sockets are closed from here on. What
+            # detection takes beyond this is the survivor's (and the proxy's) part.
+            marks["peer_gone"] = time.monotonic_ns()
         sleep_until(times["fault_end"])
         pair.end_fault(fault, added)
         marks["fault_end"] = time.monotonic_ns()
@@ -234,6 +238,8 @@ def summarize(exp: FaultsExperiment, cell: Cell, pair: Pair, times: dict) -> dic
             "reconnect_ms": timing.reconnect(events, fault_end),
             "resume_ms": timing.resume(delivery, fault_end, cell.pattern == "REQ_REP"),
         }
+        if times.get("peer_gone") is not None:
+            timed["peer_gone_ms"] = (times["peer_gone"] - fault_start) / 1e6
     return {
         "cell": {
             "pattern": cell.pattern,

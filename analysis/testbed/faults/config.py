@@ -35,7 +35,7 @@ PROFILE_NAMES = ("quick", "default", "full")
 # (reconnects, lazy-pirate retries, backlogs draining), and none is applied this
 # long before a window where RSS and descriptors are measured.
 SOAK_SETTLE_S = 5.0
-MATRIX_PROFILE_KEYS = ("repetitions", "patterns", "security", "heartbeat", "faults")
+MATRIX_PROFILE_KEYS = ("repetitions", "patterns", "security", "heartbeat", "faults", "concurrency")
 SOAK_PROFILE_KEYS = (
     "patterns",
     "security",
@@ -141,6 +141,9 @@ class FaultsExperiment:
     timing_margin: float
     timing_margin_reason: str
     confidence: float
+    # Cell runs in flight at once, each pair with its own proxy server (runner.py).
+    concurrency: int = 1
+    concurrency_reason: str = ""
     soak: Soak | None = None
     profiles: tuple[str, ...] = field(default=())
 
@@ -388,12 +391,24 @@ def _run(sec: Section, overrides: dict) -> dict:
     confidence = sec.number("confidence", minimum=0.5, above=True)
     if confidence >= 1:
         raise sec.err("confidence", f"bad value {confidence}", "a number in (0.5, 1)")
+    concurrency = overrides.get(
+        "concurrency", sec.get("concurrency", int, 1, allowed="an integer from 1 to 16")
+    )
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= 16:
+        raise sec.err("concurrency", f"bad value {concurrency!r}", "an integer from 1 to 16")
+    concurrency_reason = sec.get("concurrency_reason", str, "")
+    if concurrency > 1 and not concurrency_reason.strip():
+        raise sec.err(
+            "concurrency_reason", "missing", "why cell runs may overlap (they share the host's CPUs)"
+        )
     sec.done()
     return {
         "repetitions": reps,
         "timing_margin": margin,
         "timing_margin_reason": reason,
         "confidence": confidence,
+        "concurrency": concurrency,
+        "concurrency_reason": concurrency_reason,
     }
 
 

@@ -53,7 +53,7 @@ def headline(cells: dict[str, CellSummary], ref: str, cand: str, m: dict) -> lis
     lossy = {lab: sorted(k for k, c in cells.items() if c.bad(lab)) for lab in labels}
     worse = {k: c.worse_than_reference(ref, cand) for k, c in cells.items()}
     worse = {k: v for k, v in worse.items() if v}
-    lines = ["## Headline", ""]
+    lines = ["## Verdict", ""]  # the README's answer block quotes these bullets
     for lab in labels:
         flags = {f: sum(c.sides[lab].flags()[f] for c in cells.values()) for f in ("abort", "hang", "error")}
         lines.append(
@@ -210,7 +210,10 @@ def render(run_dir: Path, out_dir: Path | None = None) -> Path:
         f"libraries {libs}; proxy {m['proxy']['provenance']}; "
         f"host {m['host']['node']} ({m['host']['cpus']} CPUs, kernel {m['host']['kernel']}, load "
         f"{m['host']['load_at_start']:.1f} at start); status {m['status']}; "
-        f"measure lock {m.get('lock') or 'none'}; seed {m['seed']}.",
+        f"measure lock {m.get('lock') or 'none'}; seed {m['seed']}; "
+        f"{m.get('concurrency', 1)} pair(s) of cell runs at a time"
+        + (f" ({m['concurrency_reason']})" if m.get("concurrency", 1) > 1 else "")
+        + ".",
         "",
         f"Each table cell reads `{ref} / {cand}`: counts summed over the repetitions, times the "
         "median over them. Verdicts: zlink against libzmq (lower is better), the testbed's "

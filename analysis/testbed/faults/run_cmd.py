@@ -129,7 +129,7 @@ def dry_run(exp: config.FaultsExperiment) -> int:
         print(f"  {c.key()}")
     runs = len(cells) * exp.repetitions * len(exp.libraries)
     print(
-        f"cells: {len(cells)}; repetitions: {exp.repetitions}; runs: {runs}; "
-        f"about {runs * per_run / 60:.0f} min"
+        f"cells: {len(cells)}; repetitions: {exp.repetitions}; runs: {runs}, "
+        f"{exp.concurrency} pairs at a time; about {runs * per_run / exp.concurrency / 60:.0f} min"
     )
     return 0

@@ -1,7 +1,9 @@
 """The faults experiment loop: every cell x repetition x library, the two libraries of
-one cell and repetition back to back in a seeded random order (each under the
-measure lock when one is named: detection and recovery are timings), one proxy server
-for the whole run, one JSON line per cell run appended as it finishes.
+one cell and repetition back to back in a seeded random order (each pair under the
+measure lock when one is named: detection and recovery are timings; with
+[run].concurrency > 1, that many pairs overlap, each slot with its own proxy server,
+and the lock is held for the whole run), one JSON line per cell run appended as it
+finishes.
 
 Run directory (results/<experiment>/<run-id>/): experiment.toml (the copy the run
 used), faults-run.json (the run's manifest: libraries, proxy, host, status),
@@ -20,9 +22,10 @@ import platform
 import random
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -118,6 +121,8 @@ def manifest(
         "timing_margin": exp.timing_margin,
         "timing_margin_reason": exp.timing_margin_reason,
         "confidence": exp.confidence,
+        "concurrency": exp.concurrency,
+        "concurrency_reason": exp.concurrency_reason,
         "traffic": asdict(exp.traffic),
         "heartbeat": asdict(exp.heartbeat),
         "schedule": asdict(exp.schedule),
@@ -199,24 +204,23 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
         for rep, c, libs in plan(exp, seed)
         if any((c.key(), e.label, rep) not in done for e in libs)
     ]
-    with proxy.running(binary, run_dir / "proxy.log") as server:
+    slots = Slots(exp, run_dir, binaries, done, todo, progress)
+    # Overlapping pairs cannot each take the lock: the whole run holds it instead.
+    lock = measure_lock() if exp.concurrency > 1 else nullcontext()
+    with lock, proxy.running(binary, run_dir / "proxy.log") as server:
         info = {"binary": str(binary), "provenance": provenance, "version": server.client.version()}
         m = manifest(exp, run_dir.name, seed, found, binaries, info)
         write_manifest(run_dir, m)
         progress.say(
             f"testbed run: {exp.name} ({exp.profile}): {len(exp.cells())} cells x {exp.repetitions} "
-            f"repetitions x {len(exp.libraries)} libraries; {len(todo)} pairs to run; "
-            f"results in {run_dir}"
+            f"repetitions x {len(exp.libraries)} libraries; {len(todo)} pairs to run, "
+            f"{exp.concurrency} at a time; results in {run_dir}"
         )
         try:
-            for n, (rep, c, libs) in enumerate(todo, 1):
-                with measure_lock():
-                    for e in libs:
-                        if (c.key(), e.label, rep) in done:
-                            continue
-                        rec = run_one(exp, c, e, rep, binaries[e.label], server, run_dir)
-                        progress.say(f"[{n}/{len(todo)}] rep {rep} {c.key()} " + one_line(e.label, rec))
+            slots.run(server, binary)
         except KeyboardInterrupt:
+            slots.stop.set()
+            slots.join()
             m.update(status="interrupted", ended=datetime.now(UTC).isoformat(timespec="seconds"))
             write_manifest(run_dir, m)
             progress.say(
@@ -224,9 +228,85 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
                 f"--resume {run_dir}"
             )
             return 130
+    if slots.failed:
+        raise slots.failed[0]
     m.update(status="complete", ended=datetime.now(UTC).isoformat(timespec="seconds"))
     write_manifest(run_dir, m)
     return 0
+
+
+class Slots:
+    """Runs the pairs of `todo`, `exp.concurrency` at a time. Slot 0 uses the run's
+    proxy server; every other slot starts its own, so a server restarted after a
+    wedge (proxy.Server) never takes another slot's connections with it. The two
+    libraries of one pair still run back to back in one slot, so both meet the same
+    neighbours; each record says how many cell runs were in flight when it began."""
+
+    def __init__(self, exp, run_dir: Path, binaries: dict, done: set, todo: list, progress: Progress):
+        self.exp, self.run_dir, self.binaries, self.done = exp, run_dir, binaries, done
+        self.todo = list(enumerate(todo, 1))
+        self.total = len(todo)
+        self.progress = progress
+        self.guard = threading.Lock()  # the queue, the in-flight count, cells.jsonl
+        self.stop = threading.Event()
+        self.in_flight = 0
+        self.failed: list[BaseException] = []
+        self.threads: list[threading.Thread] = []
+
+    def run(self, server: proxy.Server, binary: Path) -> None:
+        for slot in range(self.exp.concurrency):
+            t = threading.Thread(target=self._slot, args=(slot, server, binary), daemon=True)
+            self.threads.append(t)
+            t.start()
+        self.join()
+
+    def join(self) -> None:
+        for t in self.threads:
+            while t.is_alive():
+                t.join(0.2)  # short waits: Ctrl-C reaches the main thread
+
+    def _next(self):
+        with self.guard:
+            if self.stop.is_set() or not self.todo:
+                return None
+            return self.todo.pop(0)
+
+    def _slot(self, slot: int, server: proxy.Server, binary: Path) -> None:
+        try:
+            if slot == 0:
+                self._work(server)
+            else:
+                with proxy.running(binary, self.run_dir / f"proxy-{slot}.log") as own:
+                    self._work(own)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            self.failed.append(exc)
+            self.stop.set()
+
+    def _work(self, server: proxy.Server) -> None:
+        while (item := self._next()) is not None:
+            n, (rep, c, libs) = item
+            for e in libs:
+                if (c.key(), e.label, rep) in self.done or self.stop.is_set():
+                    continue
+                with self.guard:
+                    self.in_flight += 1
+                    neighbours = self.in_flight - 1
+                try:
+                    rec = run_one(
+                        self.exp,
+                        c,
+                        e,
+                        rep,
+                        self.binaries[e.label],
+                        server,
+                        self.run_dir,
+                        neighbours,
+                        self.guard,
+                    )
+                finally:
+                    with self.guard:
+                        self.in_flight -= 1
+                self.progress.say(f"[{n}/{self.total}] rep {rep} {c.key()} " + one_line(e.label, rec))
 
 
 def _failed(c, why: str) -> dict:
@@ -244,7 +324,15 @@ def _failed(c, why: str) -> dict:
 
 
 def run_one(
-    exp: FaultsExperiment, c, entry, rep: int, binary: Path, server: proxy.Server, run_dir: Path
+    exp: FaultsExperiment,
+    c,
+    entry,
+    rep: int,
+    binary: Path,
+    server: proxy.Server,
+    run_dir: Path,
+    neighbours: int = 0,
+    guard: threading.Lock | None = None,
 ) -> dict:
     """One cell run; a proxy whose API stops answering is restarted and the run done
     again (once), the failure kept in the record."""
@@ -272,6 +360,7 @@ def run_one(
         library_name=entry.name,
         repetition=rep,
         wall_s=round(time.time() - started, 3),
+        neighbours=neighbours,  # other cell runs in flight when this one began
     )
     if (
         rec["error"] is None
@@ -281,6 +370,6 @@ def run_one(
         shutil.rmtree(work, ignore_errors=True)  # nothing to look at: keep the record only
     else:
         rec["logs"] = str(work.relative_to(run_dir))
-    with open(run_dir / CELLS, "a") as out:
+    with guard or nullcontext(), open(run_dir / CELLS, "a") as out:
         out.write(json.dumps(rec) + "\n")
     return rec

@@ -5,7 +5,9 @@ be read without Jupyter. Used by the tests, by `./testbed regenerate` (notebook.
 beside each experiment's newest published report) and by `./testbed notebook --html`.
 
 The HTML is byte-stable for the same inputs: no execution timestamps are recorded,
-cell ids are fixed by the generator, and figures are PNGs without a software tag."""
+cell ids are fixed by the generator, figures are PNGs without a software tag, and a
+cell's printed text is one stdout and one stderr output however the kernel's flushes
+split it."""
 from __future__ import annotations
 
 import copy
@@ -63,7 +65,11 @@ def execute(path: Path, params: dict | None = None, cwd: Path | None = None) -> 
         check = notebook_kernel.Check(choice, km) if choice is not None else None
         if choice is not None:
             env = notebook_kernel.kernel_env(choice, env, Path(runtime))
+        # coalesce_streams: the kernel sends a cell's prints in one message per flush
+        # (~0.2 s apart), so a loaded host splits the same text differently and may put
+        # stderr first; one stdout then one stderr output per cell keeps the HTML stable.
         client = NotebookClient(nb, km=km, timeout=TIMEOUT_S, kernel_name="python3", record_timing=False,
+                                coalesce_streams=True,
                                 resources={"metadata": {"path": str(cwd or paths.REPO_ROOT)}},
                                 on_notebook_start=check)
         try:

@@ -51,6 +51,21 @@ def shared_object(lib) -> Path:
     return arms_binaries.shared_object(lib)
 
 
+def build_bench(exp: Experiment, warn) -> None:
+    """Build the arms binaries before the layout is chosen, when this run may use them.
+    Without this a clone whose sources moved since `./testbed setup` found its arms
+    binaries out of date, and `auto` quietly ran blocks (a 2026-12-02 scorecard on a
+    loaded host did: blocks spent the whole budget and decided a third as much). A failed
+    build is said, then the choice below names the missing binaries as its reason."""
+    if exp.kind != "bench" or exp.design.layout == BLOCKS or arms_binaries.prebuilt():
+        return
+    from testbed.toolchain.progress import Progress
+    try:
+        arms_binaries.arms_dir(Progress())
+    except Exception as exc:  # noqa: BLE001 - reported; `choose` then says why arms cannot run
+        warn(f"the arms bench did not build: {type(exc).__name__}: {exc}")
+
+
 def arms_bench_dir() -> Path | None:
     """The directory of the arms binaries (built by ./testbed setup), or None."""
     try:

@@ -101,6 +101,7 @@ def measure(plan: CellPlan, revision: Revision, role: str, run_dir: Path, seed: 
     exp, cells = cells_for(plan, revision.commit)
     design, note, decider = sweep_run.checked_design(exp)
     found, missing = libsmod.resolve([e.name for e in exp.libraries], build=True)
+    arms.build_bench(exp, runner.warn)
     if missing:
         step.note = "; ".join(missing.values())
         return step

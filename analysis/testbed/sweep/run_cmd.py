@@ -261,6 +261,8 @@ def _libraries(exp: config.Experiment, args) -> tuple[dict, dict]:
         if system.missing() or any(not system.tool_path(t.binary) for t in system.CARGO_TOOLS):
             system.ensure_all(progressmod.Progress())
     found, missing = libsmod.resolve([e.name for e in exp.libraries], build=not args.no_build)
+    if not args.no_build:
+        arms.build_bench(exp, runner.warn)
     for e in exp.libraries:
         if e.name in missing:
             runner.warn(f"library {e.label} ({e.name}) is MISSING and will not run: {missing[e.name]}")

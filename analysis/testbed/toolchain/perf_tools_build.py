@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 
 from testbed.toolchain import baselines, buildcache, keys, sources
-from testbed.toolchain.libzmq_suite_build import SUITE_BUILD_DIR, platform_dir
+from testbed.toolchain.libzmq_platform import SUITE_BUILD_DIR, platform_dir
 from testbed.toolchain.progress import Progress
 
 TOOLS = ("local_thr", "remote_thr", "local_lat", "remote_lat", "inproc_thr", "inproc_lat")

@@ -18,6 +18,7 @@ namespace zlink {
 
 namespace {
 using steady = std::chrono::steady_clock;
+using ms = std::chrono::milliseconds;
 
 int monitor_event(wire::failure_event e) {
     switch (e) {
@@ -285,42 +286,65 @@ void engine_t::on_ping(std::span<const uint8_t> data) {
 }
 
 void engine_t::arm_heartbeat() {
-    const int tick = opts_.liveness.heartbeat_ivl > 0
-                         ? opts_.liveness.heartbeat_ivl
-                         : (peer_ttl_ms_ > 0 ? std::max(peer_ttl_ms_ / 2, 1) : 0);
-    if (tick <= 0 || raw_ || !ready() || stopped())
+    const bool pinging = opts_.liveness.heartbeat_ivl > 0;
+    if ((!pinging && peer_ttl_ms_ == 0) || raw_ || !ready() || stopped())
         return;
     // Armed while handling a receive (the peer's READY or a PING with a TTL), so
     // that receive is the last one; from here on every read is stamped.
+    const auto now = steady::now();
     if (!watching_silence_) {
         watching_silence_ = true;
-        last_recv_ = steady::now();
+        last_recv_ = now;
+        next_ping_ = now + ms(opts_.liveness.heartbeat_ivl);
     }
-    heartbeat_timer_.expires_after(std::chrono::milliseconds(tick));
+    // Wake for the next PING or the moment a silence limit would pass, whichever
+    // comes first. Checked only at PING ticks, a peer's TTL was honoured up to one
+    // interval late (libzmq runs it as a timer of its own from the peer's PING).
+    auto wake = pinging ? next_ping_ : steady::time_point::max();
+    if (const auto t = timeout_deadline())
+        wake = std::min(wake, *t);
+    if (peer_ttl_ms_ > 0)
+        wake = std::min(wake, last_recv_ + ms(peer_ttl_ms_) + ms(1));
+    heartbeat_timer_.expires_at(std::max(wake, now));
     heartbeat_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (!ec && !self->stopped())
             self->on_heartbeat();
     });
 }
 
-// Drops a silent peer (HEARTBEAT_TIMEOUT, or the TTL the peer announced);
-// otherwise sends a PING when we have an interval. Bytes waiting in the socket
-// mean the peer was not silent, this process was (stopped, or not scheduled):
-// they count as heard now, so what they hold is read before anything is judged
-// (libzmq arms its timeout only after a PING and cancels it on any message, so
-// a resumed process reads first there too: tests/faults/frozen_peer_test.cpp).
-void engine_t::on_heartbeat() {
-    asio::error_code ignore;
-    if (sock_.available(ignore) > 0)
-        last_recv_ = steady::now();
-    const auto idle =
-        std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - last_recv_).count();
+// HEARTBEAT_TIMEOUT counts from the first PING sent after the last bytes heard
+// (libzmq: "after sending a PING and not receiving any traffic"), so an idle but
+// live peer always has the whole timeout to answer; none while no PING waits.
+std::optional<steady::time_point> engine_t::timeout_deadline() const {
     const int timeout = opts_.liveness.heartbeat_timeout >= 0 ? opts_.liveness.heartbeat_timeout
                                                               : opts_.liveness.heartbeat_ivl;
-    if ((opts_.liveness.heartbeat_ivl > 0 && timeout > 0 && idle > timeout) ||
-        (peer_ttl_ms_ > 0 && idle > peer_ttl_ms_))
+    if (opts_.liveness.heartbeat_ivl <= 0 || timeout <= 0 || !ping_unanswered_ ||
+        last_recv_ > unanswered_ping_at_)
+        return std::nullopt;
+    return unanswered_ping_at_ + ms(timeout) + ms(1);
+}
+
+// Drops a silent peer (HEARTBEAT_TIMEOUT after our unanswered PING, or the TTL
+// the peer announced since its last bytes); otherwise sends a PING when one is
+// due. Bytes waiting in the socket mean the peer was not silent, this process
+// was (stopped, or not scheduled): they count as heard now, so what they hold is
+// read before anything is judged (libzmq arms its timeout only after a PING and
+// cancels it on any message, so a resumed process reads first there too:
+// tests/faults/frozen_peer_test.cpp).
+void engine_t::on_heartbeat() {
+    asio::error_code ignore;
+    const auto now = steady::now();
+    if (sock_.available(ignore) > 0)
+        last_recv_ = now;
+    const auto timeout = timeout_deadline();
+    if ((timeout && now >= *timeout) || (peer_ttl_ms_ > 0 && now - last_recv_ > ms(peer_ttl_ms_)))
         return fail("heartbeat timeout", ZMQ_EVENT_DISCONNECTED);
-    if (opts_.liveness.heartbeat_ivl > 0) {
+    if (opts_.liveness.heartbeat_ivl > 0 && now >= next_ping_) {
+        next_ping_ = now + ms(opts_.liveness.heartbeat_ivl);
+        if (!ping_unanswered_ || last_recv_ > unanswered_ping_at_) {
+            ping_unanswered_ = true;  // the first PING since we last heard the peer
+            unanswered_ping_at_ = now;
+        }
         output_.queue_ping();
         output_.pump();
     }

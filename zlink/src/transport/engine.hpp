@@ -52,6 +52,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -184,6 +185,7 @@ private:
     void on_ping(std::span<const std::uint8_t> data);
     void arm_heartbeat();
     void on_heartbeat();
+    std::optional<std::chrono::steady_clock::time_point> timeout_deadline() const;
     // Every read stamps the time once a heartbeat timer runs.
     void note_receive() {
         if (watching_silence_)
@@ -212,6 +214,10 @@ private:
     // it, and the clock read was ~20 instructions per read, 2.4 reads per 256 KiB
     // message over tcp (docs/profiling/2026-11-25-level-figures.md).
     bool watching_silence_ = false;
+    std::chrono::steady_clock::time_point next_ping_;  // with HEARTBEAT_IVL set
+    // The first PING sent since the peer was last heard from (HEARTBEAT_TIMEOUT).
+    std::chrono::steady_clock::time_point unanswered_ping_at_;
+    bool ping_unanswered_ = false;
     int peer_ttl_ms_ = 0;
 };
 

@@ -28,16 +28,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from testbed.suites import libzmq_suite_config as config_mod
+from testbed.suites import libzmq_suite_dropin as dropin
+from testbed.suites import libzmq_suite_expect as expect
+from testbed.suites import libzmq_suite_pyzmq as pyzmq
+from testbed.suites import libzmq_suite_table as table_mod
+from testbed.suites.libzmq_suite_build import build_tests
+from testbed.suites.libzmq_suite_run import COMPILE_ERROR, SIGNAL, TestOutcome, combine, run_all
+from testbed.suites.runners import SuiteResult
 from testbed.toolchain import baselines, keys, libraries, sources
-from testbed.toolchain import libzmq_suite_config as config_mod
-from testbed.toolchain import libzmq_suite_dropin as dropin
-from testbed.toolchain import libzmq_suite_expect as expect
-from testbed.toolchain import libzmq_suite_pyzmq as pyzmq
-from testbed.toolchain import libzmq_suite_table as table_mod
-from testbed.toolchain.libzmq_suite_build import build_tests
-from testbed.toolchain.libzmq_suite_run import COMPILE_ERROR, SIGNAL, TestOutcome, combine, run_all
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import SuiteResult
 
 DEFAULT_LIBRARIES = ("libzmq-4.3.5", "zlink")  # when the expectation file names none
 BASELINE = "libzmq-4.3.5"                      # the perf tools are linked against it

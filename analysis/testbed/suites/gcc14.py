@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from testbed import paths
+from testbed.suites.runners import SuiteResult, _stream
 from testbed.toolchain.progress import Progress
-from testbed.toolchain.suites import SuiteResult, _stream
 
 SCRIPT = paths.REPO_ROOT / "nix" / "offline" / "gcc14.sh"
 _COUNTS = re.compile(r"^(\d+) passed, (\d+) failed$")

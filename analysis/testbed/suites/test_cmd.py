@@ -13,19 +13,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from testbed.toolchain import (
-    event_loops,
-    gcc14,
-    libraries,
-    libzmq_suite,
-    pyzmq_suite,
-    system,
-    zlink_build,
-    zlink_kernel,
-)
-from testbed.toolchain.build_all import build_everything
-from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import (
+from testbed.suites import event_loops, gcc14, libzmq_suite, pyzmq_suite, zlink_kernel
+from testbed.suites.runners import (
     SuiteResult,
     exact_regex,
     run_api_diff,
@@ -35,6 +24,9 @@ from testbed.toolchain.suites import (
     run_pytest,
     tests_of,
 )
+from testbed.toolchain import libraries, system, zlink_build
+from testbed.toolchain.build_all import build_everything
+from testbed.toolchain.progress import CommandFailed, Progress
 
 SUITES = ("zlink", "libzmq-suite", "pyzmq-suite", "api-diff", "event-loops", "zlink-kernel", "sanitize",
           "tsan", "fuzz", "gcc14", "pytest", "clang-format")

@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 from testbed import paths
+from testbed.suites import pyzmq_suite_config as pins
+from testbed.suites.libzmq_suite_build import SUITE_BUILD_DIR
+from testbed.suites.libzmq_suite_dropin import SONAME
+from testbed.suites.libzmq_suite_run import FAIL, PASS, SIGNAL, SKIPPED, TIMEOUT, TestOutcome
 from testbed.toolchain import buildcache, keys
-from testbed.toolchain import pyzmq_suite_config as pins
-from testbed.toolchain.libzmq_suite_build import SUITE_BUILD_DIR
-from testbed.toolchain.libzmq_suite_dropin import SONAME
-from testbed.toolchain.libzmq_suite_run import FAIL, PASS, SIGNAL, SKIPPED, TIMEOUT, TestOutcome
 from testbed.toolchain.progress import CommandFailed, Progress
 
 CHECK_NAME = "pyzmq_pair"

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from testbed.toolchain import test_cmd
+from testbed.suites import test_cmd
+from testbed.suites.runners import SuiteResult
 from testbed.toolchain.build_all import Outcome
-from testbed.toolchain.suites import SuiteResult
 
 
 def _args(**kw):
@@ -159,7 +159,7 @@ def test_tests_of_reads_ctests_listing(monkeypatch, tmp_path):
     import json
     import subprocess
 
-    from testbed.toolchain import suites
+    from testbed.suites import runners as suites
 
     listing = {"tests": [{"name": "A.b", "command": ["/x/tests/core/zlink_core_tests", "--gtest_filter=A.b"]},
                          {"name": "C.d", "command": ["/x/tests/api/zlink_api_tests"]},

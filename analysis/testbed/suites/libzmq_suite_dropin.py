@@ -23,9 +23,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from testbed.suites.libzmq_suite_build import SUITE_BUILD_DIR
+from testbed.suites.libzmq_suite_run import FAIL, PASS, SIGNAL, TIMEOUT, TestOutcome
 from testbed.toolchain import baselines, buildcache, keys, sources
-from testbed.toolchain.libzmq_suite_build import SUITE_BUILD_DIR
-from testbed.toolchain.libzmq_suite_run import FAIL, PASS, SIGNAL, TIMEOUT, TestOutcome
 from testbed.toolchain.progress import Progress
 
 TOOLS = ("local_thr", "remote_thr", "local_lat", "remote_lat")

@@ -1,7 +1,7 @@
 """Reading runners' closing lines, and never counting 'no test ran' as a pass."""
 from __future__ import annotations
 
-from testbed.toolchain import suites
+from testbed.suites import runners as suites
 
 
 def test_parse_ctest():

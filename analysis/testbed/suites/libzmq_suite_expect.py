@@ -31,8 +31,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from testbed.toolchain.libzmq_suite_config import SUITE_DIR
-from testbed.toolchain.libzmq_suite_run import OUTCOMES, PASS, TestOutcome
+from testbed.suites.libzmq_suite_config import SUITE_DIR
+from testbed.suites.libzmq_suite_run import OUTCOMES, PASS, TestOutcome
 
 EXPECTATIONS_FILE = SUITE_DIR / "expectations.toml"
 SCHEMA = 1
@@ -229,7 +229,7 @@ def updated(expectations: Expectations, library: str, outcomes: dict[str, TestOu
 _HEADER = """\
 # libzmq 4.3.5's own tests (tests/test_*.cpp of the pinned tree) per library: which
 # are expected to pass, and for each other test its last outcome and why. Read by
-# `./testbed test --only libzmq-suite` (analysis/testbed/toolchain/libzmq_suite*.py):
+# `./testbed test --only libzmq-suite` (analysis/testbed/suites/libzmq_suite*.py):
 # an expected pass that does not pass fails the run; a listed test that now passes
 # is reported ("tighten the file"). `--update-expectations` rewrites this file from
 # a run, keeping every reason; replace each "TODO explain:" it writes with the why,

@@ -15,12 +15,12 @@ import subprocess
 from pathlib import Path
 
 from testbed import paths
-from testbed.toolchain import event_loops_judge as judge_mod
+from testbed.suites import event_loops_judge as judge_mod
+from testbed.suites import libzmq_suite_pyzmq as pyzmq_build
+from testbed.suites.libzmq_suite_dropin import SONAME
+from testbed.suites.runners import SuiteResult
 from testbed.toolchain import libraries
-from testbed.toolchain import libzmq_suite_pyzmq as pyzmq_build
-from testbed.toolchain.libzmq_suite_dropin import SONAME
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import SuiteResult
 
 NAME = "event-loops"
 ORACLE = "libzmq-4.3.5"

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testbed import paths
+from testbed.suites import libzmq_suite_pyzmq as pyzmq_build
+from testbed.suites import pyzmq_suite_config as config_mod
+from testbed.suites import pyzmq_suite_judge as judge_mod
+from testbed.suites.runners import SuiteResult
 from testbed.toolchain import libraries
-from testbed.toolchain import libzmq_suite_pyzmq as pyzmq_build
-from testbed.toolchain import pyzmq_suite_config as config_mod
-from testbed.toolchain import pyzmq_suite_judge as judge_mod
 from testbed.toolchain.progress import CommandFailed, Progress
-from testbed.toolchain.suites import SuiteResult
 
 NAME = "pyzmq-suite"
 RUN_DIR = paths.BUILD_DIR / "pyzmq-suite"

@@ -22,11 +22,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from testbed import paths
-from testbed.toolchain import baselines, buildcache, cmake, keys, sources
+from testbed.toolchain import baselines, buildcache, keys, sources
+from testbed.toolchain.libzmq_platform import SUITE_BUILD_DIR, platform_dir, platform_key
 from testbed.toolchain.progress import CommandFailed, Progress
 
-SUITE_BUILD_DIR = paths.BUILD_DIR / "libzmq-suite"
 RECIPE = 2  # bump when the way tests are staged or compiled changes
 # As libzmq's tests/CMakeLists.txt compiles them in a Release build (its build.ninja).
 DEFINES = ["-DUNITY_EXCLUDE_FLOAT", "-DUNITY_USE_COMMAND_LINE_ARGS", "-DZMQ_CUSTOM_PLATFORM_HPP",
@@ -47,40 +46,6 @@ class SuiteBuild:
         return self.root / "bin" / test
 
 
-def _flavour_for(curve: bool) -> dict:
-    for flavour in baselines.pinned()["flavours"].values():
-        if flavour["curve"] == curve:
-            return flavour
-    raise RuntimeError(f"baselines/pins.toml has no flavour with curve = {str(curve).lower()}")
-
-
-def _platform_key(curve: bool) -> str:
-    pin = baselines.pinned()
-    return keys.build_key(kind="libzmq-suite-platform", source=pin["libzmq"]["nar_hash"],
-                          flags=_flavour_for(curve)["cmake_flags"], tools=keys.toolchain_id(),
-                          sodium=baselines.libsodium_key(pin) if curve else None)
-
-
-def platform_dir(curve: bool, progress: Progress) -> Path:
-    """A folder holding platform.hpp from a configure-only run of libzmq's CMake."""
-    pin, flavour = baselines.pinned(), _flavour_for(curve)
-
-    def configure(work: Path) -> None:
-        src = sources.libzmq_source(pin, progress)
-        flags, env = list(flavour["cmake_flags"]), None
-        if curve:
-            sodium = baselines.ensure_libsodium(pin, progress)
-            env = {"PKG_CONFIG_LIBDIR": str(sodium / "lib" / "pkgconfig")}
-            flags.append(f"-DCMAKE_PREFIX_PATH={sodium}")
-        progress.step(f"libzmq suite: platform.hpp ({'with' if curve else 'without'} CURVE, configure only)")
-        cmake.configure(src, work / "configure", flags, progress, title="libzmq configure (platform.hpp)",
-                        env=env, log=work / "configure.log")
-        shutil.copy2(work / "configure" / "platform.hpp", work / "platform.hpp.tmp")
-        (work / "platform.hpp.tmp").rename(work / "platform.hpp")  # the marker: written last
-
-    return buildcache.cached(SUITE_BUILD_DIR / "platform", _platform_key(curve), "platform.hpp", configure)
-
-
 def _library_identity(library) -> str:
     """What pins a library build: its build id, or (prebuilt, Nix) its info and prefix."""
     return library.info.get("build_id") or keys.build_key(info=library.info, prefix=str(library.prefix))
@@ -89,7 +54,7 @@ def _library_identity(library) -> str:
 def suite_key(library, tests: list[str]) -> str:
     curve = bool(library.info.get("curve"))
     return keys.build_key(kind="libzmq-suite", recipe_suite=RECIPE, library=library.name,
-                          library_id=_library_identity(library), platform=_platform_key(curve),
+                          library_id=_library_identity(library), platform=platform_key(curve),
                           source=baselines.pinned()["libzmq"]["nar_hash"], tests=tests,
                           flags=[CXXFLAGS, CFLAGS, DEFINES], tools=keys.toolchain_id())
 
