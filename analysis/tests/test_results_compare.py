@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from fixtures.factory import ALIAS, CAND, REF, make_run, tidy_pair
+from testbed.records.run_dir import RunDir
 from testbed.results import compare, load
 from testbed.stats import stats
 
@@ -145,7 +146,7 @@ def test_calibration_counts_false_calls_of_aa_pairs():
 def test_fixture_run_known_answers(tmp_path):
     run = make_run(tmp_path)
     df = load.load_run(run)
-    cmp = compare.compare_run(df, load.read_manifest(run))
+    cmp = compare.compare_run(df, RunDir.open(run).manifest)
     thr = cmp[cmp["metric"] == "throughput_msgs"]
     aa = thr[thr["kind"] == "aa"]
     assert set(aa["library"]) == {ALIAS} and (aa["verdict"] == "SAME").mean() > 0.9

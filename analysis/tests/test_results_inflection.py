@@ -3,6 +3,7 @@ import pytest
 
 from fixtures.factory import CAND, make_run
 from testbed import paths
+from testbed.records.run_dir import RunDir
 from testbed.results import compare, inflection, load, published
 
 SEED_004 = sorted(paths.SEEDS_DIR.glob("004_*.txt")) if paths.SEEDS_DIR.is_dir() else []
@@ -70,7 +71,7 @@ def test_seed004_size_adaptive_policy(seed004):
 
 def test_fixture_run_flip(tmp_path):
     run = make_run(tmp_path)
-    cmp = compare.compare_run(load.load_run(run), load.read_manifest(run))
+    cmp = compare.compare_run(load.load_run(run), RunDir.open(run).manifest)
     inf = inflection.inflections(cmp)
     for _, s in inf[(inf["kind"] == "config") & (inf["library"] == CAND)].iterrows():
         assert (s["flip_from"], s["edge"], s["flip_to"]) == (1024, 8192, 65536), s["sentence"]

@@ -7,6 +7,7 @@ import pandas as pd
 
 from fixtures.factory import tidy_pair
 from testbed.records.manifest import LookPlan
+from testbed.records.run_dir import RunDir
 from testbed.results import compare, report_summary
 
 
@@ -86,7 +87,7 @@ def test_rejudge_finds_the_sweep_verdicts_and_flags_a_changed_one(tmp_path):
     from fixtures.factory import make_run
     from testbed.results import load, rejudge
     run_dir = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(1024, 65536), reps=6)
-    cmp = compare.compare_run(load.load_run(run_dir), load.read_manifest(run_dir))
+    cmp = compare.compare_run(load.load_run(run_dir), RunDir.open(run_dir).manifest)
     lib = cmp[(cmp["kind"] == "library") & (cmp["metric"] == "throughput_msgs")]
     groups = [{"pattern": r["pattern"], "transport": r["transport"], "msg_size": int(r["msg_size"]),
                "io_threads": int(r["io_threads"]), "config": r["config"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from testbed.records import store
 from testbed.sweep import calibrate
 from testbed.sweep.execute import Counts
 
@@ -48,7 +49,7 @@ def test_a_failed_probe_keeps_the_declared_counts_and_says_why():
 def test_calibrations_survive_a_torn_line(tmp_path):
     cal = calibrate.calibrate("g1", "ref", Counts(100_000, 1000), 0.5, probe_at(1e6, 20.0, []))
     calibrate.append(tmp_path, cal)
-    with open(tmp_path / calibrate.FILE_NAME, "a") as f:
+    with open(tmp_path / store.CALIBRATION_NAME, "a") as f:
         f.write('{"group": "g2", "lib')  # a kill in the middle of a write
     again = calibrate.calibrate("g3", "ref", Counts(100_000, 1000), 0.5, probe_at(2e6, 20.0, []))
     calibrate.append(tmp_path, again)

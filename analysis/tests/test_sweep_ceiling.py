@@ -21,6 +21,7 @@ from test_sweep_support import (
     write_experiment,
 )
 from testbed.bench import validate
+from testbed.records import store
 from testbed.results import report
 from testbed.sweep import ceiling, config, placement
 from testbed.sweep.toml_reader import ExperimentError
@@ -42,7 +43,7 @@ def experiment(tmp_path, ceiling_table: str = CEILING, **replace: str):
 
 
 def lines(run_dir) -> list[dict]:
-    return [json.loads(x) for x in (run_dir / ceiling.FILE_NAME).read_text().splitlines()]
+    return [json.loads(x) for x in (run_dir / store.CEILING_RUN_NAME).read_text().splitlines()]
 
 
 # ---------------------------------------------------------------- experiment.toml
@@ -163,7 +164,7 @@ def test_a_resumed_run_probes_only_the_batches_without_a_probe(tmp_path):
     run_dir = only_run_dir(tmp_path / "out")
     first = lines(run_dir)
     kept = first[:1]  # as if killed after the second batch's cells, before its probe
-    (run_dir / ceiling.FILE_NAME).write_text("".join(json.dumps(ln) + "\n" for ln in kept))
+    (run_dir / store.CEILING_RUN_NAME).write_text("".join(json.dumps(ln) + "\n" for ln in kept))
     results_before = read_results(run_dir)
     resumed = run_testbed(["run", str(exp), "--out", str(tmp_path / "out"), "--resume", str(run_dir)],
                           env_for(listing))
@@ -251,7 +252,7 @@ def test_shares_pair_each_repetition_with_the_probe_of_its_own_batch(tmp_path):
                                     "throughput": {"bytes_per_sec": bps}, "latency": None}]}}
               for rep, bps in ((0, 2.0e9), (1, 1.5e9))]
     probes.append({**probe, "block": "b", "repetition": 2, "status": "failed", "result": None})
-    (tmp_path / ceil.RUN_FILE).write_text("".join(json.dumps(p) + "\n" for p in probes) + '{"torn')
+    (tmp_path / store.CEILING_RUN_NAME).write_text("".join(json.dumps(p) + "\n" for p in probes) + '{"torn')
     shares = ceil.run_shares(tmp_path, pd.DataFrame(rows))
     entry = ceil.run_share(shares, {**where, "metric": "throughput_msgs"}, "zlink")
     assert (entry["share"], entry["lo"], entry["hi"], entry["n"]) == (0.65, 0.5, 0.8, 2)

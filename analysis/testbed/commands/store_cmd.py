@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from testbed import paths
-from testbed.records import store
-from testbed.results import regenerate
+from testbed.records import run_status
+from testbed.records.run_dir import RunDir, RunDirError
 
 MB = 1_000_000
 
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _runs(root: Path) -> list[Path]:
-    return regenerate.run_dirs(root)
+    return run_status.published(root)
 
 
 def pick(roots: list[Path], budget_bytes: float) -> list[Path]:
@@ -42,16 +42,15 @@ def pick(roots: list[Path], budget_bytes: float) -> list[Path]:
     that does not fit ends the pick, so what is left is always the newest."""
     superseded, current = [], []
     for root in roots:
-        for found in regenerate.current_runs(_runs(root)).values():
+        for found in run_status.by_experiment(_runs(root)).values():
             current.append(found[0])
             superseded += found[1:]
     order = sorted(superseded, key=lambda p: p.name) + sorted(current, key=lambda p: p.name)
     picked, total = [], 0
     for run in order:
-        journal = run / store.RESULTS_NAME
-        if (run / store.PARQUET_NAME).is_file() or not journal.is_file():
+        size = RunDir.open(run).journal_size()
+        if size is None:
             continue
-        size = journal.stat().st_size
         if total + size > budget_bytes:
             break
         picked.append(run)
@@ -63,7 +62,7 @@ def _compact(runs: list[Path]) -> int:
     before = after = 0
     for run in runs:
         try:
-            was, now = store.compact(run)
+            was, now = RunDir.open(run).compact()
         except (OSError, ValueError) as exc:
             print(f"testbed store: {exc}", file=sys.stderr)
             return 2
@@ -84,10 +83,11 @@ def status(root: Path) -> int:
     from testbed.records import columnar
     journal = parquet = replaced = replaced_by = 0
     for run in runs:
-        path = store.results_file(run)
+        run_dir = RunDir.open(run)
+        path = run_dir.records_file()
         size = path.stat().st_size if path.is_file() else 0
         note = ""
-        if path.name == store.PARQUET_NAME:
+        if run_dir.is_compacted():
             parquet += size
             source = columnar.journal_bytes(path)
             if source:
@@ -115,9 +115,10 @@ def main(args) -> int:
     if not args.runs:
         print("testbed store compact: name run directories, or give --budget-mb", file=sys.stderr)
         return 2
-    missing = [r for r in args.runs if not (r / store.MANIFEST_NAME).is_file()]
-    if missing:
-        print(f"testbed store compact: {missing[0]}: not a run directory (no {store.MANIFEST_NAME})",
-              file=sys.stderr)
-        return 2
+    for run in args.runs:
+        try:
+            RunDir.open(run)
+        except RunDirError as exc:
+            print(f"testbed store compact: {exc}", file=sys.stderr)
+            return 2
     return _compact(args.runs)

@@ -28,6 +28,7 @@ FILE_NAME = store.MANIFEST_NAME
 
 DEFAULT_MARGIN = 0.03      # equivalence margin of SAME (issue 9 item 5), unless the run declares one
 DEFAULT_CONFIDENCE = 0.95  # of each verdict, unless the run's design judged at another
+DEFAULT_HWM = 1000         # both libraries' ZMQ_SNDHWM/ZMQ_RCVHWM default
 
 
 class ManifestError(ValueError):
@@ -255,7 +256,10 @@ class LookPlan:
 
 
 def is_reference_name(library: str) -> bool:
-    return library.lower().startswith("libzmq")
+    """The one statement of the rule: a library named libzmq* is the reference (when a
+    run names none, reference_library picks the shortest such label). Every reader
+    (comparisons, plots, inflections, summaries) asks here."""
+    return str(library).lower().startswith("libzmq")
 
 
 def reference_library(libraries) -> str | None:

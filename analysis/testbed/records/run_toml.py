@@ -1,6 +1,6 @@
 """The copy of its experiment toml a run keeps (store.TOML_COPY_NAME: the runner writes
 it, publishing keeps it): what the run was asked to do, to be set against what the
-experiment asks today (results/freshness.py)."""
+experiment asks today (records/freshness.py)."""
 from __future__ import annotations
 
 import hashlib

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import run_writer, store
 
 FILE_NAME = store.SLICES_NAME
 VERSION = 1
@@ -35,7 +35,7 @@ def line(block: str, repetition: int, cell_ids: list[str], seed: int, joined: di
 
 
 def append(run_dir: Path, obj: dict) -> None:
-    store.append_line(Path(run_dir) / FILE_NAME, obj)
+    run_writer.append(run_dir, "slices", obj)
 
 
 def _version(obj: dict, path: Path) -> int:

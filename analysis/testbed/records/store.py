@@ -28,38 +28,55 @@ FLAMEGRAPHS_DIR = "flamegraphs"        # sweep/flamegraphs.py
 TOML_COPY_NAME = "experiment.toml"     # the experiment as it ran (sweep/runner.py)
 
 
-def read_records(path: Path) -> tuple[list[dict], str]:
-    """All complete records, plus the text of a torn tail ("" if none). A line that
-    is not valid JSON in the middle of the file is a real corruption: it raises."""
-    if not path.exists():
-        return [], ""
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    tail = lines.pop()  # after the last newline: b"" when the file ends cleanly
-    records = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+class CorruptLine(ValueError):
+    """A line that is not JSON before the last one: corruption, not an interruption."""
+
+
+def parse_lines(data: bytes, path: Path | str, strict: bool = True) -> tuple[list[dict], str, int]:
+    """The one rule for every JSONL file of a run directory: (records, torn tail, offset
+    where the torn tail starts). The last non-empty line, with or without its newline,
+    is torn when it is not valid JSON (the writer died mid-line): it is returned apart,
+    never a record and never an error, whichever file or reader. A complete object
+    lacking only its newline is a record. A bad line before the last one raises
+    CorruptLine when `strict` (the results journal: nothing else writes it); side files
+    (speed, work, calibration, ceiling, slices) skip it, since append_line closes a
+    torn line off with a newline before it appends, leaving it mid-file."""
+    records, torn, torn_at = [], "", len(data)
+    starts, lines = [], []
+    at = 0
+    for raw in data.split(b"\n"):
+        if raw.strip():
+            starts.append(at)
+            lines.append(raw)
+        at += len(raw) + 1
+    for n, line in enumerate(lines):
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: corrupt result line ({exc})") from None
-    torn = tail.decode("utf-8", "replace")
-    if torn.strip():
-        try:  # a complete object without its newline is a finished record
-            records.append(json.loads(torn))
-            torn = ""
-        except json.JSONDecodeError:
-            pass
-    return records, torn if torn.strip() else ""
+            if n == len(lines) - 1:
+                torn, torn_at = line.decode("utf-8", "replace"), starts[n]
+            elif strict:
+                number = data[: starts[n]].count(b"\n") + 1
+                raise CorruptLine(f"{path}:{number}: not valid JSON, and not the last line: "
+                                  f"corrupt ({exc})") from None
+    return records, torn, torn_at
+
+
+def read_records(path: Path) -> tuple[list[dict], str]:
+    """All complete records of the results journal, plus the text of a torn last line
+    ("" if none; parse_lines). A bad line before the last one raises CorruptLine."""
+    if not path.exists():
+        return [], ""
+    records, torn, _ = parse_lines(path.read_bytes(), path)
+    return records, torn
 
 
 def repair(path: Path) -> str:
     """Cut a torn last line off `path` (saving it in torn-lines.txt); return it."""
-    records, torn = read_records(path)
     data = path.read_bytes() if path.exists() else b""
+    _, torn, torn_at = parse_lines(data, path)
     if torn:
-        keep = data[: data.rfind(b"\n") + 1]
+        keep = data[:torn_at]
         with open(path.parent / TORN_NAME, "a") as f:
             f.write(torn + "\n")
         _rewrite(path, keep)
@@ -192,16 +209,9 @@ def append_line(path: Path, obj: dict) -> None:
 
 
 def read_lines(path: Path) -> list[dict]:
-    """Every complete JSON line of a side file; torn or broken lines are skipped (the
-    work they described is simply done again)."""
-    out = []
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    return out
+    """Every complete JSON line of a side file (parse_lines, not strict): a torn or
+    broken line is skipped (the work it described is simply done again)."""
+    return parse_lines(path.read_bytes(), path, strict=False)[0] if path.exists() else []
 
 
 def write_json_atomic(path: Path, obj: dict) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from testbed.records.run_dir import RunDir
+
 from . import compare, load
 
 KEYS = ["pattern", "transport", "msg_size", "placement"]
@@ -26,7 +28,8 @@ WHAT = {"throughput_msgs": "thr", "lat_p50_us": "p50 lat", "lat_mean_us": "mean 
 
 
 def library_comparisons(run_dir: Path) -> pd.DataFrame:
-    cmp = compare.compare_run(load.load_run(run_dir), load.read_manifest(run_dir))
+    run = RunDir.open(run_dir)
+    cmp = compare.compare_run(load.load_run(run), run.manifest)
     return cmp[cmp["kind"] == "library"].copy()
 
 

@@ -20,9 +20,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from testbed.records import answer_spec
+from testbed.records import answer_spec, run_status
+from testbed.records.freshness import Freshness
 
-from .freshness import Freshness
 from .report import REPORT_NAME, RunSummary
 from .run_settings import line as settings_line
 
@@ -60,16 +60,12 @@ class FaultRun:
     verdict: list[str]
 
 
-FAULT_RUN_FILE = "faults-run.json"   # what the fault runner writes beside its report.md
-
-
 def fault_run(reports_dir: Path, experiment: str) -> FaultRun | None:
-    """The newest published fault-runner run of `experiment` (run ids sort by time)."""
-    runs = sorted(d for d in (Path(reports_dir) / experiment).glob("*/")
-                  if (d / FAULT_RUN_FILE).is_file() and (d / REPORT_NAME).is_file())
+    """The current published fault-runner run of `experiment` (records/run_status.py)."""
+    runs = run_status.fault_runs(reports_dir, experiment)
     if not runs:
         return None
-    report = runs[-1] / REPORT_NAME
+    report = run_status.fault_report(runs[-1])
     lines, inside = [], False
     for line in report.read_text().splitlines():
         if line.startswith("## "):

@@ -5,24 +5,25 @@ policy), so the report flags it instead of showing a share above one as if it me
 something."""
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import run_dir
+from testbed.records.run_dir import RunDir
 
-SCHEMAS = ("testbed.ceiling/1", "testbed.ceiling/2")
+SCHEMAS = run_dir.CEILING_SCHEMAS
 
 
-def read(run_dir: Path) -> dict | None:
+def read(run: Path | RunDir) -> dict | None:
     """(transport, msg_size) -> {bytes_per_sec, p50, process_model}; the file is optional.
     Version 2 states the process model the probe ran under (the same for every row);
     version 1 does not, so its rows bound every cell."""
-    path = Path(run_dir) / store.CEILING_HOST_NAME
-    if not path.is_file():
-        return None
-    data = json.loads(path.read_text())
-    if data.get("schema") not in SCHEMAS:
+    return table(RunDir.at(run).host_ceiling())
+
+
+def table(data: dict | None) -> dict | None:
+    """read(), from ceiling.json's contents in hand (RunDir.host_ceiling)."""
+    if data is None:
         return None
     model = str(data.get("process_model") or "") if data["schema"] != SCHEMAS[0] else ""
     out = {}
@@ -81,24 +82,21 @@ def broken(ceiling: dict | None, comparisons) -> list[dict]:
 
 # --- the ceiling measured inside the run (ceiling.jsonl, sweep/ceiling.py) -----------------
 
-RUN_FILE = store.CEILING_RUN_NAME
 SHARED_METRICS = ("throughput_msgs", "lat_p50_us")
 KEYS = ["pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link",
         "library", "metric"]
 
 
-def read_probes(run_dir: Path) -> list[dict]:
+def read_probes(run: Path | RunDir) -> list[dict]:
     """One line per (block, repetition), the last written winning (a resumed batch may
     have probed again); torn or broken lines are skipped like the sweep skips them."""
-    path = Path(run_dir) / RUN_FILE
-    if not path.is_file():
-        return []
+    return latest_probes(RunDir.at(run).ceiling_probes())
+
+
+def latest_probes(lines: list[dict]) -> list[dict]:
+    """read_probes(), from ceiling.jsonl's lines in hand."""
     last = {}
-    for line in path.read_text().splitlines():
-        try:
-            ln = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for ln in lines:
         if isinstance(ln, dict):
             last[(ln.get("block"), ln.get("repetition"))] = ln
     return list(last.values())
@@ -121,13 +119,18 @@ def _pair_share(metric: str, value: float, size: int, probe: dict) -> float:
     return math.nan
 
 
-def run_shares(run_dir: Path, df) -> dict | None:
+def run_shares(run: Path | RunDir, df) -> dict | None:
     """Each library's share of the ceiling probed in the same batches: per cell and
     metric, the share of every repetition whose batch has an ok probe (the cell's value
     over that probe's), summarised as median, min and max, with the probe's own median
     and range. None when the run probed nothing; {"cells": {}, ...} when every probe
     failed (the failures are still reported)."""
-    lines = read_probes(run_dir)
+    return shares(RunDir.at(run).ceiling_probes(), df)
+
+
+def shares(probe_lines: list[dict], df) -> dict | None:
+    """run_shares(), from ceiling.jsonl's lines in hand (RunDir.ceiling_probes)."""
+    lines = latest_probes(probe_lines)
     if not lines:
         return None
     probes = {}

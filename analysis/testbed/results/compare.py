@@ -48,9 +48,9 @@ WHERE = ["placement", "process_model", "link"]   # where and how the cell ran
 CELL = SCOPE + ["pattern", "transport", "msg_size", "io_threads", "config"] + WHERE + ["library", "metric"]
 
 COLUMNS = ["kind", "source", "run_id", "experiment", "table", "pattern", "transport", "io_threads", "config",
-           *WHERE, "msg_size", "metric", "library", "reference", "n_cand", "n_ref", "cand_median",
-           "ref_median", "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict", "basis",
-           "test", "stop_reason", "q_value"]
+           *WHERE, "msg_size", "metric", "library", "reference", "reference_of", "n_cand", "n_ref",
+           "cand_median", "ref_median", "diff_pct", "ci_lo_pct", "ci_hi_pct", "p_value", "mde_pct", "verdict",
+           "basis", "test", "stop_reason", "q_value"]
 PAIRED, UNPAIRED = "paired", "unpaired"   # the test column of a comparison judged on repetitions
 
 def reference_config(cells: pd.DataFrame) -> str | None:
@@ -212,7 +212,11 @@ def compare_pair(cand: dict, ref: dict, margin: float = DEFAULT_MARGIN,
 
 
 def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
-    """(kind, candidate row, reference row) for every pair in one scope."""
+    """(kind, candidate row, reference row, what the reference names) for every pair in
+    one scope. The last is the field the two rows differ in, so the `reference` column
+    says which: "library" (a library pair, or an A/A pair of the reference and its
+    alias) or "config" (a configuration pair, or an A/A pair of two configurations that
+    override nothing measurable)."""
     ref_cfg = reference_config(sc)
     index = {tuple(r[c] for c in CELL): r for r in sc.to_dict("records")}
     lib_at, cfg_at = CELL.index("library"), CELL.index("config")
@@ -220,11 +224,12 @@ def _pairs(sc: pd.DataFrame, ref_lib: str | None, aliases: frozenset[str]):
         if ref_lib and cand["library"] != ref_lib:
             ref = index.get(key[:lib_at] + (ref_lib,) + key[lib_at + 1:])
             if ref is not None:
-                yield ("aa" if cand["library"] in aliases else "library"), cand, ref
+                yield ("aa" if cand["library"] in aliases else "library"), cand, ref, "library"
         if ref_cfg and cand["config"] != ref_cfg:
             ref = index.get(key[:cfg_at] + (ref_cfg,) + key[cfg_at + 1:])
             if ref is not None:
-                yield ("aa" if configs.aa_pair(_overrides(cand), _overrides(ref)) else "config"), cand, ref
+                kind = "aa" if configs.aa_pair(_overrides(cand), _overrides(ref)) else "config"
+                yield kind, cand, ref, "config"
 
 
 def _overrides(cell: dict) -> frozenset:
@@ -249,11 +254,11 @@ def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: flo
         if "lat_p50_us" in set(sc["metric"]):  # percentiles measured: the mean adds nothing
             sc = sc[sc["metric"] != "lat_mean_us"]
         ref_lib = reference if reference in set(sc["library"]) else reference_library(sc["library"])
-        for kind, cand, ref in _pairs(sc, ref_lib, aliases):
+        for kind, cand, ref, reference_of in _pairs(sc, ref_lib, aliases):
             ident = {c: cand[c] for c in CELL if c != "library"}
-            across_configs = cand["config"] != ref["config"]  # config pairs, and A/A configurations
-            reference_name = ref["config"] if across_configs else ref["library"]
-            rows.append({**ident, "kind": kind, "library": cand["library"], "reference": reference_name,
+            across_configs = reference_of == "config"  # config pairs, and A/A configurations
+            rows.append({**ident, "kind": kind, "library": cand["library"], "reference": ref[reference_of],
+                         "reference_of": reference_of,
                          **compare_pair(cand, ref, decide.margin_for(kind, margin, config_margin), confidence,
                                         pairable=not across_configs or paired_configurations, looks=looks)})
     out = pd.DataFrame(rows, columns=COLUMNS)
@@ -276,10 +281,11 @@ def q_values(cmp: pd.DataFrame) -> pd.Series:
     return out
 
 
-def compare_run(df: pd.DataFrame, manifest: RunManifest | dict) -> pd.DataFrame:
+def compare_run(df: pd.DataFrame, m: RunManifest) -> pd.DataFrame:
     """Compare a run's cells: its reference, A/A aliases, margin and confidence (the
     design's per-look confidence, as the sweep judged) from its manifest."""
-    m = manifest if isinstance(manifest, RunManifest) else RunManifest.read(manifest)
+    if not isinstance(m, RunManifest):
+        raise TypeError(f"compare_run takes a RunManifest (RunDir.manifest), not {type(m).__name__}")
     return compare(df, m.aa_aliases, m.margin, reference=m.reference_label, confidence=m.confidence,
                    paired_configurations=m.paired_configurations, looks=m.looks,
                    config_margin=m.config_margin)

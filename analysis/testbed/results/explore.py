@@ -16,6 +16,7 @@ import pandas as pd
 from testbed.bench import latency_histogram
 from testbed.records import schema, speed_reference
 from testbed.records.manifest import RunManifest
+from testbed.records.run_dir import RunDir
 from testbed.stats import decide
 
 from . import answer, compare, inflection, load, plots, report, report_detail, report_summary, run_settings
@@ -34,10 +35,9 @@ class RunView:
 
 
 def open_run(run_dir: Path) -> RunView:
-    run_dir = Path(run_dir)
-    df, cmp, ctx = report.run_inputs(run_dir)
-    manifest = RunManifest.read(load.read_manifest(run_dir), run_dir)
-    return RunView(run_dir, manifest, df, cmp, ctx, compare.cell_table(df))
+    run = RunDir.open(run_dir)
+    df, cmp, ctx = report.run_inputs(run)
+    return RunView(run.path, run.manifest, df, cmp, ctx, compare.cell_table(df))
 
 
 def open_any(path: Path) -> RunView:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from testbed.records import cell_selector
 from testbed.records.manifest import RunManifest
+from testbed.records.run_dir import RunDir
 
 from . import compare, load
 from .runs import published_runs
@@ -51,8 +52,9 @@ def _commits(m: RunManifest) -> tuple[dict[str, str], str, bool]:
 
 def run_history(run_dir: Path, select: dict | None = None) -> pd.DataFrame:
     """The library comparisons of one run as history rows (see the module docstring)."""
-    m = RunManifest.read(load.read_manifest(run_dir), run_dir)
-    cmp = compare.compare_run(load.load_run(run_dir), m)
+    run = RunDir.open(run_dir)
+    m = run.manifest
+    cmp = compare.compare_run(load.load_run(run), m)
     cmp = cmp[(cmp["kind"] == "library") & cmp["diff_pct"].notna()]
     for key, value in (select or {}).items():
         cmp = cmp[cmp[key] == value]

@@ -16,6 +16,7 @@ import math
 import pandas as pd
 
 from testbed.records import counted, schema
+from testbed.records.manifest import is_reference_name
 
 SERIES = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config",
           "library", "reference", "metric"]
@@ -113,7 +114,7 @@ def inflections(
     out = pd.DataFrame(rows, columns=COLUMNS)
     # Pairs of identical builds (libzmq under two configurations) are not experiments.
     return out[
-        ~((out["kind"] == "config") & out["library"].str.lower().str.startswith("libzmq"))
+        ~((out["kind"] == "config") & out["library"].map(is_reference_name).astype(bool))
     ].reset_index(drop=True)
 
 
@@ -121,7 +122,7 @@ def best_config(comparisons: pd.DataFrame, metric: str = "throughput_msgs") -> p
     """Per series and size, what a size-adaptive policy should pick: the override with
     the largest decisive gain over no override, or no override when none is decisive."""
     cfg = comparisons[(comparisons["kind"] == "config") & (comparisons["metric"] == metric)
-                      & ~comparisons["library"].str.lower().str.startswith("libzmq")]
+                      & ~comparisons["library"].map(is_reference_name).astype(bool)]
     keys = [
         "source",
         "run_id",

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from testbed.records.run_dir import RunDir
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -21,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def analyse(path: Path, metric: str):
     from testbed.results import compare, inflection, load, published
     if path.is_dir():
-        cmp = compare.compare_run(load.load_run(path), load.read_manifest(path))
+        run = RunDir.open(path)
+        cmp = compare.compare_run(load.load_run(run), run.manifest)
     else:
         res = published.import_report(path)
         primary = [t for t in ("diff-table", "mean-std", "results-block") if t in set(res.frame["table"])]

@@ -1,10 +1,7 @@
-"""Raw run directory (manifest.json + results.jsonl or results.parquet, data-formats
-section 4) -> tidy table,
+"""A run directory (records.run_dir.RunDir, data-formats section 4) -> tidy table,
 and reading/writing tidy tables as CSV or parquet with their schema version."""
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +9,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from testbed.records import counted, schema, store
-from testbed.records.manifest import RunManifest
+from testbed.records import counted, run_dir, schema
+from testbed.records import speed_reference as speedref
+from testbed.records.run_dir import RunDir
 
-from . import host_speed
-
-CELL_SCHEMA = "testbed.cell/1"
-HOST_DRIFT = host_speed.speedref.HOST_DRIFT  # tidy status of a pair the host's speed moved under
-WORK_FILE = store.WORK_NAME  # the sweep's work-per-message records, one per cell
+CELL_SCHEMA = run_dir.CELL_SCHEMA
+HOST_DRIFT = speedref.HOST_DRIFT  # tidy status of a pair the host's speed moved under
 
 # bench JSON field -> tidy metric (data-formats section 3 -> section 5)
 THROUGHPUT_FIELDS = {"msgs_per_sec": "throughput_msgs", "mb_per_sec": "throughput_mbps",
@@ -28,62 +23,18 @@ LATENCY_FIELDS = {"p50": "lat_p50_us", "p90": "lat_p90_us", "p99": "lat_p99_us",
                   "p999": "lat_p999_us", "max": "lat_max_us", "mean": "lat_mean_us"}
 
 
-class RunDirError(ValueError):
-    pass
+RunDirError = run_dir.RunDirError   # not a run directory, or an unreadable one
 
 
-def read_manifest(run_dir: Path) -> dict:
-    path = Path(run_dir) / store.MANIFEST_NAME
-    if not path.is_file():
-        raise RunDirError(
-            f"{run_dir}: no manifest.json (a run directory holds manifest.json and results.jsonl "
-            "or results.parquet)"
-        )
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise RunDirError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+def read_manifest(run: Path | RunDir) -> dict:
+    """manifest.json as stored (RunDir.manifest_json)."""
+    return RunDir.open(run).manifest_json()
 
 
-def read_cells(run_dir: Path) -> list[dict]:
-    """Every cell attempt: results.parquet when the run was compacted, else each line of
-    results.jsonl. A torn last line (run interrupted mid-write) is skipped with a
-    warning; a bad line anywhere else is an error, since it means corruption."""
-    path = store.results_file(run_dir)
-    if not path.is_file():
-        raise RunDirError(f"{run_dir}: no {store.RESULTS_NAME} or {store.PARQUET_NAME}")
-    if path.name == store.PARQUET_NAME:
-        return _unique(_checked(path, store.read_run(run_dir)[0]))
-    lines = path.read_text().splitlines()
-    cells = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            cell = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):
-                print(f"warning: {path}:{number}: torn last line skipped (interrupted run?)", file=sys.stderr)
-                continue
-            raise RunDirError(f"{path}:{number}: not valid JSON") from None
-        if cell.get("schema") != CELL_SCHEMA:
-            raise RunDirError(f"{path}:{number}: schema {cell.get('schema')!r}, expected {CELL_SCHEMA!r}")
-        cells.append(cell)
-    return _unique(cells)
-
-
-def _checked(path: Path, cells: list[dict]) -> list[dict]:
-    for number, cell in enumerate(cells, 1):
-        if cell.get("schema") != CELL_SCHEMA:
-            raise RunDirError(f"{path}: record {number}: schema {cell.get('schema')!r}, "
-                              f"expected {CELL_SCHEMA!r}")
-    return cells
-
-
-def _unique(cells: list[dict]) -> list[dict]:
-    # A merged or resumed run may repeat an attempt: the last line wins.
-    unique = {(c["cell_id"], c["repetition"]): c for c in cells}
-    return list(unique.values())
+def read_cells(run: Path | RunDir) -> list[dict]:
+    """Every cell attempt, the last of a repeated one winning (RunDir.cells: one rule
+    for a torn last line, whichever file holds the records)."""
+    return RunDir.at(run).cells()
 
 
 def _metrics(cell: dict) -> list[tuple[str, float, str]]:
@@ -117,23 +68,10 @@ def _perf_counters(cell: dict) -> dict[str, tuple[float, str]]:
             if isinstance(rec, dict) and isinstance(rec.get("value"), (int, float))}
 
 
-def read_work(run_dir: Path) -> dict[str, dict]:
+def read_work(run: Path | RunDir) -> dict[str, dict]:
     """cell_id -> work per message as the sweep measured it (work.jsonl: a pair of extra
-    throughput-only runs per cell, N and 2N messages). Absent file: no work figures; a
-    torn line (interrupted run) is skipped like a torn result line."""
-    path = Path(run_dir) / WORK_FILE
-    if not path.is_file():
-        return {}
-    out = {}
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        try:
-            rec = json.loads(line) if line.strip() else None
-        except json.JSONDecodeError:
-            print(f"warning: {path}:{number}: not valid JSON, skipped", file=sys.stderr)
-            continue
-        if isinstance(rec, dict) and rec.get("status") == "ok" and rec.get("cell_id"):
-            out[rec["cell_id"]] = rec
-    return out
+    throughput-only runs per cell, N and 2N messages; RunDir.work)."""
+    return RunDir.at(run).work()
 
 
 def _work(cell: dict, work: dict[str, dict]) -> list[tuple[str, float, str]]:
@@ -170,16 +108,16 @@ def _cell_attributes(cell: dict) -> dict:
             "process_model": _process_model(cell, result), "link": _label(cell.get("link"))}
 
 
-def load_run(run_dir: Path) -> pd.DataFrame:
+def load_run(run: Path | RunDir) -> pd.DataFrame:
     """One row per repetition x metric. A failed or timed-out attempt keeps one row with
     an empty metric and no value, so reports can list it."""
-    run_dir = Path(run_dir)
-    manifest = RunManifest.read(read_manifest(run_dir), run_dir)
+    run = RunDir.open(run)
+    manifest = run.manifest
     run_id, experiment = manifest.run_id, manifest.experiment_name
-    stops, work = manifest.stop_reasons(), read_work(run_dir)
-    drifted = host_speed.excluded(run_dir)
+    stops, work = manifest.stop_reasons(), run.work()
+    drifted = run.drifted_pairs()
     rows = []
-    for cell in read_cells(run_dir):
+    for cell in run.cells():
         ident = {
             "run_id": run_id, "experiment": experiment, "cell_id": cell["cell_id"],
             "repetition": cell["repetition"], "library": cell["library"], "pattern": cell["pattern"],
@@ -202,7 +140,7 @@ def load_run(run_dir: Path) -> pd.DataFrame:
         for name, value, unit in metrics:
             rows.append({**ident, "metric": name, "value": value, "unit": unit, **common})
     if not rows:
-        raise RunDirError(f"{store.results_file(run_dir)}: holds no cells")
+        raise RunDirError(f"{run.records_file()}: holds no cells")
     return schema.conform(pd.DataFrame(rows))
 
 
@@ -255,7 +193,9 @@ def read_parquet(path: Path) -> pd.DataFrame:
     return schema.conform(schema.migrate(table.to_pandas(), int(tag.rsplit("/", 1)[1])))
 
 
-def read_tidy(path: Path) -> pd.DataFrame:
+def read_tidy(path: Path | RunDir) -> pd.DataFrame:
+    if isinstance(path, RunDir):
+        return load_run(path)
     path = Path(path)
     if path.is_dir():
         return load_run(path)

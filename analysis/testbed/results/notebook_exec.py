@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import html
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -22,7 +21,7 @@ from jupyter_client import KernelManager
 from nbclient import NotebookClient
 
 from testbed import paths
-from testbed.records import store
+from testbed.records.run_dir import RunDir, RunDirError
 from testbed.results import notebook_gen
 from testbed.toolchain import notebook_kernel
 
@@ -143,12 +142,13 @@ def notebook_for(experiment: str, run_dir: Path, notebooks_dir: Path | None = No
     own = root / f"{experiment}.ipynb"
     if own.is_file():
         return own
-    manifest = Path(run_dir) / store.MANIFEST_NAME
-    if manifest.is_file():
-        source = json.loads(manifest.read_text()).get("experiment_source") or ""
-        folder = root / f"{Path(source).parent.name}.ipynb"
-        if source and folder.is_file():
-            return folder
+    try:
+        source = RunDir.open(run_dir).manifest_json().get("experiment_source") or ""
+    except RunDirError:
+        source = ""
+    folder = root / f"{Path(source).parent.name}.ipynb"
+    if source and folder.is_file():
+        return folder
     return own  # missing: execute() reports it
 
 

@@ -15,6 +15,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from testbed.records import schema  # noqa: E402
+from testbed.records.manifest import is_reference_name  # noqa: E402
 from testbed.stats import stats  # noqa: E402
 
 from .order import sort_transports  # noqa: E402
@@ -65,7 +66,7 @@ def heatmap_data(comparisons: pd.DataFrame, inflections: pd.DataFrame, metric: s
     sel = comparisons[
         (comparisons["metric"] == metric)
         & comparisons["kind"].isin(["library", "config", "aa"])
-        & ~((comparisons["kind"] == "config") & comparisons["library"].str.lower().str.startswith("libzmq"))
+        & ~((comparisons["kind"] == "config") & comparisons["library"].map(is_reference_name).astype(bool))
     ]
     sel = by_placement(sel)
     sel = sel.assign(row=[_row_label(r) for r in sel.to_dict("records")])
@@ -123,7 +124,7 @@ def draw_size_series(data: pd.DataFrame, pattern: str, ylabel: str, title: str, 
     nrows = 2 if rel is not None and not rel.empty else 1
     fig, axes = plt.subplots(nrows, len(transports), figsize=(max(7.0, 4.2 * len(transports) + 0.6),
                                                               3.0 * nrows + 1.0), squeeze=False, sharex="col")
-    libs = sorted(d["library"].unique(), key=lambda s: (not s.lower().startswith("libzmq"), s))
+    libs = sorted(d["library"].unique(), key=lambda s: (not is_reference_name(s), s))
     configs = sorted(d["config"].unique())
     styles = ["-", "--", ":", "-."]
     for ax, transport in zip(axes[0], transports):

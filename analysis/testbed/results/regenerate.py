@@ -17,24 +17,22 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
-from testbed.records import answer_spec, store
-from testbed.records.manifest import RunManifest
+from testbed.records import answer_spec, freshness, run_status
+from testbed.records.freshness import Freshness
+from testbed.records.run_dir import RunDir
 
-from . import answer_blocks, freshness, load, published, report, run_settings
-from .freshness import Freshness
+from . import answer_blocks, load, published, report, run_settings
 from .report import RunSummary
 
-PUBLISHED = "published"
-INPUTS = (store.MANIFEST_NAME, store.PARQUET_NAME, store.RESULTS_NAME, store.CEILING_HOST_NAME,
-          store.CEILING_RUN_NAME, store.TOML_COPY_NAME)
+PUBLISHED = run_status.SEEDS
+INPUTS = RunDir.REPORT_INPUTS
 # The new texts of the checkout's generated answer blocks, under the scratch build.
 ANSWERS = "_answers"
 ANSWERS_KIND = "answers"
 
 
 def run_dirs(reports_dir: Path) -> list[Path]:
-    return sorted(p.parent for p in Path(reports_dir).glob(f"*/*/{store.MANIFEST_NAME}")
-                  if p.parent.parent.name != PUBLISHED and store.has_results(p.parent))
+    return run_status.published(reports_dir)
 
 
 def _import_seeds(seeds_dir: Path, data_dir: Path) -> None:
@@ -88,11 +86,7 @@ def current_runs(runs: list[Path]) -> dict[str, list[Path]]:
     """Published runs per experiment, newest first. Run ids start with their UTC start
     time (YYYYMMDDTHHMMSSZ-xxxx), so the newest is the current answer and the rest are
     the log behind it."""
-    by_experiment: dict[str, list[Path]] = {}
-    for run in runs:
-        by_experiment.setdefault(run.parent.name, []).append(run)
-    return {name: sorted(found, key=lambda p: p.name, reverse=True)
-            for name, found in sorted(by_experiment.items())}
+    return run_status.by_experiment(runs)
 
 
 def _cell(text: str) -> str:
@@ -196,8 +190,8 @@ def _freshness(reports_dir: Path, newest: list[Path], summaries: dict, experimen
     out = {}
     for rel in newest:
         run = Path(reports_dir) / rel
-        out[rel.parent.name] = freshness.judge(run, RunManifest.read(load.read_manifest(run), run),
-                                               experiments_dir, summaries[rel].settings)
+        out[rel.parent.name] = freshness.judge(run, None, experiments_dir,
+                                               summaries[rel].settings)
     return out
 
 
@@ -213,7 +207,7 @@ def _questions(experiments_dir: Path) -> dict[str, str]:
 
 def newest_runs(runs: list[Path]) -> list[Path]:
     """Each experiment's newest run: the one its notebook shows."""
-    return [found[0] for found in current_runs(runs).values()]
+    return run_status.current(runs)
 
 
 def build(reports_dir: Path, seeds_dir: Path | None, out_root: Path, runs: bool = True,

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from testbed.records.run_dir import RunDir
+
 from . import compare, load
 
 LOOP_METRICS = {"throughput": "throughput_msgs", "p50_latency": "lat_p50_us", "p99_latency": "lat_p99_us"}
@@ -47,9 +49,9 @@ def _find(cmp: pd.DataFrame, group: dict, d: dict) -> pd.DataFrame:
 
 
 def rejudge(run_dir: Path) -> tuple[Agreement, pd.DataFrame]:
-    run_dir = Path(run_dir)
-    manifest = load.read_manifest(run_dir)
-    cmp = compare.compare_run(load.load_run(run_dir), manifest)
+    run = RunDir.open(run_dir)
+    manifest = run.manifest_json()
+    cmp = compare.compare_run(load.load_run(run), run.manifest)
     out = Agreement()
     for group in (manifest.get("summary") or {}).get("groups") or []:
         for d in group.get("decisions") or []:

@@ -17,7 +17,8 @@ import pandas as pd
 
 from testbed import paths
 from testbed.records import answer_spec, schema
-from testbed.records.manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, RunManifest, is_reference_name
+from testbed.records.manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, is_reference_name
+from testbed.records.run_dir import RunDir
 from testbed.stats import decide, signed_rank
 
 from . import (
@@ -70,49 +71,50 @@ def render_run_answer(run_dir: Path, out_dir: Path | None = None, calibration_ru
                       draw: bool = True, experiments_dir: Path | None = None) -> tuple[Path, RunSummary]:
     """render_run, and the run's answer and settings as the report states them (what
     the index and the READMEs copy: results/answer_blocks.py)."""
-    run_dir = Path(run_dir)
-    df, cmp, ctx = run_inputs(run_dir, calibration_run, experiments_dir)
-    path = _render(df, cmp, ctx, Path(out_dir) if out_dir else run_dir, REPORT_NAME, FIGURES, draw)
+    run = RunDir.open(run_dir)
+    df, cmp, ctx = run_inputs(run, calibration_run, experiments_dir)
+    path = _render(df, cmp, ctx, Path(out_dir) if out_dir else run.path, REPORT_NAME, FIGURES, draw)
     m = ctx["manifest"]
     # The run is named by its folder (a published run's id), as the index names it.
-    return path, RunSummary(m.experiment_name, run_dir.name, m.profile, m.question_text, ctx["answer"],
+    return path, RunSummary(m.experiment_name, run.name, m.profile, m.question_text, ctx["answer"],
                             ctx["settings"])
 
 
-def run_inputs(run_dir: Path, calibration_run: Path | None = None,
+def run_inputs(run_dir: Path | RunDir, calibration_run: Path | None = None,
                experiments_dir: Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """(tidy table, comparisons, context) of a run: what its report is rendered from,
-    and what the notebooks (results/explore.py) show."""
-    run_dir = Path(run_dir)
-    manifest = RunManifest.read(load.read_manifest(run_dir), run_dir)
-    df = load.load_run(run_dir)
+    and what the notebooks (results/explore.py) show. The run directory is opened here,
+    once; the modules below get what it holds, not where it is."""
+    run = RunDir.open(run_dir)
+    manifest = run.manifest
+    df = load.load_run(run)
     cmp = compare.compare_run(df, manifest)
-    referenced, ref_name = _calibration_run(run_dir, calibration_run or manifest.calibration_run)
+    referenced, ref_name = _calibration_run(run, calibration_run or manifest.calibration_run)
     ctx = {
         "title": f"{manifest.experiment_name} · run {manifest.run_id}", "question": manifest.question_text,
         "brief": run_table.brief(manifest), "notes": [], "skipped": [], "margin": manifest.margin,
         "config_margin": manifest.config_margin,
         "confidence": manifest.confidence, "looks": manifest.looks,
         "overall_confidence": manifest.overall_confidence,
-        "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.read(run_dir),
-        "ceiling_run": ceil.run_shares(run_dir, df),
+        "calibration": referenced, "calibration_name": ref_name, "ceiling": ceil.table(run.host_ceiling()),
+        "ceiling_run": ceil.shares(run.ceiling_probes(), df),
         "failed": load.failed_attempts(df), "published": False,
-        "host_speed": host_speed.read(run_dir), "speed_present": manifest.speed_reference_present,
+        "host_speed": run.speed_pairs(), "speed_present": manifest.speed_reference_present,
         "speed_tolerance": manifest.speed_tolerance,
         "manifest": manifest,
-        "answer_spec": answer_spec.for_run(manifest.experiment_name, run_dir,
+        "answer_spec": answer_spec.for_run(manifest.experiment_name, run.path,
                                            experiments_dir or paths.EXPERIMENTS_DIR),
-        "settings": run_settings.read(run_dir, manifest),
+        "settings": run_settings.of_records(run.raw_records()[0], manifest),
     }
     ctx["brief"] += [("settings, from the records", run_settings.line(ctx["settings"]))]
     return df, cmp, ctx
 
 
-def _calibration_run(run_dir: Path, given) -> tuple[pd.DataFrame | None, str | None]:
+def _calibration_run(run: RunDir, given) -> tuple[pd.DataFrame | None, str | None]:
     if not given:
         return None, None
-    path = Path(given) if Path(given).is_absolute() else run_dir / given
-    return compare.compare_run(load.load_run(path), load.read_manifest(path)), path.name
+    ref = run.relative(given)
+    return compare.compare_run(load.load_run(ref), ref.manifest), ref.name
 
 
 def render_published(data_csv: Path, out_dir: Path, name: str, notes: list[str], skipped: list[str]) -> Path:

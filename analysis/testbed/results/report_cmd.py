@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
 from testbed import paths
-from testbed.records import store
+from testbed.records.run_dir import RunDir, RunDirError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,28 +33,21 @@ DROP = ("command", "stderr_tail")
 
 
 def compact(run_dir: Path, dest: Path, calibration: Path | None = None) -> None:
-    from testbed.records import columnar
-    dest.mkdir(parents=True, exist_ok=True)
+    """Publish run_dir into dest (RunDir.publish): its records without DROP's fields,
+    its manifest naming the A/A run it was published with, and the side files the
+    report reads (host speed, work per message, ceilings, the experiment toml it ran:
+    what tells a stale run, freshness.py)."""
+    run = RunDir.open(run_dir)
     cells = []
-    for cell in store.read_run(run_dir)[0]:
+    for cell in run.raw_records()[0]:
         if cell.get("status") == "ok":
             cell = {k: v for k, v in cell.items() if k not in DROP}
         cells.append(json.loads(json.dumps(cell, sort_keys=True)))  # one key order in every copy
-    columnar.write(cells, dest / store.PARQUET_NAME)
-    (dest / store.RESULTS_NAME).unlink(missing_ok=True)  # an earlier publication's journal
-    manifest = json.loads((run_dir / store.MANIFEST_NAME).read_text())
+    manifest = json.loads(json.dumps(run.manifest_json()))
     if calibration is not None:
         # Stored relative to the published run, so regenerate finds it in any clone.
-        manifest["noise_floor_run"] = os.path.relpath(calibration.resolve(), dest.resolve())
-    (dest / store.MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    # The host speed reference and its exclusions, the work per message (the report's
-    # Work column), the ceiling probe (one file, or one line per batch measured inside
-    # the run) and the experiment toml the run ran (what tells a stale run: freshness.py):
-    # the report reads each when it is there.
-    for name in (store.SPEED_NAME, store.WORK_NAME, store.CEILING_HOST_NAME, store.CEILING_RUN_NAME,
-                 store.TOML_COPY_NAME):
-        if (run_dir / name).is_file():
-            shutil.copyfile(run_dir / name, dest / name)
+        manifest["noise_floor_run"] = os.path.relpath(calibration.resolve(), Path(dest).resolve())
+    run.publish(dest, cells, manifest)
 
 
 class CalibrationNotPublished(ValueError):
@@ -71,19 +63,21 @@ def published_calibration(calibration: Path, reports: Path) -> Path:
     if cal.is_relative_to(reports):
         return cal
     copy = reports / cal.parent.name / cal.name
-    if (copy / store.MANIFEST_NAME).is_file():
-        return copy
+    try:
+        return RunDir.open(copy).path
+    except RunDirError:
+        pass
     raise CalibrationNotPublished(
         f"--calibration {calibration}: a published report can name only a published A/A run, "
         f"and {copy} does not exist; publish it first (./testbed report {calibration} --publish)")
 
 
 def main(args) -> int:
-    from testbed.records.manifest import ManifestError, RunManifest
+    from testbed.records.manifest import ManifestError
     from testbed.results import load, report
     run_dir = args.run_dir
     try:
-        manifest = RunManifest.read(load.read_manifest(run_dir), run_dir)
+        manifest = RunDir.open(run_dir).manifest
         out = args.out
         calibration = args.calibration.resolve() if args.calibration else None
         if args.publish:

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testbed.records import store
-from testbed.records.manifest import RunManifest
+from testbed.records.manifest import DEFAULT_HWM, RunManifest
+from testbed.records.run_dir import RunDir
 
-DEFAULT_HWM = 1000     # both libraries' ZMQ_SNDHWM/ZMQ_RCVHWM default
 KEYS = ("sndhwm", "rcvhwm", "sndbuf", "rcvbuf", "io_threads", "placement", "security")
 
 
@@ -57,9 +56,13 @@ def from_records(records: list[dict]) -> dict:
     return {lib: {k: sorted(v, key=str) for k, v in entry.items()} for lib, entry in sorted(out.items())}
 
 
-def read(run_dir: Path, manifest: RunManifest | None = None) -> dict:
+def read(run: Path | RunDir, manifest: RunManifest | None = None) -> dict:
     """{"libraries": from_records(...), "declared": the manifest's declared settings or {}}."""
-    records, _ = store.read_run(Path(run_dir))
+    return of_records(RunDir.at(run).raw_records()[0], manifest)
+
+
+def of_records(records: list[dict], manifest: RunManifest | None = None) -> dict:
+    """read(), from records in hand."""
     declared = ((manifest.library_settings or {}).get("declared") or {}) if manifest is not None else {}
     return {"libraries": from_records(records), "declared": declared}
 

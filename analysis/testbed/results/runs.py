@@ -5,25 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from testbed import paths
-from testbed.records import store
+from testbed.records import run_status
+from testbed.records.run_dir import RunDir, RunDirError
 
 from . import compare, load
 
 
 def newest_run(experiment: str, results_dir: Path | None = None) -> Path | None:
-    root = Path(results_dir or paths.RESULTS_DIR) / experiment
-    runs = sorted(p.parent for p in root.glob(f"*/{store.MANIFEST_NAME}")
-                  if store.has_results(p.parent))
+    runs = run_status.of_experiment(Path(results_dir or paths.RESULTS_DIR), experiment)
     return runs[-1] if runs else None
 
 
 def pick_run(run: str | Path | None, experiment: str) -> Path:
     if run:
-        path = Path(run)
-        if not (path / store.MANIFEST_NAME).is_file():
-            raise FileNotFoundError(f"{path}: not a run directory (needs manifest.json and "
-                                    "results.jsonl or results.parquet)")
-        return path
+        try:
+            return RunDir.open(run).path
+        except RunDirError as exc:
+            raise FileNotFoundError(str(exc)) from None
     found = newest_run(experiment)
     if found is None:
         raise FileNotFoundError(
@@ -35,9 +33,7 @@ def pick_run(run: str | Path | None, experiment: str) -> Path:
 
 def published_runs(experiment: str, reports_dir: Path | None = None) -> list[Path]:
     """The experiment's published runs (reports/<experiment>/<run-id>/), oldest first."""
-    root = Path(reports_dir or paths.REPORTS_DIR) / experiment
-    return sorted(p.parent for p in root.glob(f"*/{store.MANIFEST_NAME}")
-                  if store.has_results(p.parent))
+    return run_status.of_experiment(Path(reports_dir or paths.REPORTS_DIR), experiment)
 
 
 def pick_published_run(run: str | Path | None, experiment: str) -> Path:
@@ -74,7 +70,8 @@ def compare_any(path: Path):
     """Comparisons of a run directory, or of a published report's tidy CSV."""
     path = Path(path)
     if path.is_dir():
-        return compare.compare_run(load.load_run(path), load.read_manifest(path))
+        run = RunDir.open(path)
+        return compare.compare_run(load.load_run(run), run.manifest)
     df = load.read_csv(path)
     primary = [t for t in ("diff-table", "mean-std", "results-block") if t in set(df["table"])][:1]
     return compare.compare(df[df["table"].isin(primary)] if primary else df)

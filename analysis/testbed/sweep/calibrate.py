@@ -25,11 +25,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import run_writer
 from testbed.sweep.config_run import SLICE_BYTES_FROM, SLICE_MIN_BYTES
 from testbed.sweep.execute import Counts
 
-FILE_NAME = store.CALIBRATION_NAME
 HEADROOM = 1.2        # aim 20% above the minimum: run-to-run spread must not dip below it
 MAX_SCALE = 100.0     # never more than 100x the declared count (a broken probe cannot explode a run)
 MIN_SCALE = 0.05      # nor less than 1/20 of it
@@ -160,8 +159,8 @@ def not_calibrated(group: str, library: str, declared: Counts, reason: str) -> C
 def load(run_dir: Path) -> dict[str, Calibration]:
     """group -> its calibration, from earlier sessions of this run (a torn last line,
     left by a kill, is ignored: that group is calibrated again)."""
-    return {data["group"]: Calibration(**data) for data in store.read_lines(Path(run_dir) / FILE_NAME)}
+    return {data["group"]: Calibration(**data) for data in run_writer.lines(run_dir, "calibration")}
 
 
 def append(run_dir: Path, cal: Calibration) -> None:
-    store.append_line(Path(run_dir) / FILE_NAME, asdict(cal))
+    run_writer.append(run_dir, "calibration", asdict(cal))

@@ -26,12 +26,11 @@ from pathlib import Path
 
 from testbed.bench import command, validate
 from testbed.bench.ceiling_cmd import join_probe_lines, probe_argv
-from testbed.records import store
+from testbed.records import run_writer
 from testbed.sweep import placement, process
 from testbed.sweep.config_ceiling import PROCESS_MODELS, TRANSPORTS
 from testbed.sweep.plan import Cell
 
-FILE_NAME = store.CEILING_RUN_NAME
 SCHEMA = "testbed.ceiling-probe/1"
 PROBE_BINARY = "ceiling_probe"     # built beside the bench binaries of every library build
 STDERR_TAIL_CHARS = 2000
@@ -47,7 +46,7 @@ def bounds(exp, cell: Cell) -> bool:
 def done(run_dir: Path) -> set[tuple[str, int]]:
     """(block, repetition) of every probe already written (ok or not: a failed probe
     is recorded like a failed cell, not retried on resume)."""
-    return {(ln.get("block"), ln.get("repetition")) for ln in store.read_lines(Path(run_dir) / FILE_NAME)}
+    return {(ln.get("block"), ln.get("repetition")) for ln in run_writer.lines(run_dir, "ceiling")}
 
 
 def position(n_cells: int, repetition: int) -> int:
@@ -134,7 +133,7 @@ def measure(exp, cell: Cell, repetition: int, cell_ids: list[str], binary: Path,
 
 
 def append(run_dir: Path, line: dict) -> None:
-    store.append_line(Path(run_dir) / FILE_NAME, line)
+    run_writer.append(run_dir, "ceiling", line)
 
 
 def summarize(lines: list[dict]) -> dict:

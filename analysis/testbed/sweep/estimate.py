@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import run_writer
 from testbed.sweep import calibrate, ceiling
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell, _env_configs, matches
@@ -55,9 +55,9 @@ def load_history(results_root: Path) -> dict:
     """Median wall seconds of ok cells in earlier runs, keyed by the work they did
     (so zlink cells borrow libzmq's time until zlink has its own)."""
     times: dict[tuple, list[float]] = {}
-    for manifest in results_root.glob(f"*/*/{store.MANIFEST_NAME}"):
+    for run in run_writer.manifests_under(results_root, depth=2):
         try:
-            records, _ = store.read_run(manifest.parent)
+            records, _ = run_writer.any_records(run)
         except (OSError, ValueError):
             continue
         for r in records:

@@ -6,13 +6,11 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import run_writer
 from testbed.sweep import execute, placement
 from testbed.sweep import perf as perfmod
 from testbed.sweep.config import Experiment
 from testbed.sweep.plan import Cell
-
-DIR_NAME = store.FLAMEGRAPHS_DIR
 
 
 def record(cell: Cell, lib, exp: Experiment, run_dir: Path, counts: execute.Counts, cpus: list[int]) -> dict:
@@ -25,8 +23,8 @@ def record(cell: Cell, lib, exp: Experiment, run_dir: Path, counts: execute.Coun
         pins = placement.Pins()
     extra = {"pin_sender": pins.sender, "pin_receiver": pins.receiver} if pins.sender else {}
     argv = execute.bench_argv(lib.bench_binary(cell.pattern), cell, exp, counts, **extra)
-    info = perfmod.record_flamegraph(argv, execute.cell_env(cell.params), run_dir / DIR_NAME, stem,
-                                     exp.timeout_s)
+    info = perfmod.record_flamegraph(argv, execute.cell_env(cell.params), run_writer.flamegraphs_dir(run_dir),
+                                     stem, exp.timeout_s)
     return {"group": cell.group, "cell_id": cell.cell_id, "library": cell.library,
             "pattern": cell.pattern, "transport": cell.transport, "msg_size": cell.msg_size,
             "config": cell.config, **info}
@@ -55,7 +53,7 @@ def write_index(run_dir: Path, entries: list[dict]) -> Path:
     head = "".join(f"<th>{html.escape(lib)}</th>" for lib in libs)
     page = ("<!doctype html><meta charset=utf-8><title>flamegraphs</title>"
             f"<table style='width:100%;table-layout:fixed'><tr>{head}</tr>{''.join(rows)}</table>\n")
-    out = run_dir / DIR_NAME / "index.html"
+    out = run_writer.flamegraphs_dir(run_dir) / "index.html"
     out.parent.mkdir(exist_ok=True)
     out.write_text(page)
     return out

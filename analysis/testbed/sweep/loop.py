@@ -30,8 +30,9 @@ import itertools
 import random
 from pathlib import Path
 
+from testbed.records import run_writer
 from testbed.records import slices as slicesmod
-from testbed.records import store
+from testbed.records.run_writer import ResultStore, done_keys
 from testbed.sweep import (
     adaptive,
     arms,
@@ -61,22 +62,22 @@ def groups_of(cells: list[planmod.Cell]) -> dict[str, Group]:
 
 class Loop:
     def __init__(self, ctx, rt: execute.Runtime, seed: int, judge: adaptive.Judge | None, progress,
-                 results: store.ResultStore, work_setup: work.WorkSetup | None = None):
+                 results: ResultStore, work_setup: work.WorkSetup | None = None):
         self.ctx, self.exp, self.rt, self.seed = ctx, ctx.exp, rt, seed
         self.judge, self.progress, self.results, self.work_setup = judge, progress, results, work_setup
         self.design = ctx.design
         self.runnable = set(ctx.libs)
-        self.records, _ = store.read_records(ctx.run_dir / store.RESULTS_NAME)
-        self.done = store.done_keys(self.records)
+        self.records, _ = run_writer.records(ctx.run_dir)
+        self.done = done_keys(self.records)
         self.cals = calibrate.load(ctx.run_dir)
         self.groups = groups_of(ctx.cells)
         self.spent = sum(r.get("wall_seconds", 0.0) for r in self.records) + sum(
             p.get("wall_seconds", 0.0) for cal in self.cals.values() for p in cal.probes)
-        self.speed_path = ctx.run_dir / speedref.FILE_NAME
-        self.excluded = speedref.excluded_pairs(store.read_lines(self.speed_path))
-        self.spent += sum(speedref.seconds_of(ln) for ln in store.read_lines(self.speed_path))
+        speed = run_writer.lines(ctx.run_dir, "speed")
+        self.excluded = speedref.excluded_pairs(speed)
+        self.spent += sum(speedref.seconds_of(ln) for ln in speed)
         self.probed = ceiling.done(ctx.run_dir)
-        probes = store.read_lines(ctx.run_dir / ceiling.FILE_NAME)
+        probes = run_writer.lines(ctx.run_dir, "ceiling")
         self.spent += sum(ln.get("wall_seconds", 0.0) for ln in probes)
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
@@ -273,7 +274,7 @@ class Loop:
         rep = todo[0][1]
         line = speedref.pair_line(group.group, rep, [c.cell_id for c, _ in todo], before, after,
                                   self.design.drift_tolerance, before["at"])
-        store.append_line(self.speed_path, line)
+        run_writer.append(self.ctx.run_dir, "speed", line)
         self.spent += speedref.seconds_of(line)
         if line["exclusion"]:
             self.excluded.add((group.group, rep))

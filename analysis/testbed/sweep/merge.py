@@ -4,12 +4,11 @@ refused: their results would not be comparable."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
 from pathlib import Path
 
 from testbed.records import manifest as manifestmod
-from testbed.records import store
+from testbed.records import run_writer
 from testbed.records.manifest import RunManifest
 from testbed.sweep import calibrate, ceiling, runner, work
 
@@ -47,7 +46,7 @@ def _check(runs: list[Path], manifests: list[RunManifest]) -> None:
 def _records(runs: list[Path]) -> list[dict]:
     records, seen = [], set()
     for run_dir in runs:
-        recs, torn = store.read_run(run_dir)
+        recs, torn = run_writer.any_records(run_dir)
         if torn:
             print(f"testbed merge: warning: {run_dir}: ignoring a torn last line", file=sys.stderr)
         for r in recs:
@@ -68,7 +67,7 @@ def _side_files(runs: list[Path], out_dir: Path) -> None:
             calibrate.append(out_dir, cal)
         for rec in work.load(run_dir).values():
             work.append(out_dir, rec)
-        for line in store.read_lines(run_dir / ceiling.FILE_NAME):
+        for line in run_writer.lines(run_dir, "ceiling"):
             ceiling.append(out_dir, line)
 
 
@@ -100,8 +99,8 @@ def merge(runs: list[Path], out_root: Path, extra: dict | None = None) -> Path:
     run_id = runner.new_run_id(None) + "-merged"
     out_dir = out_root / manifests[0].experiment / run_id
     out_dir.mkdir(parents=True)
-    shutil.copyfile(runs[0] / runner.TOML_COPY, out_dir / runner.TOML_COPY)
-    with store.ResultStore(out_dir) as results:
+    run_writer.keep_toml(out_dir, run_writer.toml_copy(runs[0]))
+    with run_writer.results(out_dir) as results:
         for r in records:
             results.append(r)
     _side_files(runs, out_dir)
@@ -109,7 +108,7 @@ def merge(runs: list[Path], out_root: Path, extra: dict | None = None) -> Path:
     merged.extra.update(extra or {})
     merged.save(out_dir)
     if merged.status == "complete":
-        store.compact_finished(out_dir)
+        run_writer.finish(out_dir)
     missing = merged.extra["missing_shards"]
     if missing:
         print(f"testbed merge: warning: shards {missing} are not in the merge", file=sys.stderr)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from testbed import paths
 from testbed.records import manifest as manifestmod
+from testbed.records import run_writer
 from testbed.sweep import (
     adaptive,
     arms,
@@ -98,12 +98,12 @@ class Plan:
 def _find_resume(out_root: Path, exp_name: str, resume: str) -> Path:
     if resume != "latest":
         run_dir = Path(resume)
-        if not (run_dir / manifestmod.FILE_NAME).is_file():
+        if not run_writer.is_run(run_dir):
             raise ExperimentError(run_dir, "--resume", "not a run directory (no manifest.json)",
                                   f"a directory under {out_root / exp_name}")
         return run_dir
-    candidates = [p.parent for p in sorted((out_root / exp_name).glob("*/manifest.json"))
-                  if manifestmod.load(p.parent).status != "complete"]
+    candidates = [p for p in run_writer.manifests_under(out_root / exp_name, depth=1)
+                  if manifestmod.load(p).status != "complete"]
     if not candidates:
         raise ExperimentError(out_root / exp_name, "--resume", "no unfinished run to resume",
                               "an explicit RUN_DIR or a run without --resume")
@@ -119,7 +119,7 @@ def _resumed_plan(args, out_root: Path, names) -> Plan:
         raise ValueError("--shard cannot change on --resume (the run directory records its shard)")
     if args.libs:
         raise ValueError("--libs cannot change on --resume (the run records its libraries)")
-    exp = _with_libs(config.load(run_dir / runner.TOML_COPY, m.profile, names), m.libs_option, names)
+    exp = _with_libs(config.load(run_writer.toml_copy(run_dir), m.profile, names), m.libs_option, names)
     if exp.name != m.experiment:
         raise ValueError(f"{run_dir} is a run of {m.experiment}, not {exp.name}")
     source = Path(m.experiment_source)
@@ -296,7 +296,7 @@ def open_run_dir(exp: config.Experiment, run_dir: Path, shard, seed: int, cells,
     manifest, with the competing host load at the start: every new run, a bisection
     step's too, starts here."""
     run_dir.mkdir(parents=True)
-    shutil.copyfile(exp.path, run_dir / runner.TOML_COPY)
+    run_writer.keep_toml(run_dir, exp.path)
     m = runner.initial_manifest(exp, run_dir.name, shard, seed, cells, found, missing, perf, est, sys.argv,
                                 design, note)
     m.libs_option = list(libs_option)

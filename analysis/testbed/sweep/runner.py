@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import run_writer
 from testbed.records.manifest import RunManifest
 from testbed.sweep import (
     adaptive,
@@ -36,8 +36,6 @@ from testbed.sweep.libs import LibraryBuild, describe
 from testbed.sweep.loop import Loop
 from testbed.sweep.topology import Topology
 from testbed.toolchain.progress import Progress
-
-TOML_COPY = store.TOML_COPY_NAME
 
 
 def now() -> str:
@@ -114,7 +112,8 @@ def initial_manifest(exp: Experiment, run_id: str, shard, seed: int, cells, libs
         design={**design.as_manifest(), "note": design_note, "declared": exp.design.as_manifest(),
                 "process_model": list(exp.process_model), "link": list(exp.link)},
         library_settings={"declared": library_settings.declared(exp), "observed": {}},
-        ceiling={**exp.ceiling.as_manifest(), "file": ceiling.FILE_NAME} if exp.ceiling else {},
+        ceiling=({**exp.ceiling.as_manifest(), "file": run_writer.side_file_name("ceiling")}
+                 if exp.ceiling else {}),
     )
 
 
@@ -142,11 +141,9 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
     exp, run_dir, m = ctx.exp, ctx.run_dir, ctx.manifest
     workdir = run_dir / ".work"
     workdir.mkdir(exist_ok=True)
-    if store.reopen(run_dir):  # resuming a finished, compacted run: append to a journal again
-        warn(f"{run_dir}: reopened ({store.PARQUET_NAME} back to {store.RESULTS_NAME})")
-    torn = store.repair(run_dir / store.RESULTS_NAME)
-    if torn:
-        warn(f"dropped a torn last line (kept in {run_dir / store.TORN_NAME})")
+    # Resuming: a compacted run back to its journal, a torn last line cut off.
+    for done in run_writer.prepare_resume(run_dir):
+        warn(done)
     needs_hosts = any(c.process_model == "two-host" for c in ctx.cells)
     work_setup = work.detect(exp.work_per_message and exp.kind == "bench", arms=ctx.layout == "arms")
     m.work_per_message = work_setup.as_manifest()
@@ -160,7 +157,7 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
         rt = _runtime(ctx, perf, workdir, topo)
         progress = Progress()
         try:
-            with store.ResultStore(run_dir) as results:
+            with run_writer.results(run_dir) as results:
                 loop = Loop(ctx, rt, seed, _judge(ctx), progress, results, work_setup)
                 todo = [p for p in loop.minimum_pairs() if (p[0].cell_id, p[1]) not in loop.done]
                 m.sessions.append({"started_at": now(), "resumed_with": len(loop.done), "to_run": len(todo)})
@@ -180,7 +177,7 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
 
 def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path) -> int:
     m, run_dir = ctx.manifest, ctx.run_dir
-    records, _ = store.read_records(run_dir / store.RESULTS_NAME)
+    records, _ = run_writer.records(run_dir)
     groups = loop.groups.values() if loop else []
     complete = bool(groups) and all(g.stop_reason not in (None, "interrupted") for g in groups) \
         and not ctx.missing
@@ -193,16 +190,16 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     if m.library_settings:
         m.library_settings["observed"] = library_settings.observed(records)
     if m.speed_reference.get("present"):
-        m.speed_reference.update(speedref.summarize(store.read_lines(run_dir / speedref.FILE_NAME)))
+        m.speed_reference.update(speedref.summarize(run_writer.lines(run_dir, "speed")))
     if m.ceiling:
-        m.ceiling.update(ceiling.summarize(store.read_lines(run_dir / ceiling.FILE_NAME)))
+        m.ceiling.update(ceiling.summarize(run_writer.lines(run_dir, "ceiling")))
     if m.sessions:
         m.sessions[-1]["ended_at"] = now()
     if m.flamegraphs:
         flamegraphs.write_index(run_dir, m.flamegraphs)
     m.save(run_dir)
     if m.status == "complete":  # finished: the journal's records, compacted (records/columnar.py)
-        store.compact_finished(run_dir)
+        run_writer.finish(run_dir)
     shutil.rmtree(workdir, ignore_errors=True)
     summary.print_summary(m, run_dir)
     if interrupted:

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testbed.records import manifest as manifestmod
+from testbed.records import run_writer
 from testbed.sweep import merge, runner
 from testbed.sweep import slurm_client as client
 from testbed.sweep import slurm_script as script
 
-RECORD = "slurm.json"
 ANALYSIS_DIR = Path(__file__).resolve().parents[2]
 # Seconds between two looks at the queue; tests shorten it.
 POLL_S = float(os.environ.get("TESTBED_SLURM_POLL_S", "5"))
@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def is_slurm_dir(path: Path) -> bool:
-    return (path / RECORD).is_file()
+    return run_writer.slurm_record(path).is_file()
 
 
 def block_count(cells) -> int:
@@ -100,14 +100,14 @@ def submit(exp, cells, seed: int, libs: list[str], out_root: Path, args: argpars
 
 
 def _save(slurm_dir: Path, record: dict) -> None:
-    (slurm_dir / RECORD).write_text(json.dumps(record, indent=2) + "\n")
+    run_writer.slurm_record(slurm_dir).write_text(json.dumps(record, indent=2) + "\n")
 
 
 def load_record(slurm_dir: Path) -> dict:
     try:
-        return json.loads((slurm_dir / RECORD).read_text())
+        return json.loads(run_writer.slurm_record(slurm_dir).read_text())
     except (OSError, ValueError) as exc:
-        raise client.SlurmError(f"{slurm_dir / RECORD}: unreadable ({exc})") from None
+        raise client.SlurmError(f"{run_writer.slurm_record(slurm_dir)}: unreadable ({exc})") from None
 
 
 def _progress_line(queue: dict[int, client.TaskState], tasks: int) -> str:
@@ -171,12 +171,12 @@ class TaskOutcome:
 def _shard_runs(slurm_dir: Path) -> dict[int, Path]:
     """Shard index -> its run directory (the newest, if Slurm ran a task twice)."""
     out: dict[int, Path] = {}
-    for path in sorted((slurm_dir / script.SHARDS_DIR).glob(f"*/*/{manifestmod.FILE_NAME}")):
-        shard = manifestmod.load(path.parent).shard or {}
+    for run in run_writer.manifests_under(slurm_dir / script.SHARDS_DIR, depth=2):
+        shard = manifestmod.load(run).shard or {}
         if shard.get("index"):
             if shard["index"] in out:
-                runner.warn(f"shard {shard['index']} ran twice; merging the later run {path.parent}")
-            out[shard["index"]] = path.parent
+                runner.warn(f"shard {shard['index']} ran twice; merging the later run {run}")
+            out[shard["index"]] = run
     return out
 
 

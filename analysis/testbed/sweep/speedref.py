@@ -33,13 +33,15 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from testbed.records.speed_reference import FILE_NAME as FILE_NAME  # the reading half lives in records
+from testbed.records import run_writer
 from testbed.records.speed_reference import HOST_DRIFT, WORKLOAD
 from testbed.records.speed_reference import excluded_pairs as excluded_pairs
 from testbed.records.speed_reference import latest_pairs as latest_pairs
 from testbed.records.speed_reference import seconds_of as seconds_of
 from testbed.records.speed_reference import summarize as summarize
 from testbed.sweep.placement import parse_cpu_list
+
+FILE_NAME = run_writer.side_file_name("speed")  # what the manifest names; records/ owns the file
 
 BUFFER_BYTES = 64 * 1024
 ROUNDS_PER_SLICE = 100

@@ -19,10 +19,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import run_writer
 from testbed.sweep import perf as perfmod
 
-FILE_NAME = store.WORK_NAME
 EVENTS = ("instructions", "cycles")
 MAX_BYTES_CALLGRIND = 4 * 1024 * 1024
 MIN_MESSAGES, MAX_MESSAGES_CALLGRIND = 200, 20000
@@ -119,11 +118,11 @@ def record(cell, method: str, n: int, small: dict, large: dict) -> dict:
 
 def load(run_dir: Path) -> dict[str, dict]:
     """cell_id -> its work record (a torn line is ignored: that cell is measured again)."""
-    return {rec["cell_id"]: rec for rec in store.read_lines(Path(run_dir) / FILE_NAME)}
+    return {rec["cell_id"]: rec for rec in run_writer.lines(run_dir, "work")}
 
 
 def append(run_dir: Path, rec: dict) -> None:
-    store.append_line(Path(run_dir) / FILE_NAME, rec)
+    run_writer.append(run_dir, "work", rec)
 
 
 def valgrind_works() -> bool:

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testbed.records import answer_spec, run_toml
-from testbed.records.manifest import RunManifest
-
-from . import run_settings
+from testbed.records.manifest import DEFAULT_HWM, RunManifest
+from testbed.records.run_dir import RunDir
 
 SHOWN = 6   # changed keys named before "and N more"
 
@@ -56,24 +55,29 @@ def hwm_mismatch(doc: dict, settings: dict) -> str:
     """The HWM the records show against the one the toml asks for today (absent: the
     libraries' default): the bench's own default changed under unchanged tomls once
     (HWM 0 until 2026-11-26), so the toml alone does not tell."""
-    want = (doc.get("workload") or {}).get("hwm", run_settings.DEFAULT_HWM)
+    want = (doc.get("workload") or {}).get("hwm", DEFAULT_HWM)
     seen = sorted({v for entry in (settings.get("libraries") or {}).values()
                    for key in ("sndhwm", "rcvhwm") for v in entry.get(key, [])}, key=str)
     if not seen or seen == [want]:
         return ""
-    asked = f"{want} (the libraries' default)" if want == run_settings.DEFAULT_HWM else str(want)
+    asked = f"{want} (the libraries' default)" if want == DEFAULT_HWM else str(want)
     return f"its records show HWM {'/'.join(map(str, seen))} where the toml now asks for {asked}"
 
 
-def judge(run_dir: Path, manifest: RunManifest, experiments_dir: Path,
+def judge(run: Path | RunDir, manifest: RunManifest | None, experiments_dir: Path,
           settings: dict | None = None) -> Freshness:
+    """Whether `run` (its manifest: the run's own unless given) is stale against the
+    tomls under experiments_dir; `settings`: what its records show
+    (results/run_settings.py), for the HWM check."""
+    run = RunDir.open(run)
+    manifest = manifest or run.manifest
     toml = answer_spec.experiment_tomls(experiments_dir).get(manifest.experiment_name)
     if toml is None:
         return Freshness(True, f"no toml under experiments/ declares `{manifest.experiment_name}` now")
     rel = toml.relative_to(Path(experiments_dir).parent).as_posix()
     now = answer_spec.read(toml)[0]
     reasons = [hwm_mismatch(now, settings or {})]
-    ran = run_toml.read(run_dir)
+    ran = run.experiment_toml()
     if ran is None:
         if manifest.experiment_toml_sha256 != run_toml.sha256(toml):
             reasons.append(f"`{rel}` is not the file this run ran (its sha256 differs, and the run kept no "
