@@ -55,7 +55,7 @@ def build_bench(exp: Experiment, warn) -> None:
     """Build the arms binaries before the layout is chosen, when this run may use them.
     Without this a clone whose sources moved since `./testbed setup` found its arms
     binaries out of date, and `auto` quietly ran blocks (a 2026-12-02 scorecard on a
-    loaded host did: blocks spent the whole budget and decided a third as much). A failed
+    loaded host did: blocks spent the whole budget and judged 57 of its 450 comparisons). A failed
     build is said, then the choice below names the missing binaries as its reason."""
     if exp.kind != "bench" or exp.design.layout == BLOCKS or arms_binaries.prebuilt():
         return
