@@ -69,17 +69,21 @@ def test_heartbeats_detect_a_partition_within_timeout_plus_interval(lib, drivers
 def test_a_killed_peer_behind_a_slow_close_is_dropped_by_its_ttl(lib, drivers, proxy_binary, tmp_path):
     """The bound side killed while the proxy holds its close back 1 s: only the
     heartbeats can tell. The dead peer's last PING came at most one interval before
-    the kill, so its TTL has run out by TTL after the kill (libzmq runs that as a
-    timer from the PING). zlink checked the TTL only at its own PING ticks and took
-    up to TTL + one interval (630-760 ms here), losing every message written into
-    the dead connection meanwhile; it failed this bound in most runs."""
+    the kill, so a TTL run as a deadline from that PING has expired by TTL after the
+    kill; zlink does that (zlink/tests/faults/heartbeat_deadline_test.cpp checks the
+    deadline without a proxy or load). zlink used to check the TTL only at its own
+    PING ticks and took up to TTL + one interval (630-760 ms here), losing every
+    message written into the dead connection meanwhile. libzmq 4.3.5 is the
+    reference, not held to zlink's bound: in faults run 9e56 it took 427-792 ms
+    (28 of 40 runs over TTL + 100 ms), so it is held to TTL + one interval."""
     exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "quick", NAMES)
     c = config.Cell("PUSH_PULL", "null", "on", "slow-close")
     with proxy.running(proxy_binary, tmp_path / "proxy.log") as server:
         rec = cell.run(exp, c, drivers[lib] / driver.BINARY, server.client, tmp_path / "cell", "t")
     slack_ms = 100  # scheduling on a loaded 2-core host
+    bound = exp.heartbeat.ttl_ms + (0 if lib == "zlink" else exp.heartbeat.ivl_ms)
     detect = rec["timing"]["detect_ms"]
-    assert detect is not None and detect <= exp.heartbeat.ttl_ms + slack_ms, rec["timing"]
+    assert detect is not None and detect <= bound + slack_ms, (bound, rec["timing"])
     a = rec["accounting"]
     # What is lost was written into the dead connection before it was dropped.
     assert a["lost_by_phase"]["during"] <= (detect / 1000 + 0.05) * exp.traffic.rate, (a, detect)
