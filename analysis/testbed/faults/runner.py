@@ -322,7 +322,7 @@ def run_one(
     failures: list[str] = []
     for _attempt in (1, 2):
         try:
-            rec = cell.run(exp, c, binary, server.client, work, tag)
+            rec = cell.run(exp, c, binary, server.client, work, tag, rep)
             rec["error"] = None
             break
         except proxy.ProxyError as exc:
