@@ -102,6 +102,10 @@ void engine_input::read_loop() {
     }
     // A read still owed is now posted or waits for readability.
     read_ = read_ == read_state::looping_owed ? read_state::owed : read_state::idle;
+    // Whatever the loop published without waking the socket, it wakes it now.
+    if (wake_deferred_ && !e_.stopped())
+        e_.host_->flush_frames(false);
+    wake_deferred_ = false;
 }
 
 void engine_input::wait_readable() {
@@ -121,12 +125,14 @@ asio::mutable_buffer engine_input::next_read_buffer() {
     auto rem = dec_.body_remaining();
     if (e_.ready() && !e_.raw_ && chunk_.pending() == 0 && rem.size() >= in_place_threshold) {
         body_in_place_ = true;
+        asked_ = rem.size();
         return asio::buffer(rem.data(), rem.size());
     }
     const std::size_t batch = in_size_.now();
     if (!chunk_.prepare(batch))
         return {};
     read_room_ = chunk_.room(batch);
+    asked_ = read_room_;
     return asio::buffer(chunk_.read_target(), read_room_);
 }
 
@@ -137,6 +143,7 @@ void engine_input::on_read(const asio::error_code &ec, std::size_t n) {
     if (ec)
         return e_.fail_read(ec);
     e_.note_receive();
+    last_read_full_ = n == asked_;
     if (e_.held()) {
         chunk_.discard();
         return start_read();
@@ -170,7 +177,7 @@ void engine_input::process_raw_input() {
         held_ = held_frame::none;
     else
         blocked_ = true;
-    e_.host_->flush_frames();
+    e_.host_->flush_frames(false);
     start_read();
 }
 
@@ -183,7 +190,12 @@ void engine_input::process_input() {
         in_size_.observe(read_bytes_, frames_in_ - frames_before, read_bytes_ == read_room_);
         read_bytes_ = 0;
     }
-    e_.host_->flush_frames();  // one wake-up for the whole batch (also when blocked)
+    // One flush for the whole read (also when blocked).  Inside the read loop,
+    // after a read that filled its buffer, the wake-up waits for the loop's end
+    // or a short read (see the header).
+    const bool more_coming = read_ == read_state::looping && last_read_full_ && !blocked_;
+    e_.host_->flush_frames(more_coming);
+    wake_deferred_ = wake_deferred_ || more_coming;
     start_read();
 }
 

@@ -72,3 +72,61 @@ TEST_F(EngineRaw, ABodyLargerThanTheChunkIsReadIntoTheMessageWhole) {
     ASSERT_TRUE(got);
     EXPECT_TRUE(host.received[0].body == body);
 }
+
+// Wake-ups (engine_input.hpp): reads that fill their buffer let the host's
+// wake-up wait; the run's last flush, before the engine waits for the socket,
+// always wakes.
+TEST_F(EngineRaw, ARunOfFullReadsWakesTheHostOnceTheRunEnds) {
+    options_t o = options_for(ZMQ_PAIR);
+    o.batch.in = o.batch.in_ceiling = 256;  // reads of 256 bytes: a burst fills many
+    start_null(o);
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
+    host.flushes = host.deferred_flushes = 0;
+    std::string burst;
+    for (int i = 0; i < 60; ++i)
+        burst += frame_bytes(pattern(100, i), false);
+    write_all(peer(), burst);
+    ASSERT_TRUE(run_until(ioc, [&] { return host.received.size() == 60; }));
+    run_until(ioc, [] { return false; }, std::chrono::milliseconds(20));
+    EXPECT_GT(host.deferred_flushes, 0) << "full reads in a row should let the wake-up wait";
+    EXPECT_LT(host.deferred_flushes, host.flushes);
+    EXPECT_FALSE(host.last_flush_deferred) << "the engine waits with a wake-up still owed";
+    EXPECT_EQ(host.engine->input().reading(), read_state::owed);
+}
+
+TEST_F(EngineRaw, ALoneMessageWakesTheHostAtOnce) {
+    start_null(options_for(ZMQ_PAIR));
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
+    host.flushes = host.deferred_flushes = 0;
+    write_all(peer(), frame_bytes("ping", false));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.received.size() == 1; }));
+    EXPECT_EQ(host.deferred_flushes, 0) << "a short read must not delay the wake-up";
+    EXPECT_FALSE(host.last_flush_deferred);
+}
+
+TEST_F(EngineRaw, ALargeBodyReadWholeLetsTheWakeUpWaitForTheNextRead) {
+    options_t o = options_for(ZMQ_PAIR);
+    o.batch.in = o.batch.in_ceiling = 256;
+    start_null(o);
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
+    host.flushes = host.deferred_flushes = 0;
+    // Two large frames in one write: the first body is read in place and whole.
+    std::string wire;
+    for (int i = 0; i < 2; ++i) {
+        const std::string body = pattern(50000, i);
+        wire += '\x02';
+        for (int shift = 56; shift >= 0; shift -= 8)
+            wire += static_cast<char>((body.size() >> shift) & 0xff);
+        wire += body;
+    }
+    std::thread writer([&] { write_all(peer(), wire); });
+    const bool got =
+        run_until(ioc, [&] { return host.received.size() == 2; }, std::chrono::seconds(20));
+    writer.join();
+    ASSERT_TRUE(got);
+    run_until(ioc, [] { return false; }, std::chrono::milliseconds(20));
+    EXPECT_FALSE(host.last_flush_deferred) << "the engine waits with a wake-up still owed";
+}
