@@ -18,7 +18,7 @@
 //        readability) into the in-batch buffer (adaptive, or
 //        ZMQ_ASIO_IN_BATCH_SIZE when set: transport/batch_size.hpp);
 //        every complete frame is pushed to the host, then one flush_frames()
-//        per read; a run of reads that fill their buffers wakes the socket
+//        per read; a run of reads that fill large bodies wakes the socket
 //        once, at its end (engine_input.hpp says why).  A large body still
 //        missing after the buffered bytes is read by the kernel straight into
 //        the message (zero copy).
@@ -99,7 +99,7 @@ public:
     // it, stops reading, and waits for restart_input().
     virtual bool push_frame(msg_t &frame) = 0;
     // End of one read's frames: publish them (one wake-up at most).
-    // more_coming: that read filled its buffer and the engine reads again at
+    // more_coming: that read filled a large body whole and the engine reads again at
     // once, so the wake-up may wait for the end of the run: the next
     // flush_frames(false), which the engine always makes before it waits.
     virtual void flush_frames(bool more_coming) = 0;

@@ -132,7 +132,6 @@ asio::mutable_buffer engine_input::next_read_buffer() {
     if (!chunk_.prepare(batch))
         return {};
     read_room_ = chunk_.room(batch);
-    asked_ = read_room_;
     return asio::buffer(chunk_.read_target(), read_room_);
 }
 
@@ -143,7 +142,7 @@ void engine_input::on_read(const asio::error_code &ec, std::size_t n) {
     if (ec)
         return e_.fail_read(ec);
     e_.note_receive();
-    last_read_full_ = n == asked_;
+    last_read_full_ = body_in_place_ && n == asked_;  // a large body read whole
     if (e_.held()) {
         chunk_.discard();
         return start_read();
@@ -191,8 +190,8 @@ void engine_input::process_input() {
         read_bytes_ = 0;
     }
     // One flush for the whole read (also when blocked).  Inside the read loop,
-    // after a read that filled its buffer, the wake-up waits for the loop's end
-    // or a short read (see the header).
+    // after a read that filled the rest of a large body, the wake-up waits for
+    // the loop's end or a short read (see the header).
     const bool more_coming = read_ == read_state::looping && last_read_full_ && !blocked_;
     e_.host_->flush_frames(more_coming);
     wake_deferred_ = wake_deferred_ || more_coming;
