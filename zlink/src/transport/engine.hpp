@@ -99,7 +99,7 @@ public:
     // it, stops reading, and waits for restart_input().
     virtual bool push_frame(msg_t &frame) = 0;
     // End of one read's frames: publish them (one wake-up at most).
-    // more_coming: that read filled a large body whole and the engine reads again at
+    // more_coming: a large message is in flight (engine_input.hpp) and the engine reads again at
     // once, so the wake-up may wait for the end of the run: the next
     // flush_frames(false), which the engine always makes before it waits.
     virtual void flush_frames(bool more_coming) = 0;

@@ -118,12 +118,19 @@ void engine_input::wait_readable() {
                         });
 }
 
+// The next read goes straight into the body being decoded: a large body
+// whose rest is not buffered.
+bool engine_input::next_read_in_place() const {
+    return e_.ready() && !e_.raw_ && chunk_.pending() == 0 &&
+           dec_.body_remaining().size() >= in_place_threshold;
+}
+
 // Where the next read goes: straight into the body of a large message being
 // decoded (zero copy: the kernel writes into it), else the receive chunk.
 // Null when a fresh chunk could not be allocated.
 asio::mutable_buffer engine_input::next_read_buffer() {
-    auto rem = dec_.body_remaining();
-    if (e_.ready() && !e_.raw_ && chunk_.pending() == 0 && rem.size() >= in_place_threshold) {
+    if (next_read_in_place()) {
+        auto rem = dec_.body_remaining();
         body_in_place_ = true;
         asked_ = rem.size();
         return asio::buffer(rem.data(), rem.size());
@@ -132,6 +139,7 @@ asio::mutable_buffer engine_input::next_read_buffer() {
     if (!chunk_.prepare(batch))
         return {};
     read_room_ = chunk_.room(batch);
+    asked_ = read_room_;
     return asio::buffer(chunk_.read_target(), read_room_);
 }
 
@@ -142,7 +150,8 @@ void engine_input::on_read(const asio::error_code &ec, std::size_t n) {
     if (ec)
         return e_.fail_read(ec);
     e_.note_receive();
-    last_read_full_ = body_in_place_ && n == asked_;  // a large body read whole
+    last_read_full_ = n == asked_;
+    last_read_in_place_ = body_in_place_;
     if (e_.held()) {
         chunk_.discard();
         return start_read();
@@ -190,9 +199,11 @@ void engine_input::process_input() {
         read_bytes_ = 0;
     }
     // One flush for the whole read (also when blocked).  Inside the read loop,
-    // after a read that filled the rest of a large body, the wake-up waits for
-    // the loop's end or a short read (see the header).
-    const bool more_coming = read_ == read_state::looping && last_read_full_ && !blocked_;
+    // after a full read while a large message is in flight, the wake-up waits
+    // for the loop's end or a short read (see the header).
+    const bool large_in_flight = last_read_in_place_ || next_read_in_place();
+    const bool more_coming =
+        read_ == read_state::looping && last_read_full_ && large_in_flight && !blocked_;
     e_.host_->flush_frames(more_coming);
     wake_deferred_ = wake_deferred_ || more_coming;
     start_read();
