@@ -8,8 +8,9 @@ A module elsewhere is flagged when it
 - uses testbed.records.store, the layer that knows those files (importing it, or a
   name from it), or
 - reads a constant of another testbed module whose value is one of those file names
-  (`manifest.FILE_NAME`, `speedref.FILE_NAME`, `runner.TOML_COPY`...): the attribute
-  is resolved by importing the module it names, so an alias cannot hide it.
+  (`manifest.FILE_NAME`, `speedref.FILE_NAME`, `runner.TOML_COPY`...) or imports one
+  by name (`from .runner import CELLS`): the attribute is resolved by importing the
+  module it names, so an alias cannot hide it.
 
 Used by tests/test_run_dir_owner.py (the rule) and tools/run_dir_count.py (the count).
 """
@@ -20,13 +21,14 @@ import importlib
 from pathlib import Path
 
 # The files and folders of a run directory (data-formats §4, §4a; the Slurm directory's
-# record; the fault runner's manifest). "experiment.toml" is left out of the literals:
-# experiments/<name>/experiment.toml is the experiment itself; the run's copy is caught
-# when it is reached through a constant (TOML_COPY_ATTRS).
+# record; the fault runner's manifest and journals, records/fault_run_dir.py).
+# "experiment.toml" is left out of the literals: experiments/<name>/experiment.toml is
+# the experiment itself; the run's copy is caught when it is reached through a
+# constant (TOML_COPY_ATTRS).
 RUN_DIR_FILES = frozenset({
     "results.jsonl", "results.parquet", "torn-lines.txt", "manifest.json", "speed.jsonl",
     "calibration.jsonl", "work.jsonl", "ceiling.jsonl", "ceiling.json", "slices.jsonl",
-    "flamegraphs", "slurm.json", "faults-run.json",
+    "flamegraphs", "slurm.json", "faults-run.json", "cells.jsonl", "samples.jsonl",
 })
 TOML_COPY_ATTRS = ("TOML_COPY", "TOML_COPY_NAME")
 STORE_MODULE = "testbed.records.store"
@@ -77,6 +79,10 @@ def module_hits(source: str, package: str = "testbed") -> list[str]:
                 bound = aliases.get(a.asname or a.name.split(".")[0], "")
                 if bound == STORE_MODULE or bound.startswith(STORE_MODULE + "."):
                     hits.append(f"imports {bound}")
+                elif isinstance(node, ast.ImportFrom) and "." in bound:
+                    value = _resolved(*bound.rsplit(".", 1))
+                    if (isinstance(value, str) and value in RUN_DIR_FILES) or a.name in TOML_COPY_ATTRS:
+                        hits.append(f"imports {bound}")
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             module = aliases.get(node.value.id)
             if module is None:
@@ -85,6 +91,13 @@ def module_hits(source: str, package: str = "testbed") -> list[str]:
             if (isinstance(value, str) and value in RUN_DIR_FILES) or node.attr in TOML_COPY_ATTRS:
                 hits.append(f"{node.value.id}.{node.attr}")
     return hits
+
+
+def unexpected(found: dict[str, list[str]], allowed) -> tuple[dict[str, list[str]], list[str]]:
+    """(the modules found that are not allowed, with their hits; the allowed modules no
+    longer found: an allow-list entry outliving its reason is an error too)."""
+    offending = {rel: sorted(set(hits)) for rel, hits in found.items() if rel not in allowed}
+    return offending, sorted(set(allowed) - set(found))
 
 
 def scan(package_dir: Path, skip_owner: bool = False) -> dict[str, list[str]]:

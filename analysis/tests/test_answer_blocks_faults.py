@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testbed.records import run_status
+from testbed.records.fault_run_dir import FaultRunDir
 from testbed.results import answer_blocks
 
 TOML = """[experiment]
@@ -17,7 +17,7 @@ question = "Is every message accounted for?"
 def _publish(reports: Path, run_id: str, verdict: list[str]) -> None:
     run = reports / "faults-soak" / run_id
     run.mkdir(parents=True)
-    (run / run_status.FAULT_RUN_FILE).write_text("{}")
+    FaultRunDir.at(run).write_manifest({})
     body = "\n".join(f"- {v}" for v in verdict)
     (run / "report.md").write_text(f"# faults-soak\n\n## Verdict\n\n{body}\n\n"
                                    "## Faults applied\n\n- FAULTS-APPLIED-ROW\n")

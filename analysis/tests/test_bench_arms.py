@@ -254,8 +254,9 @@ def test_one_process_run_of_three_arms(real):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode,source,events", [
-    (None, "perf_event_open", ["task_clock_ns", "context_switches", "cpu_migrations", "page_faults"]),
-    ("rusage", "getrusage", ["cpu_time_ns", "context_switches", "page_faults"]),
+    (None, "perf_event_open", ["task_clock_ns", "context_switches", "cpu_migrations", "page_faults",
+                               "voluntary_context_switches"]),
+    ("rusage", "getrusage", ["cpu_time_ns", "context_switches", "page_faults", "voluntary_context_switches"]),
     ("off", "none", []),
 ])
 def test_counter_modes_list_exactly_what_they_count(real, mode, source, events):
@@ -273,6 +274,10 @@ def test_counter_modes_list_exactly_what_they_count(real, mode, source, events):
     clock = {"rusage": "cpu_time_ns", None: "task_clock_ns"}.get(mode)
     if clock:  # a throughput slice of 2,000 messages takes CPU time
         assert all(s["counters"][clock] > 0 for s in slices if s["kind"] == "thr")
+        # The voluntary switches are a part of all switches (read a few microseconds
+        # apart in a snapshot: one per slice of slack).
+        voluntary = sum(s["counters"]["voluntary_context_switches"] for s in slices)
+        assert 0 < voluntary <= sum(s["counters"]["context_switches"] for s in slices) + len(slices)
     assert arms_result_problems(run.result) == []
 
 

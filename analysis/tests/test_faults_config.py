@@ -118,3 +118,25 @@ def test_concurrency_needs_its_reason(tmp_path):
 def test_concurrency_is_bounded(tmp_path):
     msg = _bad(tmp_path, "concurrency = 4", "concurrency = 0")
     assert "run.concurrency" in msg and "an integer from 1 to 16" in msg
+
+
+def test_fault_stretch_is_shared_by_a_pair_and_varies_over_repetitions():
+    """Both libraries of a pair get the same fault length (run_one draws from cell and
+    repetition only), the lengths spread over [fault_s, fault_s + fault_jitter_s), and
+    the timeline uses them."""
+    from testbed.faults import cell
+
+    exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "default", NAMES)
+    assert exp.schedule.fault_jitter_s == pytest.approx(0.2)
+    c = next(x for x in exp.cells() if x.key() == "PAIR/null/hb-off/peer-kill")
+    stretches = [cell.fault_stretch(exp, c, rep) for rep in range(40)]
+    assert stretches == [cell.fault_stretch(exp, c, rep) for rep in range(40)]
+    assert all(0 <= s < 0.2 for s in stretches)
+    assert max(stretches) - min(stretches) > 0.1  # not one point of the retry cycle
+    t = cell.timeline(exp, 0, stretches[0])
+    assert t["fault_end"] - t["fault_start"] == int((exp.schedule.fault_s + stretches[0]) * 1e9)
+
+
+def test_fault_jitter_must_not_be_negative(tmp_path):
+    msg = _bad(tmp_path, "fault_jitter_s = 0.2", "fault_jitter_s = -1")
+    assert "schedule.fault_jitter_s" in msg

@@ -4,13 +4,13 @@ and the short soak (experiments/faults-soak, profile quick) that CI runs."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 
 import pytest
 
 from testbed import paths
-from testbed.faults import cell, config, driver, proxy, runner, soak
+from testbed.faults import cell, config, driver, proxy, soak
+from testbed.records.fault_run_dir import FaultRunDir
 from testbed.toolchain import go_tools, libraries
 from testbed.toolchain.progress import Progress
 
@@ -96,7 +96,7 @@ def test_short_soak_accounts_for_every_message(drivers, proxy_binary, tmp_path):
     assert exp.soak.duration_s < 60
     run_dir = tmp_path / "run"
     assert soak.run(exp, run_dir, seed=1) == 0
-    records = [json.loads(x) for x in (run_dir / runner.CELLS).read_text().splitlines()]
+    records = FaultRunDir.at(run_dir).records()
     assert {r["library"] for r in records} == set(LIBS) and len(records) == 2 * len(soak.pairs(exp))
     assert sum(r["faults_on_pair"] for r in records) >= 2 * 5  # the schedule did hit the pairs
     for r in records:

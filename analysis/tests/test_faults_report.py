@@ -3,9 +3,8 @@ than libzmq in a cell), the timing verdicts and the heartbeat bound."""
 
 from __future__ import annotations
 
-import json
-
-from testbed.faults import report, runner, verdicts
+from testbed.faults import report, verdicts
+from testbed.records.fault_run_dir import FaultRunDir
 
 REF, CAND = "libzmq-4.3.5", "zlink"
 
@@ -37,27 +36,27 @@ def record(key, lib, rep, *, lost=0, sent=100, detect=None, resume=50.0, hang=Fa
 
 
 def run_dir(tmp_path, records):
-    (tmp_path / runner.CELLS).write_text("".join(json.dumps(r) + "\n" for r in records))
-    (tmp_path / runner.MANIFEST).write_text(
-        json.dumps(
-            {
-                "experiment": "faults",
-                "run_id": "r",
-                "question": "q?",
-                "profile": "default",
-                "repetitions": 4,
-                "cells": 3,
-                "reference": REF,
-                "libraries": [{"label": REF, "build_id": "a"}, {"label": CAND, "build_id": "b"}],
-                "proxy": {"provenance": "pinned"},
-                "host": {"node": "h", "cpus": 2, "kernel": "k", "load_at_start": 0.1},
-                "status": "complete",
-                "seed": 1,
-                "timing_margin": 0.25,
-                "confidence": 0.95,
-                "heartbeat": {"ivl_ms": 200, "timeout_ms": 600, "ttl_ms": 600},
-            }
-        )
+    run = FaultRunDir.at(tmp_path)
+    for r in records:
+        run.append(r)
+    run.write_manifest(
+        {
+            "experiment": "faults",
+            "run_id": "r",
+            "question": "q?",
+            "profile": "default",
+            "repetitions": 4,
+            "cells": 3,
+            "reference": REF,
+            "libraries": [{"label": REF, "build_id": "a"}, {"label": CAND, "build_id": "b"}],
+            "proxy": {"provenance": "pinned"},
+            "host": {"node": "h", "cpus": 2, "kernel": "k", "load_at_start": 0.1},
+            "status": "complete",
+            "seed": 1,
+            "timing_margin": 0.25,
+            "confidence": 0.95,
+            "heartbeat": {"ivl_ms": 200, "timeout_ms": 600, "ttl_ms": 600},
+        }
     )
     return tmp_path
 

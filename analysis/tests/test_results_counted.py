@@ -20,6 +20,11 @@ def test_counted_values_are_per_message_with_one_event_added():
     assert v["cw_syscalls_per_msg"] == 0.5 and v["cw_page_faults_per_msg"] == 0.001
     assert v["cw_bytes_per_syscall"] == 1024000 / 400 and v["cw_task_clock_ns_per_msg"] == 2000.0
     assert "cw_context_switches_per_msg" not in v  # not counted: never read as 0
+    assert "cw_voluntary_switches_per_msg" not in v
+    switches = {"context_switches": 300.0, "voluntary_context_switches": 120.0}
+    v = counted.values({"counted": {"messages": 1000, "totals": switches}})
+    # judged: one event added; shown: the exact rate
+    assert v["cw_context_switches_per_msg"] == 0.301 and v["cw_voluntary_switches_per_msg"] == 0.12
     assert counted.values({"counted": {"source": "none"}}) == {}
 
 

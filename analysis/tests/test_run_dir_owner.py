@@ -10,25 +10,25 @@ import run_dir_scan
 
 TESTBED = Path(__file__).resolve().parents[1] / "testbed"
 
-# Modules outside records/ still allowed to reach into a directory of runs, with why.
-# An entry that is no longer needed fails the test too (remove it).
-ALLOWED = {
-    "faults/runner.py": "the fault runner's own run directories (faults-run.json beside report.md): "
-                        "testbed/faults is issue 44's piece, its format is not the sweep's run directory",
-    "faults/run_cmd.py": "resumes a fault run through faults/runner.py's file names (same piece, "
-                         "same reason)",
-    "faults/soak.py": "copies its toml into a fault run directory through faults/runner.py (same reason)",
-}
+# Modules outside records/ still allowed to reach into a directory of runs, module ->
+# why. Empty since the fault runner's directories moved behind records/fault_run_dir.py;
+# an entry that is no longer needed fails the test too (remove it).
+ALLOWED: dict[str, str] = {}
 
 
 def test_no_module_outside_records_reaches_into_a_run_directory():
-    found = run_dir_scan.scan(TESTBED, skip_owner=True)
-    offending = {rel: sorted(set(hits)) for rel, hits in found.items() if rel not in ALLOWED}
+    offending, stale = run_dir_scan.unexpected(run_dir_scan.scan(TESTBED, skip_owner=True), ALLOWED)
     assert not offending, ("these modules build run-directory paths themselves; open the run with "
-                           "testbed.records.run_dir.RunDir (or write through records.run_writer): "
-                           f"{offending}")
-    stale = sorted(set(ALLOWED) - set(found))
+                           "testbed.records.run_dir.RunDir (or write through records.run_writer; a "
+                           f"fault run through records.fault_run_dir): {offending}")
     assert not stale, f"allowed but no longer reaching into run directories (drop them from ALLOWED): {stale}"
+
+
+def test_an_allow_list_entry_that_outlived_its_reason_fails():
+    found = {"results/still.py": ["literal 'results.jsonl'"]}
+    allowed = {"results/still.py": "why", "faults/moved.py": "reached in once, no longer does"}
+    assert run_dir_scan.unexpected(found, allowed) == ({}, ["faults/moved.py"])
+    assert run_dir_scan.unexpected(found, {}) == ({"results/still.py": ["literal 'results.jsonl'"]}, [])
 
 
 # --- the scan can fail ------------------------------------------------------------------
@@ -58,6 +58,13 @@ OFFENDERS = {
         "from testbed.sweep import speedref\n"
         "def path(run_dir):\n"
         "    return run_dir / speedref.FILE_NAME\n"),
+    "a run-dir constant imported by name": (
+        "from testbed.records.fault_run_dir import MANIFEST_NAME\n"
+        "def path(run_dir):\n"
+        "    return run_dir / MANIFEST_NAME\n"),
+    "a fault run's journal by name": (
+        "def read(run_dir):\n"
+        "    return (run_dir / 'cells.jsonl').read_text()\n"),
 }
 
 
@@ -69,9 +76,12 @@ def test_the_scan_flags_each_way_of_reaching_into_a_run_directory():
 def test_the_scan_passes_a_module_that_opens_runs_through_records():
     clean = ("from testbed.records.run_dir import RunDir\n"
              "from testbed.records import run_writer\n"
+             "from testbed.records.fault_run_dir import FaultRunDir\n"
              "def read(path):\n"
              "    run = RunDir.open(path)\n"
-             "    return run.cells(), run.manifest, run_writer.lines(path, 'speed')\n")
+             "    faults = FaultRunDir.open(path)\n"
+             "    return (run.cells(), run.manifest, run_writer.lines(path, 'speed'),\n"
+             "            faults.manifest(), faults.records())\n")
     assert run_dir_scan.module_hits(clean, "testbed.results") == []
 
 

@@ -85,3 +85,17 @@ def test_the_latency_window_holds_enough_round_trips_above_its_p99(rtt_half_us, 
     assert cal.lat_count == pytest.approx(max(window_rule.lat_count, expected), abs=1)
     assert cal.tail_round_trips == 100 and window_rule.tail_round_trips == 0
     assert cal.count == window_rule.count  # the throughput window is not the tail's business
+
+
+def test_an_arms_slice_of_a_slow_pattern_shrinks_to_its_10_ms_target():
+    """REQ_REP at ~12 k round trips/s: 200,000 declared messages take ~16 s; a window run
+    keeps at least 1/20 of them, an arms slice scales down to its target (4d90: the
+    1/20 floor made each slice 0.8 s, each run 14-25 s)."""
+    class Design:
+        slice_s, tail_round_trips, rounds = 0.01, 0, 20
+    window = calibrate.calibrate("g", "ref", Counts(200_000, 1000), 0.01, probe_at(12_000, 40.0, []))
+    assert window.count == 200_000 * calibrate.MIN_SCALE
+    sliced = calibrate.calibrate_slices("g", "ref", Counts(200_000, 1000), Design, probe_at(12_000, 40.0, []),
+                                        msg_size=64)
+    assert sliced.count / 12_000 == pytest.approx(0.01 * calibrate.HEADROOM, rel=1e-2)
+    assert sliced.count >= calibrate.MIN_COUNT

@@ -131,19 +131,27 @@ void Counters::open(CountersMode mode) {
         open_perf(mode == CountersMode::automatic);
     if (!names_.empty()) {
         source_ = "perf_event_open";
+        // perf has no event for voluntary switches alone; getrusage counts them for
+        // the whole process (every thread), the same scope as the inherited events.
+        voluntary_slot_ = names_.size();
+        names_.push_back("voluntary_context_switches");
         // A snapshot reads the software group (which holds the syscall counts) first,
         // then the hardware group. So of the two snapshots around a slice, the start's
         // hardware read and the end's software read fall inside the window: one read
-        // syscall per group, which is taken off.
+        // syscall per group, which is taken off; so is the start's getrusage, which
+        // comes last in a snapshot.
         const std::uint64_t reads = hardware_.leader >= 0 ? 2 : 1;
         self_.assign(names_.size(), 0);
         for (std::size_t i = 0; i < names_.size(); ++i)
-            if (names_[i] == "syscalls" || names_[i] == "syscalls_read")
+            if (names_[i] == "syscalls_read")
                 self_[i] = reads;
+            else if (names_[i] == "syscalls")
+                self_[i] = reads + 1;
         return;
     }
     source_ = "getrusage";
-    names_ = {"cpu_time_ns", "context_switches", "page_faults"};
+    names_ = {"cpu_time_ns", "context_switches", "page_faults", "voluntary_context_switches"};
+    voluntary_slot_ = 3;
     self_.assign(names_.size(), 0);
 }
 
@@ -163,6 +171,9 @@ std::vector<std::uint64_t> Counters::read() const {
         // Software first: see open() for what that means for the syscall counts.
         read_group(software_, out);
         read_group(hardware_, out);
+        rusage u{};
+        ::getrusage(RUSAGE_SELF, &u);
+        out[voluntary_slot_] = static_cast<std::uint64_t>(u.ru_nvcsw);
     } else if (std::strcmp(source_, "getrusage") == 0) {
         rusage u{};
         ::getrusage(RUSAGE_SELF, &u);
@@ -173,6 +184,7 @@ std::vector<std::uint64_t> Counters::read() const {
         out[0] = ns(u.ru_utime) + ns(u.ru_stime);
         out[1] = static_cast<std::uint64_t>(u.ru_nvcsw + u.ru_nivcsw);
         out[2] = static_cast<std::uint64_t>(u.ru_minflt + u.ru_majflt);
+        out[3] = static_cast<std::uint64_t>(u.ru_nvcsw);
     }
     return out;
 }

@@ -9,7 +9,8 @@
 // where they open and count on this host. Whatever does not open is left out and
 // named with its reason: a count is never a zero for what was not counted.
 // Without perf_event_open (no permission, no tracefs): getrusage (CPU time, context
-// switches, page faults). The snapshots' own read syscall is taken off the counts.
+// switches, page faults). Voluntary context switches come from getrusage either way. The snapshots'
+// own read syscall is taken off the counts.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +62,10 @@ private:
     std::vector<std::string> names_;
     std::vector<std::pair<std::string, std::string>> unavailable_;
     Group software_, hardware_;
+    // Where read() puts getrusage's voluntary context switches: the switches the
+    // process asked for (blocking, waiting for a wake-up), which the host's load
+    // moves far less than the involuntary ones (preemption) in context_switches.
+    std::size_t voluntary_slot_ = 0;
     // Syscall counts the snapshots add to each slice (one read per slice).
     std::vector<std::uint64_t> self_;
 };

@@ -9,6 +9,7 @@ new one (the next epoch) on the same port.
 
 from __future__ import annotations
 
+import random
 import shutil
 import signal
 import time
@@ -64,12 +65,13 @@ def driver_args(exp: FaultsExperiment, cell: Cell, times: dict) -> list[str]:
     return args
 
 
-def timeline(exp: FaultsExperiment, now_ns: int) -> dict:
+def timeline(exp: FaultsExperiment, now_ns: int, stretch_s: float = 0.0) -> dict:
+    """stretch_s: added to the fault's length (fault_stretch)."""
     s = exp.schedule
     ns = lambda seconds: int(seconds * 1e9)  # noqa: E731
     start = now_ns + ns(s.startup_s)
     fault_start = start + ns(s.warmup_s)
-    fault_end = fault_start + ns(s.fault_s)
+    fault_end = fault_start + ns(s.fault_s + stretch_s)
     send_until = fault_end + ns(s.recover_s)
     return {
         "spawn": now_ns,
@@ -79,6 +81,18 @@ def timeline(exp: FaultsExperiment, now_ns: int) -> dict:
         "send_until": send_until,
         "until": send_until + ns(s.drain_s),
     }
+
+
+def fault_stretch(exp: FaultsExperiment, cell: Cell, rep: int) -> float:
+    """What a cell run's fault lasts beyond fault_s: uniform in [0, fault_jitter_s),
+    drawn from (cell, repetition) so both libraries of a pair (and a resumed or
+    repeated run) get the same. With a fault of a fixed length, a library whose
+    reconnect waits repeat the same way every time (libzmq 4.3.5's rand() is never
+    seeded) meets the restarted peer at the same point of its retry cycle in every
+    repetition, and the timing verdict measures that point, not the library."""
+    if exp.schedule.fault_jitter_s <= 0:
+        return 0.0
+    return random.Random(f"{cell.key()}#{rep}").uniform(0.0, exp.schedule.fault_jitter_s)
 
 
 @dataclass
@@ -177,14 +191,16 @@ def sleep_until(t_ns: int) -> None:
         time.sleep(left)
 
 
-def run(exp: FaultsExperiment, cell: Cell, binary: Path, proxy: Toxiproxy, work: Path, tag: str) -> dict:
+def run(
+    exp: FaultsExperiment, cell: Cell, binary: Path, proxy: Toxiproxy, work: Path, tag: str, rep: int = 0
+) -> dict:
     """Run the cell once; returns its record (accounting, timing, resources, processes)."""
     # The logs are appended to: a folder left by an interrupted earlier attempt would
     # add its messages to this run's.
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     fault = exp.faults[cell.fault]
-    times = timeline(exp, time.monotonic_ns())
+    times = timeline(exp, time.monotonic_ns(), fault_stretch(exp, cell, rep))
     args = driver_args(exp, cell, times)
     pair = Pair(binary, work, proxy, f"cell-{tag}", args=args, bound=bound_role(cell.pattern))
     marks: dict[str, int] = {}

@@ -93,6 +93,9 @@ class Schedule:
     recover_s: float
     drain_s: float
     grace_s: float
+    # A cell's fault lasts fault_s plus a part drawn in [0, fault_jitter_s) per pair of
+    # cell runs (experiment.toml says why); 0: exactly fault_s.
+    fault_jitter_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -338,8 +341,9 @@ def _schedule(sec: Section, kind: str) -> Schedule:
             values.append(0.0)
         else:
             values.append(sec.number(key, minimum=0, above=True))
+    jitter = 0.0 if kind == "faults-soak" else sec.number("fault_jitter_s", 0.0, minimum=0)
     sec.done()
-    return Schedule(*values)
+    return Schedule(*values, fault_jitter_s=jitter)
 
 
 def _list(sec: Section, key: str, options, overrides: dict) -> tuple[str, ...]:

@@ -4,16 +4,15 @@ what a user may lose per pattern and fault with each library, as this run saw it
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from testbed.records.fault_run_dir import FaultRunDir
 
 from . import verdicts
 from .accounting import PHASES
 from .config import PATTERNS
-from .runner import CELLS, MANIFEST
 from .verdicts import BAD, TIMINGS, CellSummary
 
-REPORT = "report.md"
 SHORT = {
     "lost": "lost",
     "duplicated": "dup",
@@ -25,9 +24,8 @@ DETECTION_FAULTS = ("partition", "freeze")  # the heartbeat criterion: a connect
 
 
 def load(run_dir: Path) -> tuple[dict, list[dict]]:
-    m = json.loads((run_dir / MANIFEST).read_text())
-    records = [json.loads(line) for line in (run_dir / CELLS).read_text().splitlines() if line.strip()]
-    return m, records
+    run = FaultRunDir.open(run_dir)
+    return run.manifest(), run.records()
 
 
 def _ms(v) -> str:
@@ -229,7 +227,7 @@ def render(run_dir: Path, out_dir: Path | None = None) -> Path:
         )
         lines += [f"## Fault: {fault}", "", *cell_table(mine, ref, cand), ""]
     lines += semantics(cells, ref, cand, patterns, faults)
-    out = Path(out_dir or run_dir) / REPORT
+    out = FaultRunDir.at(run_dir).report_path(out_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines).rstrip() + "\n")
     return out

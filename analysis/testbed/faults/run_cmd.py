@@ -9,14 +9,14 @@ records are copied to reports/<experiment>/<run-id>/ (the quick profile's are no
 from __future__ import annotations
 
 import argparse
-import gzip
 import random
-import shutil
 import signal
 import sys
 from pathlib import Path
 
 from testbed import paths
+from testbed.records import fault_run_dir
+from testbed.records.fault_run_dir import FaultRunDir
 from testbed.sweep import config as sweep_config
 from testbed.sweep.toml_reader import ExperimentError
 from testbed.toolchain import libraries
@@ -30,7 +30,7 @@ def main(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         return _main(args)
-    except ExperimentError as exc:
+    except (ExperimentError, fault_run_dir.FaultRunError) as exc:
         print(f"testbed run: {exc}", file=sys.stderr)
         return 2
     finally:
@@ -59,10 +59,9 @@ def _main(args: argparse.Namespace) -> int:
         return dry_run(exp)
     if args.resume:
         run_dir = _resume_dir(out_root / exp.name, args.resume)
-        seed = runner.read_manifest(run_dir)["seed"]
-        exp = config.load(
-            run_dir / runner.TOML_COPY, runner.read_manifest(run_dir)["profile"], libraries.registered_names()
-        )
+        run = FaultRunDir.open(run_dir)
+        seed = run.manifest()["seed"]
+        exp = config.load(run.toml_copy(), run.manifest()["profile"], libraries.registered_names())
     else:
         run_dir = out_root / exp.name / runner.new_run_id()
         seed = args.seed if args.seed is not None else random.randrange(2**31)
@@ -74,7 +73,7 @@ def _main(args: argparse.Namespace) -> int:
         return code
     out = (soak.render if exp.kind == "faults-soak" else report.render)(run_dir)
     print(f"testbed run: report written to {out}", file=sys.stderr)
-    if runner.read_manifest(run_dir)["status"] == "complete" and exp.profile != "quick":
+    if FaultRunDir.at(run_dir).manifest()["status"] == "complete" and exp.profile != "quick":
         print(f"testbed run: published to {publish(run_dir, exp.name)}", file=sys.stderr)
     return code
 
@@ -82,11 +81,8 @@ def _main(args: argparse.Namespace) -> int:
 def _resume_dir(root: Path, resume: str) -> Path:
     if resume != "latest":
         return Path(resume)
-    unfinished = [
-        p.parent
-        for p in sorted(root.glob(f"*/{runner.MANIFEST}"))
-        if runner.read_manifest(p.parent)["status"] != "complete"
-    ]
+    runs = fault_run_dir.runs_under(root)
+    unfinished = [run.path for run in runs if run.manifest()["status"] != "complete"]
     if not unfinished:
         raise ExperimentError(root, "--resume", "no unfinished run to resume", "an explicit RUN_DIR")
     return unfinished[-1]
@@ -95,20 +91,7 @@ def _resume_dir(root: Path, resume: str) -> Path:
 def publish(run_dir: Path, name: str) -> Path:
     """reports/<name>/<run-id>/: the report, the manifest, the toml and the records
     (gzipped); never the raw logs (they stay in results/)."""
-    dest = paths.REPORTS_DIR / name / run_dir.name
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in (report.REPORT, runner.MANIFEST, runner.TOML_COPY):
-        if (run_dir / f).is_file():
-            shutil.copy2(run_dir / f, dest / f)
-    for f in (runner.CELLS, soak.SAMPLES):
-        if (run_dir / f).is_file():
-            with (
-                open(run_dir / f, "rb") as src,
-                open(dest / (f + ".gz"), "wb") as raw,
-                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as sink,  # no date: same bytes each time
-            ):
-                shutil.copyfileobj(src, sink)
-    return dest
+    return FaultRunDir.at(run_dir).publish(paths.REPORTS_DIR / name / run_dir.name).path
 
 
 def dry_run(exp: config.FaultsExperiment) -> int:

@@ -5,18 +5,17 @@ measure lock when one is named: detection and recovery are timings; with
 and the lock is held for the whole run), one JSON line per cell run appended as it
 finishes.
 
-Run directory (results/<experiment>/<run-id>/): experiment.toml (the copy the run
-used), faults-run.json (the run's manifest: libraries, proxy, host, status),
-cells.jsonl (one record per cell run), cells/<tag>/ (the raw logs of the cell runs
-that found anything wrong; clean ones are removed once summarized), proxy.log,
-report.md. An interrupted run is resumed with --resume: the cell runs already in
-cells.jsonl are not repeated.
+Run directory (results/<experiment>/<run-id>/, opened through
+records/fault_run_dir.py): experiment.toml (the copy the run used), faults-run.json
+(the run's manifest: libraries, proxy, host, status), cells.jsonl (one record per cell
+run), cells/<tag>/ (the raw logs of the cell runs that found anything wrong; clean
+ones are removed once summarized), proxy.log, report.md. An interrupted run is
+resumed with --resume: the cell runs already in cells.jsonl are not repeated.
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import platform
 import random
@@ -30,15 +29,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
+from testbed.records.fault_run_dir import FaultRunDir
 from testbed.toolchain import go_tools, libraries
 from testbed.toolchain.progress import Progress
 
 from . import accounting, cell, driver, proxy
 from .config import FaultsExperiment
 
-MANIFEST = "faults-run.json"
-CELLS = "cells.jsonl"
-TOML_COPY = "experiment.toml"
 # Set to a lock file (e.g. /work/measure.lock) to hold it around each pair of cell runs.
 LOCK_ENV = "TESTBED_MEASURE_LOCK"
 
@@ -63,16 +60,8 @@ def measure_lock() -> Iterator[None]:
 
 def done_runs(run_dir: Path) -> set[tuple[str, str, int]]:
     """(cell key, library label, repetition) of every cell run already recorded."""
-    out = set()
-    path = run_dir / CELLS
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue  # a torn last line from an interrupted run: that run is redone
-            out.add((r["key"], r["library"], r["repetition"]))
-    return out
+    # A torn line from an interrupted run is no record (records/fault_run_dir.py): that run is redone.
+    return {(r["key"], r["library"], r["repetition"]) for r in FaultRunDir.at(run_dir).records()}
 
 
 def plan(exp: FaultsExperiment, seed: int) -> list[tuple[int, object, list]]:
@@ -139,16 +128,6 @@ def manifest(
     }
 
 
-def read_manifest(run_dir: Path) -> dict:
-    return json.loads((Path(run_dir) / MANIFEST).read_text())
-
-
-def write_manifest(run_dir: Path, m: dict) -> None:
-    tmp = run_dir / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(m, indent=1) + "\n")
-    tmp.replace(run_dir / MANIFEST)
-
-
 def libraries_and_drivers(exp: FaultsExperiment, build: bool, progress: Progress) -> tuple[dict, dict]:
     """(name -> LibraryBuild, label -> driver binary); a library that cannot be built
     stops the run (a faults report with one library would answer nothing)."""
@@ -196,8 +175,9 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
     found, binaries = libraries_and_drivers(exp, build, progress)
     binary, provenance = proxy_binary(progress)
     run_dir.mkdir(parents=True, exist_ok=True)
+    run = FaultRunDir.at(run_dir)
     if not resume:
-        shutil.copyfile(exp.path, run_dir / TOML_COPY)
+        run.keep_toml(exp.path)
     done = done_runs(run_dir)
     todo = [
         (rep, c, libs)
@@ -207,10 +187,10 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
     slots = Slots(exp, run_dir, binaries, done, todo, progress)
     # Overlapping pairs cannot each take the lock: the whole run holds it instead.
     lock = measure_lock() if exp.concurrency > 1 else nullcontext()
-    with lock, proxy.running(binary, run_dir / "proxy.log") as server:
+    with lock, proxy.running(binary, run.proxy_log()) as server:
         info = {"binary": str(binary), "provenance": provenance, "version": server.client.version()}
         m = manifest(exp, run_dir.name, seed, found, binaries, info)
-        write_manifest(run_dir, m)
+        run.write_manifest(m)
         progress.say(
             f"testbed run: {exp.name} ({exp.profile}): {len(exp.cells())} cells x {exp.repetitions} "
             f"repetitions x {len(exp.libraries)} libraries; {len(todo)} pairs to run, "
@@ -222,7 +202,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
             slots.stop.set()
             slots.join()
             m.update(status="interrupted", ended=datetime.now(UTC).isoformat(timespec="seconds"))
-            write_manifest(run_dir, m)
+            run.write_manifest(m)
             progress.say(
                 f"testbed run: interrupted; resume with ./testbed run {exp.path.parent.name} "
                 f"--resume {run_dir}"
@@ -231,7 +211,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
     if slots.failed:
         raise slots.failed[0]
     m.update(status="complete", ended=datetime.now(UTC).isoformat(timespec="seconds"))
-    write_manifest(run_dir, m)
+    run.write_manifest(m)
     return 0
 
 
@@ -276,7 +256,7 @@ class Slots:
             if slot == 0:
                 self._work(server)
             else:
-                with proxy.running(binary, self.run_dir / f"proxy-{slot}.log") as own:
+                with proxy.running(binary, FaultRunDir.at(self.run_dir).proxy_log(slot)) as own:
                     self._work(own)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             self.failed.append(exc)
@@ -337,12 +317,12 @@ def run_one(
     """One cell run; a proxy whose API stops answering is restarted and the run done
     again (once), the failure kept in the record."""
     tag = f"{c.key().replace('/', '_')}_{entry.label}_r{rep}"
-    work = run_dir / "cells" / tag
+    work = FaultRunDir.at(run_dir).cell_logs(tag)
     started = time.time()
     failures: list[str] = []
     for _attempt in (1, 2):
         try:
-            rec = cell.run(exp, c, binary, server.client, work, tag)
+            rec = cell.run(exp, c, binary, server.client, work, tag, rep)
             rec["error"] = None
             break
         except proxy.ProxyError as exc:
@@ -370,6 +350,6 @@ def run_one(
         shutil.rmtree(work, ignore_errors=True)  # nothing to look at: keep the record only
     else:
         rec["logs"] = str(work.relative_to(run_dir))
-    with guard or nullcontext(), open(run_dir / CELLS, "a") as out:
-        out.write(json.dumps(rec) + "\n")
+    with guard or nullcontext():
+        FaultRunDir.at(run_dir).append(rec)
     return rec

@@ -18,7 +18,6 @@ Judged per library and pair:
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import statistics
@@ -27,14 +26,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
+from testbed.records.fault_run_dir import FaultRunDir
 from testbed.toolchain.progress import Progress
 
 from . import accounting, cell, proxy, runner
 from .config import SOAK_SETTLE_S, Cell, FaultsExperiment
 from .records import RECEIVED, read_events, read_records
 
-SAMPLES = "samples.jsonl"
-REPORT = "report.md"
 SETTLE_S = SOAK_SETTLE_S
 # A message sent this long before a fault may still be on its way (queued in a pipe,
 # a socket buffer, the proxy) when the fault takes it: its loss is the fault's too.
@@ -128,10 +126,11 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
     found, binaries = runner.libraries_and_drivers(exp, build, progress)
     binary, provenance = runner.proxy_binary(progress)
     run_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exp.path, run_dir / runner.TOML_COPY)
+    run = FaultRunDir.at(run_dir)
+    run.keep_toml(exp.path)
     the_pairs = pairs(exp)
     plan = schedule(exp, len(the_pairs))
-    with proxy.running(binary, run_dir / "proxy.log") as server:
+    with proxy.running(binary, run.proxy_log()) as server:
         toxiproxy = server.client
         m = runner.manifest(
             exp,
@@ -142,7 +141,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
             {"binary": str(binary), "provenance": provenance, "version": toxiproxy.version()},
         )
         m.update(soak=asdict(exp.soak), schedule_of_faults=plan, pairs=[c.key() for c in the_pairs])
-        runner.write_manifest(run_dir, m)
+        run.write_manifest(m)
         progress.say(
             f"testbed run: {exp.name} ({exp.profile}): {len(the_pairs)} pairs x "
             f"{len(exp.libraries)} libraries for {exp.soak.duration_s:g} s, {len(plan)} faults "
@@ -160,7 +159,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
                         c,
                         binaries[e.label],
                         toxiproxy,
-                        run_dir / "pairs" / f"{e.label}-{i}",
+                        run.pair_logs(f"{e.label}-{i}"),
                         f"{e.label}-{i}",
                         times,
                     )
@@ -172,7 +171,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
             for p in live.values():
                 p.stop_all()
             m.update(status="interrupted", ended=datetime.now(UTC).isoformat(timespec="seconds"))
-            runner.write_manifest(run_dir, m)
+            run.write_manifest(m)
             progress.say("testbed run: interrupted (a soak is not resumable: start it again)")
             return 130
         finally:
@@ -180,7 +179,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
                 p.stop_all()
     _summarize(exp, the_pairs, live, windows, times, run_dir)
     m.update(status="complete", ended=datetime.now(UTC).isoformat(timespec="seconds"))
-    runner.write_manifest(run_dir, m)
+    run.write_manifest(m)
     return 0
 
 
@@ -236,7 +235,8 @@ def _inject(
 
 
 def _summarize(exp, the_pairs, live, windows, times, run_dir: Path) -> None:
-    with open(run_dir / runner.CELLS, "w") as out, open(run_dir / SAMPLES, "w") as samples:
+    run = FaultRunDir.at(run_dir)
+    with run.rewrite("cells") as out, run.rewrite("samples") as samples:
         for (label, i), p in sorted(live.items()):
             c = the_pairs[i]
             sends = [d for d in p.processes if d.role == "send"]
@@ -274,22 +274,19 @@ def _summarize(exp, the_pairs, live, windows, times, run_dir: Path) -> None:
                 "processes": outcomes,
                 "faults_on_pair": len(windows.get(i, [])),
             }
-            out.write(json.dumps(rec) + "\n")
+            out.add(rec)
             for d in p.processes:
                 for e in read_events(d.events):
                     if e.get("what") == "sample":
-                        samples.write(
-                            json.dumps(
-                                {
-                                    "library": label,
-                                    "pair": i,
-                                    "process": f"{d.role}-{d.epoch}",
-                                    "t_s": round((e["t"] - times["start_at"]) / 1e9, 2),
-                                    "rss_kb": e["rss_kb"],
-                                    "fds": e["fds"],
-                                }
-                            )
-                            + "\n"
+                        samples.add(
+                            {
+                                "library": label,
+                                "pair": i,
+                                "process": f"{d.role}-{d.epoch}",
+                                "t_s": round((e["t"] - times["start_at"]) / 1e9, 2),
+                                "rss_kb": e["rss_kb"],
+                                "fds": e["fds"],
+                            }
                         )
 
 
@@ -299,8 +296,8 @@ def accounted(rec: dict) -> bool:
 
 
 def render(run_dir: Path) -> Path:
-    m = runner.read_manifest(run_dir)
-    records = [json.loads(x) for x in (run_dir / runner.CELLS).read_text().splitlines() if x.strip()]
+    run = FaultRunDir.open(run_dir)
+    m, records = run.manifest(), run.records()
     tol = m["soak"]["tolerance"]
     lines = [
         f"# {m['experiment']} · run {m['run_id']}",
@@ -340,7 +337,7 @@ def render(run_dir: Path) -> Path:
     for f in m["schedule_of_faults"]:
         where = "every pair" if f["pair"] is None else m["pairs"][f["pair"]].rsplit("/", 1)[0]
         lines.append(f"| {f['start_s']:.1f} | {f['end_s']:.1f} | {where} | {f['fault']} |")
-    out = run_dir / REPORT
+    out = run.report_path()
     out.write_text("\n".join(lines) + "\n")
     return out
 

@@ -7,19 +7,17 @@ answer and the others are superseded: the log behind it. The current run is also
 stale when it predates its experiment toml (records/freshness.py names what changed).
 
 The fault runner's published runs (faults, faults-soak) are directories of their own
-kind (no manifest.json: a faults-run.json beside their report.md); the same newest-wins
-rule picks the current one (fault_runs).
+kind (records/fault_run_dir.py: no manifest.json, a faults-run.json beside their
+report.md); the same newest-wins rule picks the current one (fault_runs).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from testbed.records import run_dir
+from testbed.records import fault_run_dir, run_dir
 
 SEEDS = "published"        # reports/published/: imported seed reports, not runs
 CURRENT, SUPERSEDED = "current", "superseded"
-FAULT_RUN_FILE = "faults-run.json"   # what the fault runner writes beside its report.md
-REPORT_NAME = "report.md"            # the report a published run carries
 
 
 def published(reports_dir: Path) -> list[Path]:
@@ -63,10 +61,9 @@ def stale(run: Path, experiments_dir: Path, settings: dict | None = None):
 def fault_runs(reports_dir: Path, experiment: str) -> list[Path]:
     """The fault runner's published runs of `experiment` (a faults-run.json and a
     report.md), oldest first: the last is current."""
-    return sorted(d for d in (Path(reports_dir) / experiment).glob("*/")
-                  if (d / FAULT_RUN_FILE).is_file() and (d / REPORT_NAME).is_file())
+    return [run.path for run in fault_run_dir.published_under(reports_dir, experiment)]
 
 
 def fault_report(run: Path) -> Path:
     """The report.md of a fault runner's published run."""
-    return Path(run) / REPORT_NAME
+    return fault_run_dir.FaultRunDir.at(run).report_path()

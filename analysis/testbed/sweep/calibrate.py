@@ -31,7 +31,11 @@ from testbed.sweep.execute import Counts
 
 HEADROOM = 1.2        # aim 20% above the minimum: run-to-run spread must not dip below it
 MAX_SCALE = 100.0     # never more than 100x the declared count (a broken probe cannot explode a run)
-MIN_SCALE = 0.05      # nor less than 1/20 of it
+MIN_SCALE = 0.05      # nor less than 1/20 of it (a window run; an arms slice may shrink further:
+                      # its 10 ms target is ~1/50 of the windows the declared counts were sized for,
+                      # and a floor at 1/20 made REQ_REP's 64 B slices last 0.8 s, not 10 ms:
+                      # 14-25 s per run, a tenth of scorecard 4d90's budget on 6 of its 150 blocks)
+SLICE_MIN_SCALE = 1e-4
 RELIABLE_FRACTION = 0.1  # a window under 10% of the target is re-probed before scaling
 MIN_COUNT = 100
 MAX_LAT_WARMUP = 1_000_000  # round trips: a broken probe (a ~0 s window) cannot explode a run
@@ -70,10 +74,10 @@ def windows(result: dict | None, lat_count: int) -> tuple[float | None, float | 
     return thr, lat_s
 
 
-def scaled(count: int, window: float | None, target: float) -> int:
+def scaled(count: int, window: float | None, target: float, min_scale: float = MIN_SCALE) -> int:
     if not window or window <= 0:
         return count
-    factor = min(MAX_SCALE, max(MIN_SCALE, target * HEADROOM / window))
+    factor = min(MAX_SCALE, max(min_scale, target * HEADROOM / window))
     return max(MIN_COUNT, math.ceil(count * factor))
 
 
@@ -101,7 +105,7 @@ def warmup_round_trips(lat_window_s: float | None, lat_count: int, target_s: flo
 
 def calibrate(group: str, library: str, declared: Counts, min_window_s: float,
               probe: Callable[[Counts], dict], lat_warmup_s: float = 0.0,
-              tail_round_trips: int = 0) -> Calibration:
+              tail_round_trips: int = 0, min_scale: float = MIN_SCALE) -> Calibration:
     """Probe with `declared` counts (twice at most) and scale them; `probe` runs the
     reference library's cell with the given counts and returns its result record."""
     cal = Calibration(group, library, declared.count, declared.lat_count, "calibrated",
@@ -117,9 +121,9 @@ def calibrate(group: str, library: str, declared: Counts, min_window_s: float,
         if rec["status"] != "ok":
             cal.status, cal.reason = "probe-failed", f"probe failed: {rec.get('failure', '')}"
             return cal
-        cal.count = scaled(counts.count, thr_s, min_window_s)
-        cal.lat_count = tail_count(scaled(counts.lat_count, lat_s, min_window_s), lat_s, counts.lat_count,
-                                   min_window_s, tail_round_trips)
+        cal.count = scaled(counts.count, thr_s, min_window_s, min_scale)
+        cal.lat_count = tail_count(scaled(counts.lat_count, lat_s, min_window_s, min_scale), lat_s,
+                                   counts.lat_count, min_window_s, tail_round_trips)
         cal.lat_warmup = warmup_round_trips(lat_s, counts.lat_count, lat_warmup_s)
         short = [w for w in (thr_s, lat_s) if w is not None and w < min_window_s * RELIABLE_FRACTION]
         if not short:
@@ -136,7 +140,7 @@ def calibrate_slices(group: str, library: str, declared: Counts, design, probe: 
     tail rule sizes a run's latency slices together (its p99 is read from their merged
     histogram): rounds x lat_count >= tail_round_trips / 0.01, each slice at most
     TAIL_STRETCH x the slice target."""
-    cal = calibrate(group, library, declared, design.slice_s, probe)
+    cal = calibrate(group, library, declared, design.slice_s, probe, min_scale=SLICE_MIN_SCALE)
     cal.lat_warmup = None  # each slice's warm-up is the arms bench's own (a tenth of its round trips)
     if msg_size >= SLICE_BYTES_FROM:  # shorter slices measure the burst into empty socket buffers
         cal.count = max(cal.count, math.ceil(SLICE_MIN_BYTES / msg_size))

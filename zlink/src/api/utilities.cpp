@@ -7,7 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <thread>
+#include <utility>
 
 #include "api/boundary.hpp"
 #include "api/security_api.hpp"
@@ -126,10 +128,14 @@ struct app_thread {
     std::thread thread;
 };
 
-void run_with_signals_blocked(zmq_thread_fn *fn, void *arg) {
+// Named by itself, not by its creator (io_thread::start says why); `named` is
+// set once it is, so zmq_threadstart returns a named thread.
+void run_with_signals_blocked(zmq_thread_fn *fn, void *arg, std::promise<void> named) {
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    pthread_setname_np(pthread_self(), "ZMQapp");
+    named.set_value();
     fn(arg);
 }
 
@@ -145,12 +151,14 @@ ZLINK_API void *zmq_threadstart(zmq_thread_fn *func, void *arg) {
     return guarded<void *>(nullptr, [&] {
         auto *t = new app_thread;
         try {
-            t->thread = std::thread(run_with_signals_blocked, func, arg);
+            std::promise<void> named;
+            std::future<void> done = named.get_future();
+            t->thread = std::thread(run_with_signals_blocked, func, arg, std::move(named));
+            done.wait();
         } catch (...) {
             delete t;
             throw;
         }
-        pthread_setname_np(t->thread.native_handle(), "ZMQapp");
         return static_cast<void *>(t);
     });
 }

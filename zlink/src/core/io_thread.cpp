@@ -1,5 +1,8 @@
 #include "core/io_thread.hpp"
 
+#include <future>
+#include <string>
+
 #include <pthread.h>
 
 #include <unistd.h>
@@ -8,6 +11,7 @@
 #include <cstdio>
 #include <exception>
 #include <system_error>
+#include <utility>
 
 namespace zlink {
 
@@ -30,9 +34,20 @@ io_thread::~io_thread() { stop_and_join(); }
 
 void io_thread::start(const char *name) {
     wait_for_commands();
-    thread_ = std::thread([this] { run_until_stopped(); });
-    // Named so per-thread profiles (perf, top -H) can tell the threads apart.
-    pthread_setname_np(thread_.native_handle(), name);
+    // Named so per-thread profiles (perf, top -H) can tell the threads apart, and
+    // by the thread itself: glibc names another thread by writing
+    // /proc/self/task/TID/comm, and with those /proc entries made a process killed
+    // with SIGKILL took ~10 ms instead of ~1 ms to be reaped (its parent's waitpid
+    // spent it in release_task -> proc_invalidate_siblings_dcache; faults README).
+    // start() returns once the name is set, as when the creator set it.
+    std::promise<void> named;
+    std::future<void> done = named.get_future();
+    thread_ = std::thread([this, own = std::string(name), named = std::move(named)]() mutable {
+        pthread_setname_np(pthread_self(), own.c_str());
+        named.set_value();
+        run_until_stopped();
+    });
+    done.wait();
 }
 
 // A handler that throws (an allocation failing on this thread, a system

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <limits>
 #include <new>
+#include <random>
 #include <system_error>
 #include <utility>
 
@@ -16,7 +18,7 @@ namespace zlink {
 connecter_t::connecter_t(asio::io_context &ioc, const stream_family &family, std::string address,
                          const options_t &opts, connecter_host &host)
     : ioc_(ioc), family_(family), address_(std::move(address)), opts_(opts), host_(&host),
-      ivl_(opts.reconnect.ivl),
+      ivl_(opts.reconnect.ivl), jitter_rng_(std::random_device{}()),
       via_socks_(family.dials_through_socks() && !opts.socks.proxy.empty()), retry_timer_(ioc),
       connect_timer_(ioc) {}
 
@@ -161,12 +163,32 @@ void connecter_t::on_socks_done(const asio::error_code &ec) {
     host_->connect_failed(ec);
 }
 
+// With RECONNECT_IVL_MAX set, the wait doubles from RECONNECT_IVL up to the
+// maximum, as in libzmq 4.3.5 (no jitter there either). Without it (the
+// default), every wait is RECONNECT_IVL plus a random part below RECONNECT_IVL,
+// the rule of libzmq 4.3.5's stream_connecter_base_t: with a fixed wait, every
+// client of a restarted server retries in lockstep, and a peer that comes back
+// just after a retry (a restart that takes a multiple of the interval) is
+// reached a whole interval late on every occasion. The random part comes from
+// a generator seeded per connecter: libzmq's rand() is never seeded, so its
+// processes all draw the same waits.
+int connecter_t::next_wait() {
+    const int wait = std::max(ivl_, 1);
+    if (opts_.reconnect.ivl_max > opts_.reconnect.ivl) {
+        ivl_ = static_cast<int>(std::min<long long>(2LL * ivl_, opts_.reconnect.ivl_max));
+        return wait;
+    }
+    if (opts_.reconnect.ivl <= 0 || opts_.reconnect.ivl_max > 0)
+        return wait;  // no interval to draw below, or a maximum set (libzmq: no jitter)
+    std::uniform_int_distribution<int> jitter(0, opts_.reconnect.ivl - 1);
+    return static_cast<int>(std::min<long long>(static_cast<long long>(wait) + jitter(jitter_rng_),
+                                                std::numeric_limits<int>::max()));
+}
+
 void connecter_t::attempt_later() {
     if (cancelled_)
         return;
-    const int wait = std::max(ivl_, 1);
-    if (opts_.reconnect.ivl_max > opts_.reconnect.ivl)
-        ivl_ = std::min(ivl_ * 2, opts_.reconnect.ivl_max);
+    const int wait = next_wait();
     retry_timer_.expires_after(std::chrono::milliseconds(wait));
     retry_timer_.async_wait([self = shared_from_this()](const asio::error_code &ec) {
         if (ec || self->cancelled_)

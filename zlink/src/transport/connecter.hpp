@@ -1,7 +1,8 @@
 // connecter_t: the connect side's way to a connection: resolve the address,
-// connect, and on failure try again after RECONNECT_IVL, doubling up to
-// RECONNECT_IVL_MAX.  It hands each connected, tuned stream socket to its
-// host (the session), which builds an engine around it.
+// connect, and on failure try again after RECONNECT_IVL plus a random part
+// below it, or, with RECONNECT_IVL_MAX set, after RECONNECT_IVL doubling up to
+// RECONNECT_IVL_MAX (next_wait, as libzmq 4.3.5).  It hands each connected, tuned stream socket to
+// its host (the session), which builds an engine around it.
 //
 // One attempt is in flight at a time.  The host calls cancel() before it
 // goes away; completions after that do nothing (they hold the connecter, not
@@ -24,6 +25,7 @@
 #include <asio/steady_timer.hpp>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "core/options.hpp"
@@ -47,7 +49,7 @@ public:
                 const options_t &opts, connecter_host &host);
     // Resolve and connect now.
     void attempt();
-    // Attempt again after the current back-off interval, then double it.
+    // Attempt again after the next wait (next_wait).
     void attempt_later();
     // A connection got through the handshake: the next failure waits RECONNECT_IVL again.
     void reset_backoff() { ivl_ = opts_.reconnect.ivl; }
@@ -59,6 +61,7 @@ private:
     void on_writable(const asio::error_code &ec);
     void on_connected(const asio::error_code &ec);
     void start_connect_timer();
+    int next_wait();
     void negotiate_socks();
     void on_socks_done(const asio::error_code &ec);
     void hand_over();
@@ -71,6 +74,7 @@ private:
     options_t opts_;
     connecter_host *host_;
     int ivl_;
+    std::minstd_rand jitter_rng_;
     bool via_socks_;
     bool cancelled_ = false;
     std::optional<connecter_host::socket_type> sock_;

@@ -2,7 +2,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/post.hpp>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -18,6 +20,26 @@
 namespace zlink {
 
 namespace {
+
+// host and port in numbers (an IPv4 address, or IPv6 when allowed): the
+// endpoint as getaddrinfo would give it; otherwise nothing (a name to resolve).
+std::optional<asio::generic::stream_protocol::endpoint>
+numeric_endpoint(const std::string &host, const std::string &port, bool ipv6) {
+    asio::error_code ec;
+    const asio::ip::address addr = asio::ip::make_address(host, ec);
+    if (ec || (addr.is_v6() && !ipv6) || port.empty() || port.size() > 5)
+        return std::nullopt;
+    unsigned long n = 0;
+    for (char c : port) {
+        if (!std::isdigit(static_cast<unsigned char>(c)))
+            return std::nullopt;
+        n = n * 10 + static_cast<unsigned long>(c - '0');
+    }
+    if (n > 65535)
+        return std::nullopt;
+    return asio::generic::stream_protocol::endpoint(
+        asio::ip::tcp::endpoint(addr, static_cast<unsigned short>(n)));
+}
 
 // zmq_connect refuses at once what cannot be a host (or source;host) and a
 // numeric port, as libzmq 4.3.5 does before it defers resolution: a name with
@@ -105,6 +127,14 @@ public:
                  resolve_handler done) const override {
         std::string host, port;
         split_host_port(destination_part(address), host, port);  // checked at zmq_connect
+        // An address in numbers needs no resolver: Asio's runs getaddrinfo on a thread
+        // of its own (started at the first resolve) and hands the result back, two
+        // hand-overs between threads that each wait for a CPU on a loaded host. The
+        // result still arrives through the io_context, as a resolved name's does.
+        if (auto ep = numeric_endpoint(host, port, opts.ipv6)) {
+            asio::post(ioc, [ep = *ep, done = std::move(done)] { done({}, ep); });
+            return;
+        }
         auto resolver = std::make_shared<asio::ip::tcp::resolver>(ioc);
         const bool ipv6 = opts.ipv6;
         resolver->async_resolve(
