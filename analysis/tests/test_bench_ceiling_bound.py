@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from testbed.bench.study import against_probe
+from testbed.records.run_dir import RunDir
 from testbed.results import ceiling as ceil
 
 
@@ -31,7 +32,7 @@ def _probe_file(tmp_path, bytes_per_sec: float) -> dict:
            "latency": None}
     (tmp_path / "ceiling.json").write_text(json.dumps({"schema": "testbed.ceiling/2",
                                                        "process_model": "two-process", "rows": [row]}))
-    return ceil.read(tmp_path)
+    return ceil.table(RunDir.at(tmp_path).host_ceiling())
 
 
 def _comparison(ref_msgs: float, cand_msgs: float) -> pd.DataFrame:

@@ -13,6 +13,7 @@ import pytest
 
 from testbed import paths
 from testbed.records import columnar, store
+from testbed.records.run_dir import RunDir
 from testbed.results import load
 
 # Each record differs from the others in a way a naive columnar store would lose.
@@ -111,8 +112,8 @@ def test_a_published_run_loads_the_same_from_jsonl_and_parquet(tmp_path):
     run = tmp_path / REAL_RUN.name
     shutil.copytree(REAL_RUN, run)
     store.reopen(run)
-    from_jsonl, cells = load.load_run(run), load.read_cells(run)
+    from_jsonl, cells = load.load_run(run), RunDir.at(run).cells()
     store.compact(run)
     assert not (run / store.RESULTS_NAME).exists()
     pd.testing.assert_frame_equal(load.load_run(run), from_jsonl, check_exact=True)
-    assert load.read_cells(run) == cells
+    assert RunDir.at(run).cells() == cells

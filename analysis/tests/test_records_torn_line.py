@@ -39,7 +39,6 @@ def _readers(run_dir):
     return {
         "RunDir.raw_records": RunDir.open(run_dir).raw_records()[0],
         "RunDir.cells": RunDir.open(run_dir).cells(warn=False),
-        "load.read_cells": load.read_cells(run_dir),
         "store.read_records": store.read_records(_journal(run_dir))[0],
         "store.read_run": store.read_run(run_dir)[0],
         "run_writer.records (sweep resume)": run_writer.records(run_dir)[0],
@@ -67,7 +66,7 @@ def test_a_bad_line_before_the_last_is_corruption_for_every_journal_reader(tmp_p
     run_dir = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(64,), reps=4, ceiling=False)
     lines = _journal(run_dir).read_text().splitlines()
     _journal(run_dir).write_text("\n".join([lines[0], TORN, *lines[1:]]) + "\n")
-    for read in (lambda: RunDir.open(run_dir).cells(), lambda: load.read_cells(run_dir),
+    for read in (lambda: RunDir.open(run_dir).cells(),
                  lambda: run_writer.records(run_dir), lambda: store.read_run(run_dir)):
         with pytest.raises((RunDirError, store.CorruptLine), match=":2: not valid JSON"):
             read()

@@ -9,7 +9,7 @@ import pandas as pd
 
 from fixtures.factory import add_speed_reference, group_id, make_run, tidy_pair
 from testbed.records import counted
-from testbed.records.manifest import RunManifest
+from testbed.records.run_dir import RunDir
 from testbed.results import compare, drift_whatif, inflection, load, report_summary
 
 
@@ -91,7 +91,7 @@ def test_the_drift_filter_what_if_counts_dropped_repetitions_and_changed_verdict
     run_dir = make_run(tmp_path, patterns=("PAIR",), transports=("tcp",), sizes=(1024, 65536), reps=6,
                        aa_alias=False)
     add_speed_reference(run_dir, drifted=[(group_id("PAIR", "tcp", 1024, "baseline"), 2)], tolerance=None)
-    manifest = RunManifest.read(load.read_manifest(run_dir), run_dir)
+    manifest = RunDir.open(run_dir).manifest
     df = load.load_run(run_dir)
     cmp = compare.compare_run(df, manifest)
     pairs = [json.loads(ln) for ln in (run_dir / "speed.jsonl").read_text().splitlines()]

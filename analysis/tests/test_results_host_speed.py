@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 from fixtures.factory import REF, add_speed_reference, group_id, make_run
-from testbed.records.manifest import RunManifest
+from testbed.records.run_dir import RunDir
 from testbed.results import compare, load, report
 
 DRIFTED = (group_id("ROUTER_ROUTER", "tcp", 64, "baseline"), 2)
@@ -33,7 +33,7 @@ def test_a_drifted_pair_is_left_out_of_the_verdicts_and_kept_in_the_data(tmp_pat
     assert set(drifted["repetition"]) == {2} and set(drifted["msg_size"]) == {64}
     assert set(drifted["config"]) == {"baseline"} and drifted["value"].notna().all()  # still measured
     assert load.failed_attempts(df).empty                     # not a failure
-    cmp = compare.compare_run(df, RunManifest.read(load.read_manifest(run_dir), run_dir))
+    cmp = compare.compare_run(df, RunDir.open(run_dir).manifest)
     lib = cmp[(cmp["kind"] == "library") & (cmp["metric"] == "throughput_msgs")]
     by_cell = {(r["msg_size"], r["config"]): (r["n_ref"], r["n_cand"]) for r in lib.to_dict("records")}
     assert by_cell[(64, "baseline")] == (4, 4) and by_cell[(65536, "baseline")] == (5, 5)

@@ -5,6 +5,7 @@ import pytest
 
 from fixtures.factory import group_id, make_run
 from testbed.records import schema
+from testbed.records.run_dir import RunDir
 from testbed.results import load
 
 
@@ -47,11 +48,11 @@ def test_torn_last_line_is_skipped_but_a_torn_middle_line_is_an_error(run, tmp_p
     d.mkdir()
     (d / "manifest.json").write_text((run / "manifest.json").read_text())
     (d / "results.jsonl").write_text("\n".join(lines + ['{"schema": "testb']) + "\n")
-    assert len(load.read_cells(d)) == len(lines)
+    assert len(RunDir.at(d).cells()) == len(lines)
     assert "torn last line" in capsys.readouterr().err
     (d / "results.jsonl").write_text("\n".join([lines[0], "{oops", lines[1]]) + "\n")
     with pytest.raises(load.RunDirError, match="results.jsonl:2: not valid JSON"):
-        load.read_cells(d)
+        RunDir.at(d).cells()
 
 
 def test_csv_and_parquet_round_trip(run, tmp_path):
@@ -128,7 +129,7 @@ def test_work_per_message_from_the_sweeps_work_file(tmp_path):
     assert (ok[ok["metric"] == "work_cycles_per_msg"]["unit"] == "cycles/msg").all()
     with (run / "work.jsonl").open("a") as fh:
         fh.write('{"cell_id": "torn')
-    assert len(load.read_work(run)) == 6
+    assert len(RunDir.at(run).work()) == 6
 
 
 def test_work_per_message_on_the_line_when_no_work_file(tmp_path):

@@ -22,6 +22,7 @@ from test_sweep_support import (
 )
 from testbed.bench import validate
 from testbed.records import store
+from testbed.records.run_dir import RunDir
 from testbed.results import report
 from testbed.sweep import ceiling, config, placement
 from testbed.sweep.toml_reader import ExperimentError
@@ -253,9 +254,9 @@ def test_shares_pair_each_repetition_with_the_probe_of_its_own_batch(tmp_path):
               for rep, bps in ((0, 2.0e9), (1, 1.5e9))]
     probes.append({**probe, "block": "b", "repetition": 2, "status": "failed", "result": None})
     (tmp_path / store.CEILING_RUN_NAME).write_text("".join(json.dumps(p) + "\n" for p in probes) + '{"torn')
-    shares = ceil.run_shares(tmp_path, pd.DataFrame(rows))
+    shares = ceil.shares(RunDir.at(tmp_path).ceiling_probes(), pd.DataFrame(rows))
     entry = ceil.run_share(shares, {**where, "metric": "throughput_msgs"}, "zlink")
     assert (entry["share"], entry["lo"], entry["hi"], entry["n"]) == (0.65, 0.5, 0.8, 2)
     assert (entry["ceiling"], entry["ceiling_lo"], entry["ceiling_hi"]) == (1.75e9, 1.5e9, 2.0e9)
     assert shares["probes"] == 3 and [f["repetition"] for f in shares["failed"]] == [2]
-    assert ceil.run_shares(tmp_path / "none", pd.DataFrame(rows)) is None
+    assert ceil.shares(RunDir.at(tmp_path / "none").ceiling_probes(), pd.DataFrame(rows)) is None

@@ -114,7 +114,7 @@ class RunManifest:
 
     @classmethod
     def read(cls, data: dict, run_dir: Path | str | None = None) -> RunManifest:
-        """A manifest as the analysis gets it (a dict from load.read_manifest); raises
+        """A manifest as the analysis gets it (a dict from RunDir.manifest_json); raises
         ManifestError naming the file on one the record refuses."""
         return cls.from_dict(data, Path(run_dir) / FILE_NAME if run_dir is not None else "manifest")
 

@@ -15,6 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args) -> int:
+    from testbed.records.run_dir import RunDir
     from testbed.results import agreement, load
     try:
         tools = agreement.library_comparisons(args.tools_run)
@@ -22,11 +23,11 @@ def main(args) -> int:
     except (load.RunDirError, OSError, ValueError) as exc:
         print(f"testbed agree: {exc}", file=sys.stderr)
         return 2
-    kinds = sorted({str(c.get("kind")) for c in load.read_cells(args.tools_run)})
+    kinds = sorted({str(c.get("kind")) for c in RunDir.at(args.tools_run).cells()})
     if kinds != ["perf-tools"]:
         print(f"testbed agree: {args.tools_run}: not a perf-tools run (cell kinds: {kinds})", file=sys.stderr)
         return 2
-    hwm = agreement.bench_hwm(load.read_cells(args.bench_run))
+    hwm = agreement.bench_hwm(RunDir.at(args.bench_run).cells())
     table = agreement.agreement(tools, bench)
     text = agreement.markdown(table, args.tools_run.name, args.bench_run.name, hwm)
     if args.out:

@@ -6,23 +6,17 @@ something."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from testbed.records import run_dir
-from testbed.records.run_dir import RunDir
 
 SCHEMAS = run_dir.CEILING_SCHEMAS
 
 
-def read(run: Path | RunDir) -> dict | None:
-    """(transport, msg_size) -> {bytes_per_sec, p50, process_model}; the file is optional.
+def table(data: dict | None) -> dict | None:
+    """(transport, msg_size) -> {bytes_per_sec, p50, process_model}, from ceiling.json's
+    contents (RunDir.host_ceiling; None: the run has none, the file is optional).
     Version 2 states the process model the probe ran under (the same for every row);
     version 1 does not, so its rows bound every cell."""
-    return table(RunDir.at(run).host_ceiling())
-
-
-def table(data: dict | None) -> dict | None:
-    """read(), from ceiling.json's contents in hand (RunDir.host_ceiling)."""
     if data is None:
         return None
     model = str(data.get("process_model") or "") if data["schema"] != SCHEMAS[0] else ""
@@ -87,14 +81,10 @@ KEYS = ["pattern", "transport", "msg_size", "io_threads", "config", "placement",
         "library", "metric"]
 
 
-def read_probes(run: Path | RunDir) -> list[dict]:
-    """One line per (block, repetition), the last written winning (a resumed batch may
-    have probed again); torn or broken lines are skipped like the sweep skips them."""
-    return latest_probes(RunDir.at(run).ceiling_probes())
-
-
 def latest_probes(lines: list[dict]) -> list[dict]:
-    """read_probes(), from ceiling.jsonl's lines in hand."""
+    """One line per (block, repetition) of ceiling.jsonl's lines (RunDir.ceiling_probes),
+    the last written winning (a resumed batch may have probed again); torn or broken
+    lines were skipped like the sweep skips them."""
     last = {}
     for ln in lines:
         if isinstance(ln, dict):
@@ -119,17 +109,13 @@ def _pair_share(metric: str, value: float, size: int, probe: dict) -> float:
     return math.nan
 
 
-def run_shares(run: Path | RunDir, df) -> dict | None:
-    """Each library's share of the ceiling probed in the same batches: per cell and
-    metric, the share of every repetition whose batch has an ok probe (the cell's value
-    over that probe's), summarised as median, min and max, with the probe's own median
-    and range. None when the run probed nothing; {"cells": {}, ...} when every probe
-    failed (the failures are still reported)."""
-    return shares(RunDir.at(run).ceiling_probes(), df)
-
-
 def shares(probe_lines: list[dict], df) -> dict | None:
-    """run_shares(), from ceiling.jsonl's lines in hand (RunDir.ceiling_probes)."""
+    """Each library's share of the ceiling probed in the same batches, from ceiling.jsonl's
+    lines (RunDir.ceiling_probes): per cell and metric, the share of every repetition
+    whose batch has an ok probe (the cell's value over that probe's), summarised as
+    median, min and max, with the probe's own median and range. None when the run
+    probed nothing; {"cells": {}, ...} when every probe failed (the failures are still
+    reported)."""
     lines = latest_probes(probe_lines)
     if not lines:
         return None

@@ -306,7 +306,7 @@ def tail(view: RunView) -> pd.DataFrame:
                      .drop_duplicates().itertuples(index=False)))
     tidy_keys = view.tidy.drop_duplicates(["cell_id", "repetition"]).set_index(["cell_id", "repetition"])
     pooled: dict[tuple, list] = {}
-    for cell in load.read_cells(view.run_dir):
+    for cell in RunDir.at(view.run_dir).cells():
         key = (cell["cell_id"], cell["repetition"])
         hist = latency_histogram.of_result(cell.get("result")) if key in usable else None
         if hist is not None:

@@ -15,19 +15,8 @@ import pandas as pd
 
 from testbed.records import schema
 from testbed.records import speed_reference as speedref  # read here, written by sweep/speedref.py
-from testbed.records.run_dir import RunDir
 
 from . import fmt
-
-
-def read(run: Path | RunDir) -> list[dict]:
-    """The run's pairs (last line of a pair wins), in the order they ran; [] if none."""
-    return RunDir.at(run).speed_pairs()
-
-
-def excluded(run: Path | RunDir) -> set[tuple[str, int]]:
-    """(group, repetition) of the pairs marked host-drift."""
-    return RunDir.at(run).drifted_pairs()
 
 
 def _when(text: str) -> datetime:

@@ -26,17 +26,6 @@ LATENCY_FIELDS = {"p50": "lat_p50_us", "p90": "lat_p90_us", "p99": "lat_p99_us",
 RunDirError = run_dir.RunDirError   # not a run directory, or an unreadable one
 
 
-def read_manifest(run: Path | RunDir) -> dict:
-    """manifest.json as stored (RunDir.manifest_json)."""
-    return RunDir.open(run).manifest_json()
-
-
-def read_cells(run: Path | RunDir) -> list[dict]:
-    """Every cell attempt, the last of a repeated one winning (RunDir.cells: one rule
-    for a torn last line, whichever file holds the records)."""
-    return RunDir.at(run).cells()
-
-
 def _metrics(cell: dict) -> list[tuple[str, float, str]]:
     result = cell.get("result") or {}
     out = []
@@ -66,12 +55,6 @@ def _perf_counters(cell: dict) -> dict[str, tuple[float, str]]:
     return {event: (float(rec["value"]), rec.get("unit", ""))
             for event, rec in (perf.get("events") or {}).items()
             if isinstance(rec, dict) and isinstance(rec.get("value"), (int, float))}
-
-
-def read_work(run: Path | RunDir) -> dict[str, dict]:
-    """cell_id -> work per message as the sweep measured it (work.jsonl: a pair of extra
-    throughput-only runs per cell, N and 2N messages; RunDir.work)."""
-    return RunDir.at(run).work()
 
 
 def _work(cell: dict, work: dict[str, dict]) -> list[tuple[str, float, str]]:

@@ -12,13 +12,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args) -> int:
+    from testbed.records.run_dir import RunDir
     from testbed.results import load, rejudge
     try:
         agreement, cmp = rejudge.rejudge(args.run_dir)
     except (OSError, ValueError, load.RunDirError) as exc:
         print(f"testbed rejudge: {exc}", file=sys.stderr)
         return 2
-    manifest = load.read_manifest(args.run_dir)
+    manifest = RunDir.open(args.run_dir).manifest_json()
     design = manifest.get("design") or {}
     print(f"{args.run_dir}: per-look confidence {design.get('look_confidence')!r}, "
           f"margin {design.get('margin')!r}"

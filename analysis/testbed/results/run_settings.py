@@ -10,10 +10,7 @@ A bench result's `settings` holds what the bench asked for (`hwm`, `sndbuf`, `rc
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from testbed.records.manifest import DEFAULT_HWM, RunManifest
-from testbed.records.run_dir import RunDir
 
 KEYS = ("sndhwm", "rcvhwm", "sndbuf", "rcvbuf", "io_threads", "placement", "security")
 
@@ -56,13 +53,9 @@ def from_records(records: list[dict]) -> dict:
     return {lib: {k: sorted(v, key=str) for k, v in entry.items()} for lib, entry in sorted(out.items())}
 
 
-def read(run: Path | RunDir, manifest: RunManifest | None = None) -> dict:
-    """{"libraries": from_records(...), "declared": the manifest's declared settings or {}}."""
-    return of_records(RunDir.at(run).raw_records()[0], manifest)
-
-
 def of_records(records: list[dict], manifest: RunManifest | None = None) -> dict:
-    """read(), from records in hand."""
+    """{"libraries": from_records(...), "declared": the manifest's declared settings or {}},
+    from a run's records (RunDir.raw_records)."""
     declared = ((manifest.library_settings or {}).get("declared") or {}) if manifest is not None else {}
     return {"libraries": from_records(records), "declared": declared}
 

@@ -215,16 +215,20 @@ void pipe_t::write_routing_id(const std::string &id) {
     flush();
 }
 
-void pipe_t::flush() {
+void pipe_t::flush(wake when) {
     if (term_.state == st_done)
         return;
     if (!out_->flush()) {
-        send_activate_read();
-        bytes_ahead_ = 0;  // the reader had run dry: it is keeping up
+        read_wake_owed_ = true;  // the reader is asleep: one activate_read per sleep
+        bytes_ahead_ = 0;        // the reader had run dry: it is keeping up
     } else if (bytes_ahead_ > run_ahead_limit) {
         bytes_ahead_ = 0;
         if (hwm_ == 0 && !out_->conflating())
             sched_yield();
+    }
+    if (read_wake_owed_ && when == wake::now) {
+        read_wake_owed_ = false;
+        send_activate_read();
     }
 }
 
@@ -236,6 +240,7 @@ void pipe_t::terminate(term_reason why) {
         d.init_delimiter();
         out_->write(d, false);
         out_->flush();  // the term command below wakes the peer anyway
+        read_wake_owed_ = false;
         send_term(why);
     } else if (term_.state == st_draining) {
         // Owner gives up on the unread rest: acknowledge now, report later

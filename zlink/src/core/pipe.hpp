@@ -20,8 +20,11 @@
 //                    from (left empty).  Nothing is visible before flush().
 //   flush()          publishes written messages and wakes the peer if needed;
 //                    with no HWM, yields the core after 1 MiB queued ahead of a
-//                    reader that never ran dry; between two sockets (inproc),
-//                    after every few large messages (pipe.cpp says why).
+//                    reader that never ran dry.
+//   flush(wake::later)  publishes, but a wake-up the reader is owed waits for
+//                    the next flush() (or terminate()): a writer that knows
+//                    more is coming at once (an IO thread in the middle of a
+//                    run of full reads) wakes its reader once for the run.
 //   rollback()       drops frames of an unfinished multipart message.
 //   terminate()      start closing; the peer still receives everything written
 //                    before (a delimiter marks the end), then both ends get
@@ -84,7 +87,8 @@ public:
     bool check_hwm() const { return !full(); }
     bool write(msg_t &msg);
     void rollback();
-    void flush();
+    enum class wake : std::uint8_t { now, later };
+    void flush(wake when = wake::now);
     // Writes and flushes `id` as this side's routing id (the first message of a
     // new pipe written by an in-process peer, see the header comment).
     void write_routing_id(const std::string &id);
@@ -179,7 +183,8 @@ private:
     uint64_t msgs_read_ = 0;
     uint64_t msgs_written_ = 0;
     uint64_t peers_msgs_read_ = 0;
-    size_t bytes_ahead_ = 0;  // written since the reader last ran dry (see flush)
+    size_t bytes_ahead_ = 0;       // written since the reader last ran dry (see flush)
+    bool read_wake_owed_ = false;  // flush(wake::later) found the reader asleep
 };
 
 }  // namespace zlink

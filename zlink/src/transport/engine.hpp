@@ -17,8 +17,9 @@
 //   in:  non-blocking recv() calls of its own (Asio only waits for
 //        readability) into the in-batch buffer (adaptive, or
 //        ZMQ_ASIO_IN_BATCH_SIZE when set: transport/batch_size.hpp);
-//        every complete frame is pushed to the host, then ONE flush_frames()
-//        per read (one wake-up of the socket at most).  A large body still
+//        every complete frame is pushed to the host, then one flush_frames()
+//        per read; a run of reads that fill large bodies wakes the socket
+//        once, at its end (engine_input.hpp says why).  A large body still
 //        missing after the buffered bytes is read by the kernel straight into
 //        the message (zero copy).
 //   out: frames pulled from the host into the encoder until the out batch
@@ -98,7 +99,10 @@ public:
     // it, stops reading, and waits for restart_input().
     virtual bool push_frame(msg_t &frame) = 0;
     // End of one read's frames: publish them (one wake-up at most).
-    virtual void flush_frames() = 0;
+    // more_coming: a large message is in flight (engine_input.hpp) and the engine reads again at
+    // once, so the wake-up may wait for the end of the run: the next
+    // flush_frames(false), which the engine always makes before it waits.
+    virtual void flush_frames(bool more_coming) = 0;
     // The next frame to send.  false: nothing now; the engine waits for
     // restart_output().
     virtual bool pull_frame(msg_t &frame) = 0;

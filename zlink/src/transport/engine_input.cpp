@@ -102,6 +102,10 @@ void engine_input::read_loop() {
     }
     // A read still owed is now posted or waits for readability.
     read_ = read_ == read_state::looping_owed ? read_state::owed : read_state::idle;
+    // Whatever the loop published without waking the socket, it wakes it now.
+    if (wake_deferred_ && !e_.stopped())
+        e_.host_->flush_frames(false);
+    wake_deferred_ = false;
 }
 
 void engine_input::wait_readable() {
@@ -114,19 +118,28 @@ void engine_input::wait_readable() {
                         });
 }
 
+// The next read goes straight into the body being decoded: a large body
+// whose rest is not buffered.
+bool engine_input::next_read_in_place() const {
+    return e_.ready() && !e_.raw_ && chunk_.pending() == 0 &&
+           dec_.body_remaining().size() >= in_place_threshold;
+}
+
 // Where the next read goes: straight into the body of a large message being
 // decoded (zero copy: the kernel writes into it), else the receive chunk.
 // Null when a fresh chunk could not be allocated.
 asio::mutable_buffer engine_input::next_read_buffer() {
-    auto rem = dec_.body_remaining();
-    if (e_.ready() && !e_.raw_ && chunk_.pending() == 0 && rem.size() >= in_place_threshold) {
+    if (next_read_in_place()) {
+        auto rem = dec_.body_remaining();
         body_in_place_ = true;
+        asked_ = rem.size();
         return asio::buffer(rem.data(), rem.size());
     }
     const std::size_t batch = in_size_.now();
     if (!chunk_.prepare(batch))
         return {};
     read_room_ = chunk_.room(batch);
+    asked_ = read_room_;
     return asio::buffer(chunk_.read_target(), read_room_);
 }
 
@@ -137,6 +150,8 @@ void engine_input::on_read(const asio::error_code &ec, std::size_t n) {
     if (ec)
         return e_.fail_read(ec);
     e_.note_receive();
+    last_read_full_ = n == asked_;
+    last_read_in_place_ = body_in_place_;
     if (e_.held()) {
         chunk_.discard();
         return start_read();
@@ -170,7 +185,7 @@ void engine_input::process_raw_input() {
         held_ = held_frame::none;
     else
         blocked_ = true;
-    e_.host_->flush_frames();
+    e_.host_->flush_frames(false);
     start_read();
 }
 
@@ -183,7 +198,14 @@ void engine_input::process_input() {
         in_size_.observe(read_bytes_, frames_in_ - frames_before, read_bytes_ == read_room_);
         read_bytes_ = 0;
     }
-    e_.host_->flush_frames();  // one wake-up for the whole batch (also when blocked)
+    // One flush for the whole read (also when blocked).  Inside the read loop,
+    // after a full read while a large message is in flight, the wake-up waits
+    // for the loop's end or a short read (see the header).
+    const bool large_in_flight = last_read_in_place_ || next_read_in_place();
+    const bool more_coming =
+        read_ == read_state::looping && last_read_full_ && large_in_flight && !blocked_;
+    e_.host_->flush_frames(more_coming);
+    wake_deferred_ = wake_deferred_ || more_coming;
     start_read();
 }
 

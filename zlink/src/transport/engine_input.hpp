@@ -10,6 +10,22 @@
 // ~4,400 instructions per message over ipc (docs/profiling/2026-11-24-direct-reads.md).
 // Asio only waits for readability once the socket is empty.
 //
+// Wake-ups: while a large message is in flight (the read filled the rest of a
+// body in place, or filled the chunk and left a large body's rest to be read in
+// place next) more bytes are probably queued and the loop reads again at once;
+// what the read completed is published, but the socket is woken only when a
+// read comes back short, a read carries only small messages, or the loop ends
+// (flush_frames(more_coming)).  Waking the application thread per large
+// message made it preempt this thread (they share a CPU in one-core and split
+// placement), take one message and sleep again: at 256 KiB over tcp, split,
+// the receiving application slept 0.87 times and the IO thread was preempted
+// 0.77 times per message (docs/profiling/2026-12-02-large-path.md).  Reads of
+// small messages wake per read as before: that wakes the socket about once per
+// 80-500 messages already, and a reader woken on another core starts on the
+// first chunk while this thread reads the next
+// (docs/profiling/2026-12-02-wakeups.md).  A lone message still wakes the
+// socket at once: its read is short, or the next read finds the socket empty.
+//
 // It belongs to its engine and calls it back for what is not about reading:
 // the handshake (bytes before it is done), failures, PINGs (heartbeats live in
 // the lifecycle, engine.cpp).
@@ -79,6 +95,7 @@ private:
     void read_loop();
     void wait_readable();
     asio::mutable_buffer next_read_buffer();
+    bool next_read_in_place() const;
     void on_read(const asio::error_code &ec, std::size_t n);
     bool decode_frames();
     bool begin_body();
@@ -100,6 +117,10 @@ private:
     msg_t in_msg_;                      // the frame being decoded, or held
     std::size_t read_room_ = 0;         // bytes the pending chunk read asked for
     std::size_t read_bytes_ = 0;        // ... and got: judged after it is decoded
+    std::size_t asked_ = 0;             // bytes the last read asked for (chunk or body)
+    bool last_read_full_ = false;       // ... and it got them all: more may be queued
+    bool last_read_in_place_ = false;   // ... and it was a large body's rest
+    bool wake_deferred_ = false;        // a flush in this loop let the wake-up wait
     std::size_t frames_in_ = 0;         // frames decoded, ever (per-read counts)
     std::vector<std::uint8_t> opened_;  // transform: plaintext of one MESSAGE
 };

@@ -291,6 +291,8 @@ void session_t::engine_stopped(const engine_end &why) {
     if (!why.requested)
         return after_disconnect(why, was_ready);
     // Linger flushed everything, or STREAM's empty message closed the connection.
+    if (pipe_ && pipe_->is_active())
+        pipe_->flush();  // a wake-up the engine's last read left owed
     if (opts_.role.raw_socket && pipe_ && pipe_->is_active())
         pipe_->terminate();
     maybe_finish();
@@ -362,9 +364,9 @@ bool session_t::push_frame(msg_t &frame) {
     return pipe_->write(frame);
 }
 
-void session_t::flush_frames() {
+void session_t::flush_frames(bool more_coming) {
     if (pipe_)
-        pipe_->flush();
+        pipe_->flush(more_coming ? pipe_t::wake::later : pipe_t::wake::now);
 }
 
 bool session_t::pull_frame(msg_t &frame) {

@@ -63,7 +63,7 @@ public:
     // engine_host
     void engine_ready(const peer_info &peer) override;
     bool push_frame(msg_t &frame) override;
-    void flush_frames() override;
+    void flush_frames(bool more_coming) override;
     bool pull_frame(msg_t &frame) override;
     void return_frame(msg_t &frame) override;
     void zap_request(const wire::zap_request &request) override;

@@ -52,6 +52,8 @@ public:
     std::deque<msg_t> outbox;
     size_t capacity = SIZE_MAX;  // push_frame refuses beyond this many frames
     int flushes = 0;
+    int deferred_flushes = 0;          // flush_frames(true): the wake-up may wait
+    bool last_flush_deferred = false;  // the latest flush_frames() was (true)
     int pulls = 0;
     int returns = 0;
     int zap_requests = 0;
@@ -87,7 +89,12 @@ public:
         m.init();
         return true;
     }
-    void flush_frames() override { ++flushes; }
+    void flush_frames(bool more_coming) override {
+        ++flushes;
+        if (more_coming)
+            ++deferred_flushes;
+        last_flush_deferred = more_coming;
+    }
     bool pull_frame(msg_t &m) override {
         if (outbox.empty())
             return false;
