@@ -23,6 +23,9 @@ namespace {
 
 // host and port in numbers (an IPv4 address, or IPv6 when allowed): the
 // endpoint as getaddrinfo would give it; otherwise nothing (a name to resolve).
+// The port is checked here, not taken as checked: a SOCKS proxy's address
+// (ZMQ_SOCKS_PROXY) reaches resolve() without zmq_connect's check, and a
+// service name there must still go to the resolver.
 std::optional<asio::generic::stream_protocol::endpoint>
 numeric_endpoint(const std::string &host, const std::string &port, bool ipv6) {
     asio::error_code ec;
