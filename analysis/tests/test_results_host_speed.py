@@ -76,6 +76,8 @@ def test_publishing_keeps_the_reference(tmp_path):
     from testbed.results import report_cmd
     run_dir = add_speed_reference(run(tmp_path), drifted=[DRIFTED])
     report_cmd.compact(run_dir, tmp_path / "pub")
-    assert (tmp_path / "pub" / "speed.jsonl").read_bytes() == (run_dir / "speed.jsonl").read_bytes()
+    published = RunDir.open(tmp_path / "pub")
+    assert published.speed_lines() == RunDir.open(run_dir).speed_lines() != []
+    assert (tmp_path / "pub" / "speed.jsonl.gz").is_file()  # stored gzipped (store.pack_side_files)
     shutil.rmtree(run_dir)
     assert REF in report.render_run(tmp_path / "pub", tmp_path / "out").read_text()

@@ -44,3 +44,43 @@ def test_compact_names_a_directory_that_is_not_a_run(tmp_path, capsys):
     args = argparse.Namespace(action="compact", runs=[tmp_path], budget_mb=None)
     assert store_cmd.main(args) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def _speed_line(n):
+    return {"group": f"g{n}", "repetition": n, "ms": 100 + n}
+
+
+def test_compact_gzips_the_side_files_and_readers_see_the_same_lines(tmp_path, capsys):
+    run = _run(tmp_path, "a", "20261101T000000Z-0001", 0.3)
+    for n in range(200):
+        store.append_line(run / store.SPEED_NAME, _speed_line(n))
+    store.append_line(run / store.WORK_NAME, {"cell_id": "c", "status": "ok"})
+    before = store.read_lines(run / store.SPEED_NAME)
+    args = argparse.Namespace(action="compact", runs=[run], budget_mb=None)
+    assert store_cmd.main(args) == 0
+    assert "side files" in capsys.readouterr().out
+    packed = run / (store.SPEED_NAME + store.PACK_SUFFIX)
+    assert packed.is_file() and not (run / store.SPEED_NAME).exists()
+    assert packed.stat().st_size < len("".join(json.dumps(x) + "\n" for x in before))
+    assert store.read_lines(run / store.SPEED_NAME) == before
+    assert store.read_lines(run / store.WORK_NAME) == [{"cell_id": "c", "status": "ok"}]
+    first = packed.read_bytes()
+    assert store_cmd.main(args) == 0 and packed.read_bytes() == first  # nothing plain: unchanged
+
+
+def test_lines_appended_after_packing_come_after_the_packed_ones(tmp_path):
+    """A compacted run that is resumed appends to the plain file beside its .gz."""
+    for n in range(3):
+        store.append_line(tmp_path / store.SPEED_NAME, _speed_line(n))
+    store.pack_side_files(tmp_path)
+    store.append_line(tmp_path / store.SPEED_NAME, _speed_line(3))
+    assert [x["repetition"] for x in store.read_lines(tmp_path / store.SPEED_NAME)] == [0, 1, 2, 3]
+    store.pack_side_files(tmp_path)  # packing again folds them into one packed file, in order
+    assert not (tmp_path / store.SPEED_NAME).exists()
+    assert [x["repetition"] for x in store.read_lines(tmp_path / store.SPEED_NAME)] == [0, 1, 2, 3]
+
+
+def test_a_torn_last_line_stays_skipped_once_packed(tmp_path):
+    (tmp_path / store.SPEED_NAME).write_text(json.dumps(_speed_line(0)) + "\n" + '{"group": "g1", "rep')
+    store.pack_side_files(tmp_path)
+    assert store.read_lines(tmp_path / store.SPEED_NAME) == [_speed_line(0)]

@@ -4,7 +4,9 @@ A live run appends to results.jsonl (fsynced per cell); a finished run is compac
 into results.parquet (records/columnar.py), the same records about 15x smaller. Runs
 published before the Parquet store still hold JSONL: `compact --budget-mb N` converts
 the oldest superseded ones first, as many as fit N MB of deleted JSONL, so a commit's
-diff stays small; the next session runs the same command again.
+diff stays small; the next session runs the same command again. Compacting also gzips
+the run's speed, work and in-run ceiling lines (store.pack_side_files; a publish does
+the same), which readers take packed or plain.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     status = sub.add_parser("status", help="each run's results file and size; totals and projection")
     status.add_argument("root", nargs="?", type=Path, default=paths.REPORTS_DIR,
                         help="a tree of <experiment>/<run-id>/ run directories (default reports/)")
-    compact = sub.add_parser("compact", help="results.jsonl -> results.parquet, checked, journal removed")
+    compact = sub.add_parser("compact", help="results.jsonl -> results.parquet and the side JSONL "
+                             "gzipped, checked, originals removed")
     compact.add_argument("runs", nargs="*", type=Path,
                          help="run directories; with --budget-mb, roots to pick runs from (default reports/)")
     compact.add_argument("--budget-mb", type=float, default=None,
@@ -69,6 +72,10 @@ def _compact(runs: list[Path]) -> int:
         before, after = before + was, after + now
         print(f"{run}: {was / MB:.2f} MB JSONL -> {now / MB:.2f} MB Parquet" if was
               else f"{run}: already compacted ({now / MB:.2f} MB)")
+        side_was, side_now = RunDir.open(run).pack_side_files()
+        before, after = before + side_was, after + side_now
+        if side_was:
+            print(f"{run}: side files {side_was / MB:.2f} MB JSONL -> {side_now / MB:.2f} MB gzipped")
     if before:
         print(f"compacted {len(runs)} runs: {before / MB:.1f} MB -> {after / MB:.1f} MB "
               f"(size ratio {before / max(after, 1):.1f}:1)")

@@ -107,6 +107,10 @@ class RunDir:
         self._cache.pop("records", None)
         return store.compact(self.path)
 
+    def pack_side_files(self) -> tuple[int, int]:
+        """The speed, work and in-run ceiling lines gzipped, checked (store.pack_side_files)."""
+        return store.pack_side_files(self.path)
+
     def records_file(self) -> Path:
         return store.results_file(self.path)
 
@@ -201,10 +205,13 @@ class RunDir:
         (dest / store.MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         for path in self.side_files():
             shutil.copyfile(path, dest / path.name)
+        store.pack_side_files(dest)
         return RunDir(dest)
 
     def report_inputs(self) -> list[Path]:
         return [self.path / name for name in self.REPORT_INPUTS if (self.path / name).is_file()]
 
     def side_files(self) -> list[Path]:
-        return [self.path / name for name in self.PUBLISHED_SIDE_FILES if (self.path / name).is_file()]
+        """The published side files this run has, plain or packed (<name>.gz)."""
+        names = [n for name in self.PUBLISHED_SIDE_FILES for n in (name + store.PACK_SUFFIX, name)]
+        return [self.path / name for name in names if (self.path / name).is_file()]
