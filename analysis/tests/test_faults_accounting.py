@@ -77,3 +77,37 @@ def test_read_records_drops_a_torn_last_record(tmp_path):
     path.write_bytes(RECORD.pack(SENT, 1, 0, 3, 7, 11, 13) + b"\x01\x02")
     assert read_records(path) == [Record(SENT, True, 3, 7, 11, 13)]
     assert read_records(tmp_path / "missing.rec") == []
+
+
+def got_by(triples, t0=1000):
+    """(epoch, seq, connection) in arrival order, as a ROUTER logs them."""
+    return [Record(RECEIVED, True, e, s, t0 + i, 0, c) for i, (e, s, c) in enumerate(triples)]
+
+
+def test_a_reorder_across_two_connections_is_told_from_one_on_a_single_connection():
+    # Fair queueing between the old connection (0..3) and the new one (4..5), as the
+    # ROUTER of run 20261202T134258Z-0bff interleaved them after a freeze.
+    across = got_by([(1, 0, 1), (1, 1, 1), (1, 4, 2), (1, 2, 1), (1, 5, 2), (1, 3, 1)])
+    acc = accounting.stream([sent(1, range(6))], [across], set())
+    assert acc["reordered"] == 2 and acc["reordered_across"] == 2
+    # The same arrival order on one connection is a reorder the wire forbids.
+    single = got_by([(1, s, 1) for s in (0, 1, 4, 2, 5, 3)])
+    acc = accounting.stream([sent(1, range(6))], [single], set())
+    assert acc["reordered"] == 2 and acc["reordered_across"] == 0
+    # A message out of order on its own connection stays a plain reorder even when a
+    # second connection is involved.
+    mixed = got_by([(1, 0, 1), (1, 2, 1), (1, 3, 2), (1, 1, 1)])
+    acc = accounting.stream([sent(1, range(4))], [mixed], set())
+    assert acc["reordered"] == 1 and acc["reordered_across"] == 0
+
+
+def test_a_reorder_without_connection_numbers_is_never_called_across():
+    acc = accounting.stream([sent(1, range(3))], [got([(1, 0), (1, 2), (1, 1)])], set())
+    assert acc["reordered"] == 1 and acc["reordered_across"] == 0
+
+
+def test_the_connection_number_is_read_from_the_record_layout(tmp_path):
+    path = tmp_path / "recv.rec"
+    path.write_bytes(RECORD.pack(RECEIVED, 1, 2, 1, 7, 100, 90))
+    (r,) = read_records(path)
+    assert (r.conn, r.seq, r.aux) == (2, 7, 90)

@@ -9,7 +9,7 @@ from testbed.records.fault_run_dir import FaultRunDir
 REF, CAND = "libzmq-4.3.5", "zlink"
 
 
-def record(key, lib, rep, *, lost=0, sent=100, detect=None, resume=50.0, hang=False):
+def record(key, lib, rep, *, lost=0, sent=100, detect=None, resume=50.0, hang=False, reordered=0, across=0):
     pattern, sec, hb, fault = key.split("/")
     return {
         "key": key,
@@ -25,7 +25,8 @@ def record(key, lib, rep, *, lost=0, sent=100, detect=None, resume=50.0, hang=Fa
             "delivered": sent - lost,
             "lost": lost,
             "duplicated": 0,
-            "reordered": 0,
+            "reordered": reordered,
+            "reordered_across": across,
             "corrupted": 0,
             "phantom": 0,
             "lost_by_phase": {"before": 0, "during": lost, "after": 0},
@@ -81,6 +82,27 @@ def test_zlink_worse_only_where_libzmq_was_clean_or_far_better(tmp_path):
         "zlink worse than libzmq-4.3.5** (a problem libzmq-4.3.5 never had in that cell) in 2 cells" in text
     )
     assert "limit HEARTBEAT_TIMEOUT + IVL = 800 ms: **within**" in text
+
+
+def test_reorders_across_a_reconnect_are_named_as_such(tmp_path):
+    key = "DEALER_ROUTER/null/hb-on/freeze"
+    recs = [record(key, REF, rep) for rep in range(4)]
+    recs += [
+        record(key, CAND, rep, reordered=13 if rep == 1 else 0, across=13 if rep == 1 else 0)
+        for rep in range(4)
+    ]
+    cells = verdicts.group(recs)
+    assert cells[key].worse_than_reference(REF, CAND) == ["reordered, all across a reconnect"]
+    text = report.render(run_dir(tmp_path, recs)).read_text()
+    assert "| 0 / 13 (across conns 0 / 13) |" in text
+    assert "reord 13 in 1/4 runs (13 across connections)" in text
+    # One reorder on a single connection among them: a plain reorder again.
+    recs[-1] = record(key, CAND, 3, reordered=1, across=0)
+    assert verdicts.group(recs)[key].worse_than_reference(REF, CAND) == ["reordered"]
+    # Runs recorded before connections were logged have no reordered_across: plain.
+    old = [record(key, REF, rep) for rep in range(4)] + [record(key, CAND, 0, reordered=2)]
+    del old[-1]["accounting"]["reordered_across"]
+    assert verdicts.group(old)[key].worse_than_reference(REF, CAND) == ["reordered"]
 
 
 def test_timing_verdicts(tmp_path):

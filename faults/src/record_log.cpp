@@ -22,8 +22,8 @@ RecordLog::~RecordLog() {
 }
 
 void RecordLog::add(Kind kind, bool ok, std::uint32_t epoch, std::uint64_t seq, std::int64_t t_ns,
-                    std::int64_t aux) {
-    const Record r{kind, std::uint8_t(ok ? 1 : 0), 0, epoch, seq, t_ns, aux};
+                    std::int64_t aux, std::uint16_t conn) {
+    const Record r{kind, std::uint8_t(ok ? 1 : 0), conn, epoch, seq, t_ns, aux};
     // A short write to a local file does not happen short of a full disk; a failed
     // one would lose accounting, so it ends the run instead of passing silently.
     if (::write(fd_, &r, sizeof r) != ssize_t(sizeof r)) {

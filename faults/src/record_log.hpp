@@ -20,7 +20,11 @@ enum class Kind : std::uint8_t {
 struct Record {
     Kind kind;
     std::uint8_t ok;
-    std::uint16_t reserved;
+    // received by a ROUTER: which connection it came by, 1, 2, ... in the order this
+    // process first saw each routing id (0: not known, other patterns). Messages on
+    // two connections have no order between them (ZMTP), so the accounting tells a
+    // reorder across connections from one on a single connection.
+    std::uint16_t conn;
     std::uint32_t epoch;  // the sending process's epoch (as the body says, for received)
     std::uint64_t seq;
     std::int64_t t_ns;  // when it happened (CLOCK_MONOTONIC)
@@ -36,7 +40,7 @@ public:
     RecordLog &operator=(const RecordLog &) = delete;
 
     void add(Kind kind, bool ok, std::uint32_t epoch, std::uint64_t seq, std::int64_t t_ns,
-             std::int64_t aux);
+             std::int64_t aux, std::uint16_t conn = 0);
 
 private:
     int fd_ = -1;

@@ -35,6 +35,25 @@ void log_bound(void *s, const Options &o) {
     std::fflush(stdout);
 }
 
+// A ROUTER's routing ids numbered 1, 2, ... in the order first seen: one per
+// connection (the DEALER sets none, so each connection gets a fresh one). A handful
+// per cell, so a linear search.
+class ConnectionNumbers {
+public:
+    std::uint16_t of(zmq_msg_t &id) {
+        const std::string key(static_cast<const char *>(zmq_msg_data(&id)), zmq_msg_size(&id));
+        for (std::size_t i = 0; i < seen_.size(); ++i)
+            if (seen_[i] == key)
+                return number(i);
+        seen_.push_back(key);
+        return number(seen_.size() - 1);
+    }
+
+private:
+    static std::uint16_t number(std::size_t i) { return std::uint16_t(i < 65534 ? i + 1 : 65535); }
+    std::vector<std::string> seen_;
+};
+
 }  // namespace
 
 std::uint64_t run_stream_sender(Context &c) {
@@ -91,6 +110,8 @@ std::uint64_t run_stream_receiver(Context &c) {
         zmq_msg_t m;
         zmq_msg_init(&m);
         std::size_t frames = 0;
+        ConnectionNumbers connections;
+        std::uint16_t conn = 0;  // a ROUTER's: the connection of the message being read
         while (mono_ns() < o.until_ns) {
             if (zmq_msg_recv(&m, s, 0) < 0) {
                 if (zmq_errno() != EAGAIN && zmq_errno() != EINTR)
@@ -98,6 +119,8 @@ std::uint64_t run_stream_receiver(Context &c) {
                 continue;
             }
             ++frames;
+            if (router && frames == 1)
+                conn = connections.of(m);
             if (zmq_msg_more(&m))
                 continue;  // the rest of this message is already here
             const std::int64_t now = mono_ns();
@@ -106,9 +129,11 @@ std::uint64_t run_stream_receiver(Context &c) {
             // A ROUTER's message is [routing id, body]; any other shape is corrupted.
             if (frames != (router ? 2u : 1u))
                 check.ok = false;
-            c.records.add(Kind::received, check.ok, check.epoch, check.seq, now, check.sent_ns);
+            c.records.add(Kind::received, check.ok, check.epoch, check.seq, now, check.sent_ns,
+                          conn);
             ++received;
             frames = 0;
+            conn = 0;
         }
         zmq_msg_close(&m);
         c.events.phase("closing");

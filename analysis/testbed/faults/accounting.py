@@ -9,6 +9,13 @@ process of the cell:
   duplicated  intact receptions beyond the first of the same message
   reordered   intact first receptions of a sequence number below one already seen
               from the same sender epoch
+    reordered_across  the part of `reordered` that came in order on its own
+              connection, behind a later message that came by another connection
+              (ROUTER receivers only, which log each message's connection; 0 where
+              the connection is not known). A DEALER whose connection breaks sends the
+              rest on a new one; ZMTP orders messages on one connection only, and a
+              ROUTER that holds both fair-queues between them (README.md, reorders
+              across a reconnect). A reorder on one connection is a library defect.
   corrupted   receptions that failed the check (wrong bytes, length or shape)
   phantom     intact receptions of a message nobody logged as sent (a bug), except
               the one message a killed sender may have sent without logging it
@@ -58,7 +65,15 @@ def stream(
     arrivals = sorted((r for log in received_logs for r in log if r.kind == RECEIVED), key=lambda r: r.t_ns)
     seen: Counter = Counter()
     highest: dict[int, int] = {}
-    out = {"corrupted": 0, "duplicated": 0, "reordered": 0, "phantom": 0, "unlogged_sends": 0}
+    highest_on_conn: dict[tuple[int, int], int] = {}  # (epoch, connection) -> highest seq
+    out = {
+        "corrupted": 0,
+        "duplicated": 0,
+        "reordered": 0,
+        "reordered_across": 0,
+        "phantom": 0,
+        "unlogged_sends": 0,
+    }
     for r in arrivals:
         if not r.ok:
             out["corrupted"] += 1
@@ -76,9 +91,13 @@ def stream(
         if seen[key] > 1:
             out["duplicated"] += 1
             continue
+        conn_key = (r.epoch, r.conn)
         if r.seq < highest.get(r.epoch, -1):
             out["reordered"] += 1
+            if r.conn and r.seq > highest_on_conn.get(conn_key, -1):
+                out["reordered_across"] += 1
         highest[r.epoch] = max(highest.get(r.epoch, -1), r.seq)
+        highest_on_conn[conn_key] = max(highest_on_conn.get(conn_key, -1), r.seq)
     lost_keys = [k for k in sent if k not in seen]
     if lost_times is not None:
         lost_times.extend(sent[k] for k in lost_keys)

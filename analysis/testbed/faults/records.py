@@ -8,7 +8,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-RECORD = struct.Struct("<BBHIQqq")  # kind, ok, reserved, epoch, seq, t_ns, aux
+RECORD = struct.Struct("<BBHIQqq")  # kind, ok, conn, epoch, seq, t_ns, aux
 SENT, RECEIVED, REPLY, GAVE_UP, RETRY = 1, 2, 3, 4, 5
 
 
@@ -20,6 +20,7 @@ class Record:
     seq: int
     t_ns: int
     aux: int
+    conn: int = 0  # received by a ROUTER: its connection, 1, 2, ... (0: not known)
 
 
 def read_records(path: Path) -> list[Record]:
@@ -30,7 +31,7 @@ def read_records(path: Path) -> list[Record]:
     except FileNotFoundError:
         return []
     whole = len(data) - len(data) % RECORD.size
-    return [Record(k, bool(ok), e, s, t, a) for k, ok, _r, e, s, t, a in RECORD.iter_unpack(data[:whole])]
+    return [Record(k, bool(ok), e, s, t, a, c) for k, ok, c, e, s, t, a in RECORD.iter_unpack(data[:whole])]
 
 
 def read_events(path: Path) -> list[dict]:

@@ -130,7 +130,7 @@ def cell_table(cells: list[CellSummary], ref: str, cand: str) -> list[str]:
             c.cell["heartbeat"],
             _pair(r.total("sent"), z.total("sent")),
         ]
-        row += [_pair(r.total(k), z.total(k)) for k in BAD]
+        row += [_count_cell(r, z, k) for k in BAD]
         for metric in ("detect_ms", "resume_ms"):
             row += [
                 _pair(
@@ -152,6 +152,14 @@ def cell_table(cells: list[CellSummary], ref: str, cand: str) -> list[str]:
     return lines
 
 
+def _count_cell(r, z, key: str) -> str:
+    """`ref / cand`; reorders across connections (ROUTER receivers) in parentheses."""
+    text = _pair(r.total(key), z.total(key))
+    if key == "reordered" and (r.total("reordered_across") or z.total("reordered_across")):
+        text += f" (across conns {_pair(r.total('reordered_across'), z.total('reordered_across'))})"
+    return text
+
+
 def _loss_text(side) -> str:
     runs = side.ok_runs()
     if not runs:
@@ -164,6 +172,8 @@ def _loss_text(side) -> str:
             if k == "lost":
                 phases = {p: sum(r["accounting"]["lost_by_phase"][p] for r in runs) for p in PHASES}
                 text += " (sent " + ", ".join(f"{p} the fault {n}" for p, n in phases.items() if n) + ")"
+            if k == "reordered" and side.total("reordered_across"):
+                text += f" ({side.total('reordered_across')} across connections)"
             parts.append(text)
     return "; ".join(parts) or "nothing"
 

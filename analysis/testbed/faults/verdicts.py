@@ -30,7 +30,8 @@ class Side:
         return [r for r in self.runs if r.get("error") is None]
 
     def total(self, key: str) -> int:
-        return sum(r["accounting"][key] for r in self.ok_runs())
+        # .get: runs recorded before a key existed (reordered_across) count 0
+        return sum(r["accounting"].get(key, 0) for r in self.ok_runs())
 
     def runs_with(self, key: str) -> int:
         return sum(1 for r in self.ok_runs() if r["accounting"][key])
@@ -64,12 +65,16 @@ class CellSummary:
 
     def worse_than_reference(self, reference: str, candidate: str) -> list[str]:
         """Accounting problems the candidate has in this cell that the reference never
-        had in any repetition (the experiment's failure condition), losses far above
+        had in any repetition (the experiment's failure condition; reorders that were
+        all across two connections are named so), losses far above
         the reference's where both lose (more than LOST_FACTOR x theirs + LOST_SLACK:
         which in-flight messages a fault takes varies run to run, a pattern that stops
         delivering does not), plus aborts, hangs and process errors."""
         ref, cand = self.sides[reference], self.sides[candidate]
         out = [k for k in BAD if cand.total(k) and not ref.total(k)]
+        if "reordered" in out and cand.total("reordered_across") == cand.total("reordered"):
+            out[out.index("reordered")] = "reordered, all across a reconnect"
+
         if "lost" not in out and cand.total("lost") > LOST_FACTOR * ref.total("lost") + LOST_SLACK:
             out.append("lost far more")
         flags = self.sides[candidate].flags()
