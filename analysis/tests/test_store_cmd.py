@@ -65,6 +65,7 @@ def test_compact_gzips_the_side_files_and_readers_see_the_same_lines(tmp_path, c
     assert store.read_lines(run / store.SPEED_NAME) == before
     assert store.read_lines(run / store.WORK_NAME) == [{"cell_id": "c", "status": "ok"}]
     first = packed.read_bytes()
+    assert b"speed.jsonl\0" in first[:32]  # the gzip header names the plain file, not a .tmp
     assert store_cmd.main(args) == 0 and packed.read_bytes() == first  # nothing plain: unchanged
 
 

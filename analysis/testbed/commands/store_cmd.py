@@ -65,15 +65,15 @@ def _compact(runs: list[Path]) -> int:
     before = after = 0
     for run in runs:
         try:
-            was, now = RunDir.open(run).compact()
+            run_dir = RunDir.open(run)
+            was, now = run_dir.compact()
+            side_was, side_now = run_dir.pack_side_files()
         except (OSError, ValueError) as exc:
             print(f"testbed store: {exc}", file=sys.stderr)
             return 2
-        before, after = before + was, after + now
+        before, after = before + was + side_was, after + now + side_now
         print(f"{run}: {was / MB:.2f} MB JSONL -> {now / MB:.2f} MB Parquet" if was
               else f"{run}: already compacted ({now / MB:.2f} MB)")
-        side_was, side_now = RunDir.open(run).pack_side_files()
-        before, after = before + side_was, after + side_now
         if side_was:
             print(f"{run}: side files {side_was / MB:.2f} MB JSONL -> {side_now / MB:.2f} MB gzipped")
     if before:

@@ -74,7 +74,6 @@ class CellSummary:
         out = [k for k in BAD if cand.total(k) and not ref.total(k)]
         if "reordered" in out and cand.total("reordered_across") == cand.total("reordered"):
             out[out.index("reordered")] = "reordered, all across a reconnect"
-
         if "lost" not in out and cand.total("lost") > LOST_FACTOR * ref.total("lost") + LOST_SLACK:
             out.append("lost far more")
         flags = self.sides[candidate].flags()

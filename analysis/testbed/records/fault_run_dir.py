@@ -22,7 +22,6 @@ is skipped (its cell run was done again on resume).
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 from collections.abc import Iterator
@@ -38,7 +37,6 @@ REPORT_NAME = "report.md"
 # kind -> file: the run's JSON-lines files.
 JOURNALS = {"cells": "cells.jsonl", "samples": "samples.jsonl"}
 PUBLISHED_AS_IS = (REPORT_NAME, MANIFEST_NAME, TOML_COPY_NAME)
-GZIP_SUFFIX = ".gz"
 
 
 class FaultRunError(ValueError):
@@ -98,16 +96,8 @@ class FaultRunDir:
 
     def records(self, kind: str = "cells") -> list[dict]:
         """Every complete line of a journal, in the order written ([] when there is
-        none yet). A published run's gzipped copy is read when the file itself is gone."""
-        path = self.path / JOURNALS[kind]
-        packed = path.with_name(path.name + GZIP_SUFFIX)
-        if path.is_file():
-            data = path.read_bytes()
-        elif packed.is_file():
-            data, path = gzip.decompress(packed.read_bytes()), packed
-        else:
-            return []
-        return store.parse_lines(data, path, strict=False)[0]
+        none yet). A published run has the gzipped copy instead (store.read_lines)."""
+        return store.read_lines(self.path / JOURNALS[kind])
 
     def append(self, rec: dict, kind: str = "cells") -> None:
         """One record onto a journal, fsynced (store.append_line)."""
@@ -145,12 +135,7 @@ class FaultRunDir:
                 shutil.copy2(self.path / name, dest / name)
         for name in JOURNALS.values():
             if (self.path / name).is_file():
-                with (
-                    open(self.path / name, "rb") as src,
-                    open(dest / (name + GZIP_SUFFIX), "wb") as raw,
-                    gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as sink,
-                ):
-                    shutil.copyfileobj(src, sink)
+                store.write_packed(store.packed_path(dest / name), (self.path / name).read_bytes())
         return FaultRunDir(dest)
 
 

@@ -223,13 +223,29 @@ def read_lines(path: Path) -> list[dict]:
     return parse_lines(data, path, strict=False)[0] if data else []
 
 
-def _packed_path(path: Path) -> Path:
+def packed_path(path: Path) -> Path:
     return path.with_name(path.name + PACK_SUFFIX)
 
 
 def _packed_bytes(path: Path) -> bytes:
-    packed = _packed_path(path)
+    packed = packed_path(path)
     return gzip.decompress(packed.read_bytes()) if packed.is_file() else b""
+
+
+def write_packed(packed: Path, data: bytes) -> None:
+    """`data` gzipped into `packed` through a .tmp file: no timestamp in the header (the
+    same lines give the same bytes), read back and compared, fsynced, then renamed, so
+    a failure leaves what was there before. The header names the plain file (gzip
+    takes the name given, less .gz; left to itself it would name the .tmp file)."""
+    tmp = packed.with_name(packed.name + ".tmp")
+    with open(tmp, "wb") as raw, gzip.GzipFile(packed.name, mode="wb", fileobj=raw, mtime=0) as sink:
+        sink.write(data)
+    if gzip.decompress(tmp.read_bytes()) != data:
+        tmp.unlink()
+        raise ValueError(f"{packed}: does not read back as the lines written into it; nothing replaced")
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, packed)
 
 
 def pack_side_files(run_dir: Path) -> tuple[int, int]:
@@ -245,16 +261,8 @@ def pack_side_files(run_dir: Path) -> tuple[int, int]:
         data = _packed_bytes(plain) + plain.read_bytes()
         if data and not data.endswith(b"\n"):
             data += b"\n"  # a complete last line lacking its newline (parse_lines keeps it)
-        packed = _packed_path(plain)
-        tmp = packed.with_name(packed.name + ".tmp")
-        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as sink:
-            sink.write(data)
-        if gzip.decompress(tmp.read_bytes()) != data:
-            tmp.unlink()
-            raise ValueError(f"{packed}: does not read back as {plain}; kept {plain.name}")
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, packed)
+        packed = packed_path(plain)
+        write_packed(packed, data)
         removed += plain.stat().st_size
         plain.unlink()
         packed_now += packed.stat().st_size
