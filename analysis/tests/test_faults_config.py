@@ -140,3 +140,34 @@ def test_fault_stretch_is_shared_by_a_pair_and_varies_over_repetitions():
 def test_fault_jitter_must_not_be_negative(tmp_path):
     msg = _bad(tmp_path, "fault_jitter_s = 0.2", "fault_jitter_s = -1")
     assert "schedule.fault_jitter_s" in msg
+
+
+def test_seed_rand_needs_its_reason(tmp_path):
+    msg = _bad(tmp_path, "seed_rand_reason =", "seed_rand_why =")
+    assert "traffic" in msg and "seed_rand" in msg
+
+
+def test_every_driver_process_seeds_rand_its_own_way(monkeypatch, tmp_path):
+    """With [traffic] seed_rand (declared in the shipped experiment), each process of
+    a cell run gets --seed-rand: one seed per role and epoch (a restarted peer draws
+    afresh), the same for both libraries of a pair (the same cell and repetition),
+    another for another repetition; without it, no flag (rand() left unseeded)."""
+    from testbed.faults import cell
+
+    exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "default", NAMES)
+    assert exp.traffic.seed_rand and exp.traffic.seed_rand_reason
+    started: list[list[str]] = []
+    monkeypatch.setattr(cell.Driver, "start", staticmethod(lambda b, args, *rest: started.append(args)))
+
+    def seeds(base):
+        started.clear()
+        pair = cell.Pair(Path("drv"), tmp_path, None, "p", args=["--rate", "200"], rand_seed_base=base)
+        for role, epoch in (("recv", 1), ("send", 1), ("recv", 2)):
+            pair.start(pair.args, role, epoch)
+        return [a[a.index("--seed-rand") + 1] if "--seed-rand" in a else None for a in started]
+
+    rep0 = seeds("PUB_SUB/null/hb-off/peer-kill#0")
+    assert None not in rep0 and len(set(rep0)) == 3
+    assert seeds("PUB_SUB/null/hb-off/peer-kill#0") == rep0  # the pair's other library
+    assert set(seeds("PUB_SUB/null/hb-off/peer-kill#1")).isdisjoint(rep0)
+    assert seeds(None) == [None, None, None]

@@ -4,12 +4,15 @@ and the short soak (experiments/faults-soak, profile quick) that CI runs."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 
 import pytest
 
 from testbed import paths
 from testbed.faults import cell, config, driver, proxy, soak
+from testbed.faults.records import read_events
 from testbed.records.fault_run_dir import FaultRunDir
 from testbed.toolchain import go_tools, libraries
 from testbed.toolchain.progress import Progress
@@ -108,3 +111,41 @@ def test_short_soak_accounts_for_every_message(drivers, proxy_binary, tmp_path):
         for proc, flat in r["flatness"].items():
             assert flat["rss_kb"]["flat"] and flat["fds"]["flat"], (where, proc, flat)
     assert "every message accounted for" in soak.render(run_dir).read_text()
+
+
+def _retry_waits(binary, tmp_path, name: str, seed: int | None) -> list[int]:
+    """A PUSH driver connecting to a port nobody listens on for ~0.9 s: the waits its
+    library reports with CONNECT_RETRIED, in order."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: connects are refused
+    now = time.monotonic_ns()
+    args = ["--pattern", "PUSH_PULL", "--security", "null", "--size", "200", "--rate", "200"]
+    args += ["--poll-ms", "50", "--linger", "0", "--connect", f"tcp://127.0.0.1:{port}"]
+    args += ["--start-at", str(now), "--send-until", str(now + 800_000_000)]
+    args += ["--until", str(now + 900_000_000)]
+    if seed is not None:
+        args += ["--seed-rand", str(seed)]
+    work = tmp_path / name
+    work.mkdir()
+    d = driver.Driver.start(binary, args, "send", 1, work)
+    d.finish(time.monotonic() + 10)
+    assert d.outcome()["exit"] == 0, d.stderr.read_text()
+    return [e["value"] for e in read_events(d.events) if e.get("event") == "CONNECT_RETRIED"]
+
+
+def test_seeding_rand_gives_each_libzmq_process_its_own_reconnect_waits(drivers, tmp_path):
+    """libzmq 4.3.5 waits RECONNECT_IVL + rand() % RECONNECT_IVL and never seeds rand():
+    unseeded, two processes wait exactly the same (183, 125, 141, ... ms), so a faults
+    cell repeated 4 times measured one draw 4 times (run 0bff: libzmq reconnected after a
+    partition with heartbeats in 124-130 ms in all 8 repetitions, the 2nd draw, and in
+    183-190 ms without heartbeats, the 1st). The driver's --seed-rand (experiment.toml
+    [traffic] seed_rand) makes the waits a draw per process from the same 100-199 ms."""
+    binary = drivers["libzmq-4.3.5"] / driver.BINARY
+    plain = [_retry_waits(binary, tmp_path, f"plain{i}", None) for i in range(2)]
+    seeded = [_retry_waits(binary, tmp_path, f"seeded{i}", seed) for i, seed in enumerate((11, 12))]
+    for waits in plain + seeded:
+        assert len(waits) >= 4 and all(100 <= w < 200 for w in waits), waits
+    n = min(len(w) for w in plain + seeded)
+    assert plain[0][:n] == plain[1][:n]  # unseeded: every process the same
+    assert seeded[0][:n] != seeded[1][:n] and seeded[0][:n] != plain[0][:n]

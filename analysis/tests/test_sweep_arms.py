@@ -18,7 +18,8 @@ from test_sweep_support import (
     write_experiment,
 )
 from testbed.records import slices as slicesmod
-from testbed.sweep import work_arms
+from testbed.sweep import arms, work_arms
+from testbed.sweep.plan import Cell
 
 FAKES = {
     "libzmq-4.3.5": {"fake_msgs_per_sec": 1e6, "fake_p50_us": 10.0, "fake_noise": 0.02,
@@ -180,3 +181,29 @@ def test_callgrind_slice_dumps_give_instructions_per_message_per_arm(tmp_path):
     assert found["cafe"]["instructions"] == 2 * (5000 + 5100)
     assert found["cafe"]["roles"] == {"receiver", "sender"}
     assert found["beef"]["instructions"] / found["beef"]["messages"] == 60.2
+
+
+def test_a_bench_variable_that_differs_between_arms_refuses_arms_naming_it(tmp_path):
+    """BENCH_SECURITY is read once by the bench, not per arm: as arms every CURVE arm
+    would have measured NULL under its name."""
+    exp = arms_experiment(tmp_path, RUN + 'design = "arms"\n',
+                          extra_sweep='env.BENCH_SECURITY = ["null", "curve"]\n')
+    proc, _ = run_arms(tmp_path, exp)
+    assert proc.returncode == 2
+    assert "run.design" in proc.stderr and "BENCH_SECURITY differs" in proc.stderr, proc.stderr[-2000:]
+
+
+def _cell(block: str, **params) -> Cell:
+    return Cell(cell_id=f"{block}-{sorted(params.items())}", group=block, library="zlink",
+                library_name="zlink", kind="bench", pattern="PAIR", transport="tcp", msg_size=64,
+                io_threads=1, params=params, block=block)
+
+
+def test_bench_variables_may_differ_between_blocks_and_library_variables_between_arms():
+    null = _cell("a", BENCH_SECURITY="null")
+    batched = _cell("a", BENCH_SECURITY="null", ZMQ_ASIO_IN_BATCH_SIZE="16384")
+    assert arms.bench_variable_problem([null, _cell("b", BENCH_SECURITY="curve"), batched]) == ""
+    plain, buffered = _cell("a", BENCH_SEND_BUFFERS="0"), _cell("a", BENCH_SEND_BUFFERS="16")
+    why = arms.bench_variable_problem([plain, buffered])
+    assert "BENCH_SEND_BUFFERS differs" in why and "0, 16" in why
+    assert "BENCH_SECURITY" in arms.bench_variable_problem([_cell("a"), _cell("a", BENCH_SECURITY="curve")])

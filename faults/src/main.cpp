@@ -13,6 +13,7 @@
 #include <zmq.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <unistd.h>
@@ -36,12 +37,15 @@ std::uint64_t run_role(faults::Context &c) {
 
 int main(int argc, char **argv) {
     const faults::Options o = faults::parse_options(argc, argv);
+    if (o.seed_rand)
+        std::srand(o.rand_seed);  // before any library call can draw (options.hpp)
     faults::RecordLog records(o.log_path);
     faults::EventLog events(o.events_path);
     int major = 0, minor = 0, patch = 0;
     zmq_version(&major, &minor, &patch);
     events.line("start", "\"library\":\"" FAULTS_LIB_NAME "\",\"pid\":" +
-                             std::to_string(::getpid()) + ",\"epoch\":" + std::to_string(o.epoch));
+                             std::to_string(::getpid()) + ",\"epoch\":" + std::to_string(o.epoch) +
+                             (o.seed_rand ? ",\"rand_seed\":" + std::to_string(o.rand_seed) : ""));
     std::uint64_t count = 0;
     int peak_fds = 0;
     {

@@ -17,7 +17,7 @@ namespace {
                  "  --start-at NS --send-until NS --until NS (CLOCK_MONOTONIC)\n"
                  "  [--epoch N] [--size MIN[:MAX]] [--rate PER_S] [--linger MS] [--poll-ms MS]\n"
                  "  [--heartbeat IVL:TIMEOUT:TTL] [--request-timeout MS] [--retries N]\n"
-                 "  [--sample-ms MS]\n",
+                 "  [--sample-ms MS] [--seed-rand N]\n",
                  why.c_str());
     std::exit(2);
 }
@@ -128,6 +128,12 @@ Options parse_options(int argc, char **argv) {
             o.retries = int(number("--retries", val));
         } else if (flag == "--sample-ms") {
             o.sample_ms = int(number("--sample-ms", val));
+        } else if (flag == "--seed-rand") {
+            const long long seed = number("--seed-rand", val);
+            if (seed < 0 || seed > 0xffffffffLL)
+                usage("--seed-rand: 0 .. 4294967295");
+            o.seed_rand = true;
+            o.rand_seed = unsigned(seed);
         } else {
             usage("unknown flag " + flag);
         }

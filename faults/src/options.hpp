@@ -30,6 +30,13 @@ struct Options {
     std::string log_path, events_path;
     int request_timeout_ms = 1000, retries = 3;  // REQ lazy pirate
     int sample_ms = 500;
+    // --seed-rand: srand() before any zmq call. libzmq 4.3.5 draws its reconnect
+    // waits (RECONNECT_IVL + rand() % RECONNECT_IVL) and REQ/ROUTER ids from rand()
+    // and never seeds it, so without this every libzmq process draws the same
+    // waits (183, 125, 141, ... ms) and repetitions of a cell are copies of one
+    // draw. zlink does not use rand(): the seed changes nothing there.
+    bool seed_rand = false;
+    unsigned rand_seed = 0;
 };
 
 Options parse_options(int argc, char **argv);

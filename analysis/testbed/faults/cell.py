@@ -95,6 +95,14 @@ def fault_stretch(exp: FaultsExperiment, cell: Cell, rep: int) -> float:
     return random.Random(f"{cell.key()}#{rep}").uniform(0.0, exp.schedule.fault_jitter_s)
 
 
+def rand_seed(base: str, role: str, epoch: int) -> int:
+    """The seed a driver process gives srand() (experiment.toml [traffic] seed_rand):
+    one per cell, repetition, role and epoch, the same for both libraries of a pair,
+    so libzmq's reconnect waits are an independent draw in every process instead of
+    the one sequence its unseeded rand() gives every process."""
+    return random.Random(f"{base}#{role}#{epoch}").getrandbits(32)
+
+
 @dataclass
 class Pair:
     """The processes of one cell, in start order, and the proxy between them."""
@@ -108,6 +116,7 @@ class Pair:
     bound_port: str = ""
     args: list[str] = field(default_factory=list)  # what every process of the pair is given
     bound: str = "recv"  # the role that binds
+    rand_seed_base: str | None = None  # set: every process seeds rand() (rand_seed)
 
     def bound_process(self) -> Driver:
         return [d for d in self.processes if d.role == self.bound][-1]
@@ -153,6 +162,8 @@ class Pair:
         )
 
     def start(self, args: list[str], role: str, epoch: int) -> Driver:
+        if self.rand_seed_base is not None:
+            args = [*args, "--seed-rand", str(rand_seed(self.rand_seed_base, role, epoch))]
         d = Driver.start(self.binary, args, role, epoch, self.work)
         self.processes.append(d)
         self.starts[id(d)] = time.monotonic_ns()
@@ -202,7 +213,15 @@ def run(
     fault = exp.faults[cell.fault]
     times = timeline(exp, time.monotonic_ns(), fault_stretch(exp, cell, rep))
     args = driver_args(exp, cell, times)
-    pair = Pair(binary, work, proxy, f"cell-{tag}", args=args, bound=bound_role(cell.pattern))
+    pair = Pair(
+        binary,
+        work,
+        proxy,
+        f"cell-{tag}",
+        args=args,
+        bound=bound_role(cell.pattern),
+        rand_seed_base=f"{cell.key()}#{rep}" if exp.traffic.seed_rand else None,
+    )
     marks: dict[str, int] = {}
     try:
         pair.open(pair.proxy_name)

@@ -75,6 +75,11 @@ class Traffic:
     poll_ms: int
     request_timeout_ms: int
     retries: int
+    # Each driver process calls srand() with a seed of its own before any zmq call
+    # (cell.rand_seed). libzmq 4.3.5 draws its reconnect waits from rand() and never
+    # seeds it: unseeded, every libzmq process waits 183, 125, 141, ... ms.
+    seed_rand: bool = False
+    seed_rand_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +295,14 @@ def _traffic(sec: Section) -> Traffic:
     if not lo.isdigit() or (hi and not hi.isdigit()) or int(lo) < 40 or (hi and int(hi) < int(lo)):
         raise sec.err("size", f"bad value {size!r}", 'bytes >= 40 (the header), or "MIN:MAX" with MAX >= MIN')
     linger = sec.get("linger_ms", int, None, allowed="an integer >= 0 (ms), or absent for the default")
+    seed_rand = sec.get("seed_rand", bool, False, allowed="true or false")
+    seed_reason = sec.get("seed_rand_reason", str, None)
+    if seed_rand != (seed_reason is not None):
+        raise sec.err(
+            "seed_rand_reason",
+            "seed_rand = true and seed_rand_reason go together (seeding rand() is a deviation: say why)",
+            "both, or neither",
+        )
     reason = sec.get("linger_reason", str, None)
     if (linger is None) != (reason is None):
         raise sec.err(
@@ -306,6 +319,8 @@ def _traffic(sec: Section) -> Traffic:
         sec.positive("poll_ms"),
         sec.positive("request_timeout_ms"),
         sec.positive("retries", minimum=0),
+        seed_rand,
+        seed_reason,
     )
     sec.done()
     return out

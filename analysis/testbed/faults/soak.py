@@ -193,6 +193,7 @@ def _start_pair(exp, c: Cell, binary: Path, toxiproxy, work: Path, tag: str, tim
         f"soak-{tag}",
         args=cell.driver_args(exp, c, times),
         bound=cell.bound_role(c.pattern),
+        rand_seed_base=f"soak-{tag}" if exp.traffic.seed_rand else None,
     )
     pair.open(pair.proxy_name)
     return pair

@@ -111,6 +111,29 @@ def _arms_problem(exp: Experiment, libs: dict, cells: list[Cell]) -> str:
             shared_object(lib)
         except arms_binaries.ArmsUnavailable as exc:
             return f"library {name} cannot be loaded with dlmopen: {exc}"
+    return bench_variable_problem(cells)
+
+
+# The bench's own variables (BENCH_SECURITY, BENCH_SEND_BUFFERS, ...) are read once, when
+# the bench parses its options; an arm's variables are set inside its library's namespace
+# while its context is created (docs/design/2026-12-02-arms.md). So one that differs
+# between the arms of a block would reach no arm: every arm would run with the process's
+# value, and a CURVE arm would measure NULL under its name.
+BENCH_PREFIX = "BENCH_"
+
+
+def bench_variable_problem(cells: list[Cell]) -> str:
+    """Why these cells cannot share a process ("" = they can): a bench variable whose
+    value differs between cells of one block."""
+    blocks: dict[str, list[Cell]] = {}
+    for c in cells:
+        blocks.setdefault(c.block_id, []).append(c)
+    for block in blocks.values():
+        for name in sorted({n for c in block for n in c.params if n.startswith(BENCH_PREFIX)}):
+            values = sorted({str(c.params.get(name, UNSET)) for c in block})
+            if len(values) > 1:
+                return (f"{name} differs between the cells of one block ({', '.join(values)}): the bench "
+                        "reads it once per process, so its arms could not each get their own value")
     return ""
 
 

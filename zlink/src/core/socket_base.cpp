@@ -31,9 +31,14 @@ uint64_t ticks_now() {
 constexpr uint64_t send_check_interval = 1000000;
 #endif
 
+// Rounded up: a wait of floor(99.97 ms) = 99 ms woke up with 0.97 ms left, which
+// read as 0 and returned EAGAIN ~1 ms before ZMQ_RCVTIMEO / SNDTIMEO; libzmq
+// 4.3.5 never returns before the timeout. A loop that calls recv until its own
+// deadline (a lazy-pirate client's 1 s reply timeout in 100 ms calls) then made
+// an 11th call and waited 1.09 s (faults run 20261202T134258Z-0bff, REQ_REP cut:
+// resume ~175 ms after libzmq's). zlink/tests/faults/blocking_timeout_test.cpp.
 long ms_left(clock_type::time_point deadline) {
-    auto d = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now());
-    return d.count();
+    return std::chrono::ceil<std::chrono::milliseconds>(deadline - clock_type::now()).count();
 }
 
 // The blocking half of send and recv: retry `attempt` (0, or -1 with errno) while
