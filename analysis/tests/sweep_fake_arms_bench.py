@@ -16,8 +16,10 @@ figures computed, not measured, so tests need no real load:
   throughput slices' receiver_seconds, the sender the latency slices), with the same
   rounds, order and noise (all drawn from --seed), each with half the counters.
 
-behaviour.json in the bench dir maps a size (or "size:role") to a misbehaviour: crash,
-hang, garbage, exit4, missing-arm (one arm left out of the output). FAKE_ARMS_LOG
+behaviour.json in the bench dir maps a size (or "size:role", or "size:counters=MODE" for
+the runs of one --counters mode) to a misbehaviour: crash, hang, garbage, exit4,
+missing-arm (one arm left out of the output), no-tracepoints (a host without tracefs:
+--counters auto counts the software events only and says why in counters.unavailable). FAKE_ARMS_LOG
 (environment): a file to which each process appends its argv as one JSON line.
 """
 import argparse
@@ -205,7 +207,10 @@ def main() -> None:
                                 "env": {k: v for k, v in os.environ.items()
                                         if k.startswith("ZMQ_ASIO_")}}) + "\n")
     table = json.loads((HERE / "behaviour.json").read_text())
-    behaviour = table.get(f"{a.size}:{a.role}", table.get(str(a.size), "ok"))
+    behaviour = table.get(f"{a.size}:{a.role}", table.get(f"{a.size}:counters={a.counters}",
+                                                          table.get(str(a.size), "ok")))
+    if behaviour == "no-tracepoints":
+        a.counters, a.unavailable = "software", {"syscalls": "tracefs not mounted (fake)"}
     misbehave(behaviour)
     libs = {}
     for spec in a.lib:
@@ -226,7 +231,8 @@ def main() -> None:
         "pattern": Path(sys.argv[0]).name[len("bench_arms_"):].upper(), "transport": a.transport,
         "msg_size": a.size, "libs": lib_list, "arms": info,
         "counters": {"mode": a.counters or "software", "source": "perf_event_open",
-                     "events": EVENTS[a.counters or "software"]},
+                     "events": EVENTS[a.counters or "software"],
+                     **({"unavailable": a.unavailable} if getattr(a, "unavailable", None) else {})},
         "rounds": rounds, "verify": verify(a, rounds),
         "settings": {"hwm": a.hwm, "io_threads": a.io_threads, "clock": "fake", "process_model": model,
                      "mode": a.mode or "both",

@@ -53,10 +53,17 @@ JUDGED = tuple(m.name for m in METRICS)
 # switches, which every timed arms run counts (perf's software events, or getrusage);
 # system calls are counted by counting runs only (their tracepoints slow the timing).
 HEADLINE = "cw_context_switches_per_msg"
+# What only counting runs count ([run].counting_runs, sweep/counting.py): the syscall
+# tracepoints slow every call, so timed runs never count them and a counting run's
+# times are never judged. Its records live in their own journal (counting.jsonl) and
+# reach the tidy table as rows of this table (results/load.py), for these metrics only.
+TRACEPOINT = ("cw_syscalls_per_msg", "cw_bytes_per_syscall")
+COUNTING_TABLE = "counting"
 
 
-def values(result: dict | None) -> dict[str, float]:
-    """tidy metric -> value of one record's result (empty when it has no counts)."""
+def values(result: dict | None, only: tuple[str, ...] | None = None) -> dict[str, float]:
+    """tidy metric -> value of one record's result (empty when it has no counts);
+    `only`: these metrics alone (a counting run's record gives TRACEPOINT only)."""
     counted = (result or {}).get("counted") or {}
     totals, messages = counted.get("totals") or {}, counted.get("messages")
     if not isinstance(messages, (int, float)) or messages <= 0:
@@ -68,7 +75,7 @@ def values(result: dict | None) -> dict[str, float]:
     data = counted.get("data_syscalls")
     if isinstance(data, (int, float)) and isinstance(counted.get("bytes"), (int, float)):
         out["cw_bytes_per_syscall"] = counted["bytes"] / (data + 1)
-    return out
+    return out if only is None else {k: v for k, v in out.items() if k in only}
 
 
 def value(result: dict | None, name: str) -> float | None:

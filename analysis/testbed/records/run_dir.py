@@ -175,6 +175,14 @@ class RunDir:
     def slices(self) -> list[dict]:
         return slices.read(self.path)
 
+    def counting_cells(self) -> list[dict]:
+        """The counting runs' records (counting.jsonl: cell records of runs that counted
+        the syscall tracepoints, so their times are not for any verdict), the last per
+        (cell, counting run); [] when the run made none."""
+        lines = store.read_lines(self.path / store.COUNTING_NAME)
+        return list({(c["cell_id"], c["repetition"]): c for c in lines
+                     if isinstance(c, dict) and c.get("schema") == CELL_SCHEMA}.values())
+
     def experiment_toml(self) -> dict | None:
         """The run's own copy of its experiment toml, parsed (None: it kept none)."""
         return run_toml.read(self.path)
@@ -187,10 +195,10 @@ class RunDir:
 
     # What a published run keeps beside its records and manifest (report_cmd.publish).
     PUBLISHED_SIDE_FILES = (store.SPEED_NAME, store.WORK_NAME, store.CEILING_HOST_NAME,
-                            store.CEILING_RUN_NAME, store.TOML_COPY_NAME)
+                            store.CEILING_RUN_NAME, store.TOML_COPY_NAME, store.COUNTING_NAME)
     # What a report is rendered from: a change to any of them makes it out of date.
     REPORT_INPUTS = (store.MANIFEST_NAME, store.PARQUET_NAME, store.RESULTS_NAME, store.CEILING_HOST_NAME,
-                     store.CEILING_RUN_NAME, store.TOML_COPY_NAME)
+                     store.CEILING_RUN_NAME, store.TOML_COPY_NAME, store.COUNTING_NAME)
 
     def publish(self, dest: Path, cells: list[dict], manifest: dict) -> RunDir:
         """Store this run as a published run in `dest` (reports/<experiment>/<run-id>/):

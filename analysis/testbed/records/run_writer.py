@@ -21,6 +21,7 @@ SIDE_FILES = {
     "work": store.WORK_NAME,                # sweep/work.py: work per message per cell
     "ceiling": store.CEILING_RUN_NAME,      # sweep/ceiling.py: the probe inside the run
     "slices": store.SLICES_NAME,            # records/slices.py: the slices of every arms run
+    "counting": store.COUNTING_NAME,        # sweep/counting.py: counting runs' records, never timed
 }
 
 

@@ -25,13 +25,14 @@ WORK_NAME = "work.jsonl"               # sweep/work.py: work per message, one li
 CEILING_RUN_NAME = "ceiling.jsonl"     # sweep/ceiling.py: the probe measured inside the run
 CEILING_HOST_NAME = "ceiling.json"     # `./testbed ceiling` before the run (results/ceiling.py)
 SLICES_NAME = "slices.jsonl"           # records/slices.py: the slices of every arms run
+COUNTING_NAME = "counting.jsonl"       # sweep/counting.py: the counting runs' records (never timed)
 FLAMEGRAPHS_DIR = "flamegraphs"        # sweep/flamegraphs.py
 TOML_COPY_NAME = "experiment.toml"     # the experiment as it ran (sweep/runner.py)
 # A finished run's side files that a compact or a publish stores gzipped (<name>.gz):
 # the speed reference alone was 12 MB of JSONL over the published runs, ~8x smaller
 # packed. read_lines reads the packed lines first, then any appended since (a resumed
 # run appends to the plain file), so no reader needs to know which a run has.
-PACKED_SIDE_FILES = (SPEED_NAME, WORK_NAME, CEILING_RUN_NAME)
+PACKED_SIDE_FILES = (SPEED_NAME, WORK_NAME, CEILING_RUN_NAME, COUNTING_NAME)
 PACK_SUFFIX = ".gz"
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from testbed.records import configs, schema
+from testbed.records import configs, counted, schema
 from testbed.records.manifest import (
     DEFAULT_CONFIDENCE,
     DEFAULT_MARGIN,
@@ -239,28 +239,34 @@ def _overrides(cell: dict) -> frozenset:
 def compare(df: pd.DataFrame, aliases: frozenset[str] = frozenset(), margin: float = DEFAULT_MARGIN,
             metrics=None, reference: str | None = None, confidence: float = DEFAULT_CONFIDENCE,
             paired_configurations: bool = False, looks: LookPlan | None = None,
-            config_margin: float | None = None) -> pd.DataFrame:
+            config_margin: float | None = None, overall_confidence: float | None = None) -> pd.DataFrame:
     """Every library pair and configuration pair in the tidy table `df`, each verdict
     at `confidence` with SAME inside +/-margin (+/-config_margin for configuration
     pairs, where the run declared one). paired_configurations: the run ran the
     configurations of a workload point back to back (pair them by repetition); looks:
-    its adaptive plan (only the verdicts of planned looks count)."""
+    its adaptive plan (only the verdicts of planned looks count). The counting runs'
+    table (counted.COUNTING_TABLE) is a fixed design judged once, outside the loop's
+    looks: at `overall_confidence` (the run's own) where given."""
     cells = cell_table(df)
     if cells.empty:
         return pd.DataFrame(columns=COLUMNS)
     cells = cells[cells["metric"].isin(list(metrics or schema.COMPARED_METRICS))]
     rows = []
-    for _, sc in cells.groupby(SCOPE, sort=True):
+    for scope, sc in cells.groupby(SCOPE, sort=True):
         if "lat_p50_us" in set(sc["metric"]):  # percentiles measured: the mean adds nothing
             sc = sc[sc["metric"] != "lat_mean_us"]
+        counting = scope[SCOPE.index("table")] == counted.COUNTING_TABLE
+        conf = (overall_confidence or confidence) if counting else confidence
+        scope_looks = None if counting else looks
         ref_lib = reference if reference in set(sc["library"]) else reference_library(sc["library"])
         for kind, cand, ref, reference_of in _pairs(sc, ref_lib, aliases):
             ident = {c: cand[c] for c in CELL if c != "library"}
             across_configs = reference_of == "config"  # config pairs, and A/A configurations
             rows.append({**ident, "kind": kind, "library": cand["library"], "reference": ref[reference_of],
                          "reference_of": reference_of,
-                         **compare_pair(cand, ref, decide.margin_for(kind, margin, config_margin), confidence,
-                                        pairable=not across_configs or paired_configurations, looks=looks)})
+                         **compare_pair(cand, ref, decide.margin_for(kind, margin, config_margin), conf,
+                                        pairable=not across_configs or paired_configurations,
+                                        looks=scope_looks)})
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["q_value"] = q_values(out)
     order = ["kind", "source", "run_id", "table", "pattern", "transport", "io_threads", "config", *WHERE,
@@ -288,7 +294,7 @@ def compare_run(df: pd.DataFrame, m: RunManifest) -> pd.DataFrame:
         raise TypeError(f"compare_run takes a RunManifest (RunDir.manifest), not {type(m).__name__}")
     return compare(df, m.aa_aliases, m.margin, reference=m.reference_label, confidence=m.confidence,
                    paired_configurations=m.paired_configurations, looks=m.looks,
-                   config_margin=m.config_margin)
+                   config_margin=m.config_margin, overall_confidence=m.overall_confidence)
 
 
 CALIBRATED_METRICS = ("throughput_msgs", "lat_p50_us")

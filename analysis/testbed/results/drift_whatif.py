@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from testbed.records import counted
 from testbed.records import speed_reference as speedref
 
 from . import compare, fmt
@@ -32,7 +33,9 @@ def _filtered(df: pd.DataFrame, pairs: list[dict], tolerance: float) -> tuple[pd
                for cid in ln.get("cell_ids") or []}
     reps = sum(1 for ln in pairs if float(ln.get("drift", 0.0)) > tolerance)
     base = _unfiltered(df)
-    hit = [(c, int(r)) in drifted for c, r in zip(base["cell_id"], base["repetition"], strict=True)]
+    # a counting run's repetition is its own index, not a timed pair's: no drift filter applies
+    hit = [(c, int(r)) in drifted and t != counted.COUNTING_TABLE
+           for c, r, t in zip(base["cell_id"], base["repetition"], base["table"], strict=True)]
     mask = pd.Series(hit, index=base.index) & (base["status"] == "ok")
     return base.assign(status=base["status"].where(~mask, speedref.HOST_DRIFT)), reps
 

@@ -93,42 +93,76 @@ def _cell_attributes(cell: dict) -> dict:
 
 def load_run(run: Path | RunDir) -> pd.DataFrame:
     """One row per repetition x metric. A failed or timed-out attempt keeps one row with
-    an empty metric and no value, so reports can list it."""
+    an empty metric and no value, so reports can list it. A counting run's records
+    (RunDir.counting_cells) give rows of table `counting` with the metrics only they
+    count (counted.TRACEPOINT), never a time: their times are perturbed by the counting."""
     run = RunDir.open(run)
     manifest = run.manifest
-    run_id, experiment = manifest.run_id, manifest.experiment_name
-    stops, work = manifest.stop_reasons(), run.work()
-    drifted = run.drifted_pairs()
-    rows = []
-    for cell in run.cells():
-        ident = {
-            "run_id": run_id, "experiment": experiment, "cell_id": cell["cell_id"],
-            "repetition": cell["repetition"], "library": cell["library"], "pattern": cell["pattern"],
-            "transport": cell["transport"], "msg_size": cell["msg_size"],
-            "io_threads": cell.get("io_threads", 1), "config": cell.get("config") or "",
-            **_cell_attributes(cell), "status": cell.get("status", "ok"),
-        }
-        # A pair is a repetition of a block (older runs: of a configuration group)
-        block = cell.get("block") or cell.get("group")
-        if ident["status"] == "ok" and (block, cell["repetition"]) in drifted:
-            ident["status"] = HOST_DRIFT  # measured, kept, and left out of every verdict
-        ident.update({schema.PARAM_PREFIX + k: str(v) for k, v in (cell.get("params") or {}).items()})
-        common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": "",
-                  "spread": np.nan, "n_summarized": 1, "value_precise": np.nan,
-                  "stop_reason": stops.get(str(block), "") or stops.get(str(cell.get("group")), "")
-                  or str(cell.get("stop_reason") or "")}
-        metrics = _metrics(cell) + _work(cell, work) if ident["status"] in ("ok", HOST_DRIFT) else []
-        if not metrics:
-            rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})
-        for name, value, unit in metrics:
-            rows.append({**ident, "metric": name, "value": value, "unit": unit, **common})
+    counting = run.counting_cells()
+    rows = _timed_rows(run, manifest, skip=counted.TRACEPOINT if counting else ())
+    rows += _counting_rows(counting, manifest)
     if not rows:
         raise RunDirError(f"{run.records_file()}: holds no cells")
     return schema.conform(pd.DataFrame(rows))
 
 
+def _ident(cell: dict, run_id: str, experiment: str) -> dict:
+    return {
+        "run_id": run_id, "experiment": experiment, "cell_id": cell["cell_id"],
+        "repetition": cell["repetition"], "library": cell["library"], "pattern": cell["pattern"],
+        "transport": cell["transport"], "msg_size": cell["msg_size"],
+        "io_threads": cell.get("io_threads", 1), "config": cell.get("config") or "",
+        **_cell_attributes(cell), "status": cell.get("status", "ok"),
+        **{schema.PARAM_PREFIX + k: str(v) for k, v in (cell.get("params") or {}).items()},
+    }
+
+
+def _counting_rows(cells: list[dict], manifest) -> list[dict]:
+    """Rows of the counting runs: judged per counting run (its index is the repetition
+    that pairs the arms of one run), once, without the timed loop's looks."""
+    run_id, experiment = manifest.run_id, manifest.experiment_name
+    common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": counted.COUNTING_TABLE,
+              "spread": np.nan, "n_summarized": 1, "value_precise": np.nan, "stop_reason": ""}
+    rows = []
+    for cell in cells:
+        ident = _ident(cell, run_id, experiment)
+        ok = ident["status"] == "ok"
+        values = counted.values(cell.get("result"), only=counted.TRACEPOINT) if ok else {}
+        if not values:
+            rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})
+        for name, value in sorted(values.items()):
+            unit = schema.METRICS[name].unit
+            rows.append({**ident, "metric": name, "value": value, "unit": unit, **common})
+    return rows
+
+
+def _timed_rows(run: RunDir, manifest, skip: tuple[str, ...]) -> list[dict]:
+    run_id, experiment = manifest.run_id, manifest.experiment_name
+    stops, work = manifest.stop_reasons(), run.work()
+    drifted = run.drifted_pairs()
+    rows = []
+    for cell in run.cells():
+        ident = _ident(cell, run_id, experiment)
+        # A pair is a repetition of a block (older runs: of a configuration group)
+        block = cell.get("block") or cell.get("group")
+        if ident["status"] == "ok" and (block, cell["repetition"]) in drifted:
+            ident["status"] = HOST_DRIFT  # measured, kept, and left out of every verdict
+        common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": "",
+                  "spread": np.nan, "n_summarized": 1, "value_precise": np.nan,
+                  "stop_reason": stops.get(str(block), "") or stops.get(str(cell.get("group")), "")
+                  or str(cell.get("stop_reason") or "")}
+        metrics = _metrics(cell) + _work(cell, work) if ident["status"] in ("ok", HOST_DRIFT) else []
+        metrics = [m for m in metrics if m[0] not in skip]
+        if not metrics:
+            rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})
+        for name, value, unit in metrics:
+            rows.append({**ident, "metric": name, "value": value, "unit": unit, **common})
+    return rows
+
+
 def failed_attempts(df: pd.DataFrame) -> pd.DataFrame:
-    cols = ["pattern", "transport", "msg_size", "config", "library", "repetition", "status"]
+    """Failed attempts; `table` tells a counting run's (counted.COUNTING_TABLE) from a timed one's."""
+    cols = ["pattern", "transport", "msg_size", "config", "library", "repetition", "status", "table"]
     return df[~df["status"].isin(["ok", HOST_DRIFT])][cols].drop_duplicates().reset_index(drop=True)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from testbed import paths
-from testbed.records import answer_spec, schema
+from testbed.records import answer_spec, counted, schema
 from testbed.records.manifest import DEFAULT_CONFIDENCE, DEFAULT_MARGIN, is_reference_name
 from testbed.records.run_dir import RunDir
 from testbed.stats import decide, signed_rank
@@ -31,6 +31,7 @@ from . import (
     load,
     plots,
     report_ceiling,
+    report_counting,
     report_detail,
     report_summary,
     run_settings,
@@ -105,6 +106,7 @@ def run_inputs(run_dir: Path | RunDir, calibration_run: Path | None = None,
         "answer_spec": answer_spec.for_run(manifest.experiment_name, run.path,
                                            experiments_dir or paths.EXPERIMENTS_DIR),
         "settings": run_settings.of_records(run.raw_records()[0], manifest),
+        "counting": report_counting.context(manifest.design or {}, run.counting_cells()),
     }
     ctx["brief"] += [("settings, from the records", run_settings.line(ctx["settings"]))]
     return df, cmp, ctx
@@ -231,7 +233,7 @@ def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str
     """The report's summary section (cells: compare.cell_table of the compared metrics)."""
     return report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
                                   cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE),
-                                  answers=_answers(ctx))
+                                  answers=_answers(ctx), counting=ctx.get("counting"))
 
 
 def _answers(ctx: dict) -> bool:
@@ -372,7 +374,8 @@ def _failed(failed):
     if failed is None or failed.empty:
         return []
     rows = [[r["pattern"], r["transport"], schema.kib(r["msg_size"]), r["config"], r["library"],
-             str(r["repetition"]), r["status"]]
+             (f"counting run {r['repetition']}" if r.get("table") == counted.COUNTING_TABLE
+              else str(r["repetition"])), r["status"]]
             for r in failed.sort_values(list(failed.columns)).to_dict("records")]
     return ["## Failed cells", "", fmt.md_table(["Pattern", "Transport", "Size", "Config", "Library",
                                                  "Repetition", "Status"], rows), ""]

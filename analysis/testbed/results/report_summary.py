@@ -9,7 +9,7 @@ import pandas as pd
 from testbed.records import counted, schema
 from testbed.records.manifest import is_reference_name
 
-from . import compare, fmt
+from . import compare, fmt, report_counting
 from .order import pattern_key, transport_key
 
 
@@ -157,13 +157,16 @@ def equivalence_bounds(cmp: pd.DataFrame) -> list[str]:
             fmt.md_table(["Pair", "Metric", "At most better by", "At size", "Sizes"], rows), ""]
 
 
-def counted_block(cmp: pd.DataFrame) -> list[str]:
-    """Counted work per message (arms runs) judged like the timings, and where the two
-    judges disagree: both decided, opposite directions."""
+def counted_block(cmp: pd.DataFrame, cells: pd.DataFrame | None = None,
+                  counting: dict | None = None) -> list[str]:
+    """Counted work per message (arms runs) judged like the timings, where the two
+    judges disagree (both decided, opposite directions), and the counting runs' system
+    calls per arm, or why none were counted (report_counting.py)."""
     cw = cmp[cmp["metric"].isin(counted.JUDGED) & cmp["kind"].isin(["library", "config"])
              & ~((cmp["kind"] == "config") & cmp["library"].map(is_reference_name))]
     if cw.empty:
-        return []
+        extra = report_counting.lines(cells, counting)
+        return ["### Counted work (a second judge)", "", *extra] if extra else []
     groups = [(f"{'library' if k == 'library' else 'configuration'}: {schema.metric(m).label.lower()}", g)
               for (k, m), g in sorted(cw.groupby(["kind", "metric"]),
                                       key=lambda kv: (kv[0][0], counted.JUDGED.index(kv[0][1])))]
@@ -171,6 +174,7 @@ def counted_block(cmp: pd.DataFrame) -> list[str]:
              "What one message cost in work, counted per run and arm (records/counted.py): judged per run, "
              "paired, by the same test as the timings. Lower is better except bytes per data call.", ""]
     lines += _counts_table("Comparisons", groups)
+    lines += report_counting.lines(cells, counting)
     lines += judges_disagree(cmp)
     return lines
 
@@ -286,11 +290,14 @@ def error_budget(cmp: pd.DataFrame, confidence: float = 0.95) -> list[str]:
 
 def summary(cmp: pd.DataFrame, referenced: pd.DataFrame | None = None,
             referenced_name: str | None = None, published: bool = False,
-            cells: pd.DataFrame | None = None, confidence: float = 0.95, answers: bool = False) -> list[str]:
+            cells: pd.DataFrame | None = None, confidence: float = 0.95, answers: bool = False,
+            counting: dict | None = None) -> list[str]:
     """answers: the issue-41 answers beside the verdicts (equivalence bounds, counted work):
-    runs of the sweep that records its layout; earlier reports render as they were."""
+    runs of the sweep that records its layout; earlier reports render as they were.
+    counting: report_counting.context of the run (None: it predates counting runs)."""
     lines = ["## Summary", ""]
-    body = candidate_blocks(cmp) + config_block(cmp, answers) + (counted_block(cmp) if answers else []) \
+    body = candidate_blocks(cmp) + config_block(cmp, answers) \
+        + (counted_block(cmp, cells, counting) if answers else []) \
         + error_budget(cmp, confidence)
     if not published:
         body += calibration_block(cmp, referenced, referenced_name)

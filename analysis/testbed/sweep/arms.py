@@ -190,20 +190,21 @@ def arm_specs(plan: RunPlan) -> list[command.Arm]:
     return [command.Arm(a.label, a.library, tuple(a.env.items())) for a in plan.arms]
 
 
-def bench_options(cell: Cell, exp: Experiment, counts, design) -> dict:
+def bench_options(cell: Cell, exp: Experiment, counts, design, counters: str = COUNTERS) -> dict:
     """The options of an arms run: the bench's (IO threads, HWM, timeouts, mode) and the
     slices'. Each slice's warm-up is the bench's default (a twentieth of its messages,
-    a tenth of its round trips): a cell's declared warm-up is sized for one long window."""
+    a tenth of its round trips): a cell's declared warm-up is sized for one long window.
+    `counters`: COUNTERS for timed runs; a counting run's own (sweep/counting.py)."""
     return {"io_threads": cell.io_threads, "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms,
             "mode": counts.mode or exp.mode, "rounds": design.rounds, "warmup_rounds": design.warmup_rounds,
-            "slice_count": counts.count, "slice_lat_count": counts.lat_count, "counters": COUNTERS}
+            "slice_count": counts.count, "slice_lat_count": counts.lat_count, "counters": counters}
 
 
 def argvs(path: Path, plan: RunPlan, libs: dict, exp: Experiment, design, counts, pins,
-          endpoints: command.Endpoints | None) -> dict[str, list[str]]:
+          endpoints: command.Endpoints | None, counters: str = COUNTERS) -> dict[str, list[str]]:
     """side -> argv: {"both": ...} for one process, {"receiver", "sender"} for two."""
     cell = plan.cells[0]
-    options = {**bench_options(cell, exp, counts, design), "seed": plan.seed}
+    options = {**bench_options(cell, exp, counts, design, counters), "seed": plan.seed}
     pin = {"pin_sender": pins.sender, "pin_receiver": pins.receiver}
     if cell.process_model == "one-process":
         return {"both": command.arms_argv(path, cell.transport, cell.msg_size, arm_libs(plan, libs),

@@ -102,6 +102,17 @@ def counted(slices: list[dict], msg_size: int, events: list[str]) -> dict | None
             "bytes_per_data_syscall": (messages * msg_size / data) if has_data and data > 0 else None}
 
 
+def unavailable(line: dict) -> dict:
+    """event -> why the bench could not count it (`counters.unavailable`, of each role's
+    process where two ran): what a report says instead of a figure, never a zero."""
+    header = line.get("counters") or {}
+    out = {}
+    for part in [header, *(header.get("by_role") or {}).values()]:
+        for event, why in ((part or {}).get("unavailable") or {}).items():
+            out.setdefault(str(event), str(why))
+    return out
+
+
 def arm_result(line: dict, arm: int, msg_size: int, mode: str) -> dict:
     """The cell result of arm `arm`: the shape of a bench result (throughput, latency)
     plus `counted` and `arms` (where the arm stood in the run)."""
@@ -116,6 +127,7 @@ def arm_result(line: dict, arm: int, msg_size: int, mode: str) -> dict:
                throughput=throughput(thr, msg_size) if mode != "lat" else None,
                latency=latency(lat) if mode != "thr" else None,
                counted={"source": (line.get("counters") or {}).get("source", "none"), "events": events,
+                        **({"unavailable": gone} if (gone := unavailable(line)) else {}),
                         **(counted(thr, msg_size, events) or {})} if thr else None,
                arms={"index": arm, "label": info.get("label"), "arms": len(line.get("arms") or []),
                      "rounds": sum(1 for r in line.get("rounds") or [] if not r.get("warmup"))})

@@ -50,9 +50,10 @@ def _parse(stdout: str, plan: arms.RunPlan, role: str | None, counts: Counts,
 
 
 def run(plan: arms.RunPlan, rep: int, rt: execute.Runtime, counts: Counts, libs: dict, bench_dir: Path | None,
-        roles: dict[str, str], design) -> tuple[list[dict], dict | None]:
+        roles: dict[str, str], design, counters: str = arms.COUNTERS) -> tuple[list[dict], dict | None]:
     """(one record per cell of the plan, the slices line or None when it failed).
-    `libs`: library label -> LibraryBuild; `roles`: library label -> reference/candidate."""
+    `libs`: library label -> LibraryBuild; `roles`: library label -> reference/candidate;
+    `counters`: the bench's --counters (a counting run's differ: sweep/counting.py)."""
     cell = plan.cells[0]
     started = execute.now()
     path = arms.binary(bench_dir, cell.pattern) if bench_dir is not None else Path("bench_arms_missing")
@@ -66,7 +67,7 @@ def run(plan: arms.RunPlan, rep: int, rt: execute.Runtime, counts: Counts, libs:
         return _failed_all(attempts, counts, started, f"arms binary missing: {path}", code=127), None
     endpoints = None if cell.process_model == "one-process" else command.local_endpoints(cell.transport)
     exp = rt.exp
-    argv = arms.argvs(path, plan, libs, exp, design, counts, pins, endpoints)
+    argv = arms.argvs(path, plan, libs, exp, design, counts, pins, endpoints, counters)
     env = execute.cell_env(arms.common_env(list(plan.cells)))
     procs = [process.Proc(a, env, rt.workdir) for a in argv.values()]
     outs = dict(zip(argv, process.supervise(procs, arms.timeout_s(exp, design, len(plan.arms))), strict=True))

@@ -44,7 +44,7 @@ PROFILE_KEYS = {
     "min_window_s": "run", "lat_warmup_s": "run", "tail_round_trips": "run", "stop_on": "run",
     "warmup_runs": "run", "timeout_s": "run", "verdicts": "run",
     "speed_reference": "run", "speed_drift_tolerance": "run", "config_margin": "run",
-    "design": "run", "slice_s": "run", "rounds": "run", "warmup_rounds": "run",
+    "design": "run", "slice_s": "run", "rounds": "run", "warmup_rounds": "run", "counting_runs": "run",
     "patterns": "workload", "transports": "workload", "sizes": "workload",
     "counts": "workload", "lat_counts": "workload", "warmup": "workload", "mode": "workload",
     "io_threads": "sweep", "placement": "sweep", "process_model": "sweep", "link": "sweep",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from testbed.records import counted
-from testbed.stats.decide import margin_for
+from testbed.stats.decide import margin_for, min_samples
 from testbed.sweep.toml_reader import Section
 
 DEFAULT_REPETITIONS = 5
@@ -79,6 +79,10 @@ class Design:
     slice_s: float = DEFAULT_SLICE_S
     rounds: int = DEFAULT_ROUNDS
     warmup_rounds: int = DEFAULT_WARMUP_ROUNDS
+    # Arms runs per block that count the syscall tracepoints (`--counters auto`) for
+    # system calls per message and bytes per data call (sweep/counting.py): never timed,
+    # since the tracepoints slow every call; 0: none.
+    counting_runs: int = 0
 
     def margin_for(self, kind: str) -> float:
         """SAME's margin for a comparison of this kind ("library", "config", "aa")."""
@@ -108,7 +112,8 @@ class Design:
                 **({"stop_on": list(self.stop_on)} if self.stop_on else {}),
                 **({"config_margin": self.config_margin} if self.config_margin is not None else {}),
                 "layout": self.layout,
-                **({"slice_s": self.slice_s, "rounds": self.rounds, "warmup_rounds": self.warmup_rounds}
+                **({"slice_s": self.slice_s, "rounds": self.rounds, "warmup_rounds": self.warmup_rounds,
+                    "counting_runs": self.counting_runs}
                    if self.layout != "blocks" else {})}
 
     def next_look_point(self, valid: int) -> int:
@@ -166,8 +171,24 @@ def _margin(sec: Section, key: str, default: float | None) -> float | None:
     return value
 
 
-# adaptive.METRICS of the bench: the timings, and counted work of arms runs (records/counted.py)
-STOP_ON = ("throughput", "p50_latency", "p99_latency", *counted.JUDGED)
+# adaptive.METRICS of the bench: the timings, and counted work of timed arms runs
+# (records/counted.py); not what only counting runs count (the loop never waits for them)
+STOP_ON = ("throughput", "p50_latency", "p99_latency",
+           *(m for m in counted.JUDGED if m not in counted.TRACEPOINT))
+
+
+def _counting_runs(sec: Section, layout: str, verdicts: bool, confidence: float) -> int:
+    """[run].counting_runs: 0, or (when the run judges) enough runs for the paired test
+    that judges them (their verdicts are paired per counting run, at the run's confidence)."""
+    n = sec.positive("counting_runs", 0, minimum=0)
+    if n and layout == "blocks":
+        raise sec.err("counting_runs", f"{n}, but design = \"blocks\" (counting runs are arms runs)",
+                      "0, or design = \"arms\" or \"auto\"")
+    need = min_samples(confidence, paired=True)
+    if n and verdicts and n < need:
+        raise sec.err("counting_runs", f"{n} pairs can never decide at confidence {confidence:g}",
+                      f"0 (none) or an integer >= {need} (the paired signed-rank test needs {need} pairs)")
+    return n
 
 
 def _stop_on(sec: Section) -> tuple[str, ...]:
@@ -187,6 +208,7 @@ def _design(sec: Section) -> Design:
     config_margin = _margin(sec, "config_margin", None)
     reference = sec.get("speed_reference", bool, True)
     tolerance = _drift_tolerance(sec, reference)
+    layout, verdicts = sec.choice("design", LAYOUTS, "auto"), sec.get("verdicts", bool, True)
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
                   min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
                   lat_warmup_s=sec.number("lat_warmup_s", 0.0, minimum=0.0),
@@ -194,9 +216,9 @@ def _design(sec: Section) -> Design:
                   stop_on=_stop_on(sec),
                   confidence=confidence, margin=margin, config_margin=config_margin,
                   look_every=sec.positive("look_every", DEFAULT_LOOK_EVERY),
-                  verdicts=sec.get("verdicts", bool, True),
+                  verdicts=verdicts,
                   speed_reference=reference, drift_tolerance=tolerance,
-                  layout=sec.choice("design", LAYOUTS, "auto"),
+                  layout=layout, counting_runs=_counting_runs(sec, layout, verdicts, confidence),
                   slice_s=sec.number("slice_s", DEFAULT_SLICE_S, minimum=0.0, above=True),
                   rounds=sec.positive("rounds", DEFAULT_ROUNDS),
                   warmup_rounds=sec.positive("warmup_rounds", DEFAULT_WARMUP_ROUNDS, minimum=0))

@@ -15,6 +15,7 @@ from pathlib import Path
 from testbed.records import run_writer
 from testbed.sweep import calibrate, ceiling
 from testbed.sweep.config import Experiment
+from testbed.sweep.config_run import SLICE_BYTES_FROM, SLICE_MIN_BYTES
 from testbed.sweep.plan import Cell, _env_configs, matches
 
 PROCESS_OVERHEAD_S = 0.35          # fork/exec, connect, perf stat start, teardown
@@ -25,6 +26,9 @@ RTT_BASE_S = {"tcp": 90e-6, "ipc": 70e-6, "inproc": 50e-6}
 STARTUP_PROCESS_S = 0.05           # one bench process with tiny counts (measured ~25 ms)
 CALLGRIND_RUN_S = 3.0              # one short run under valgrind, start-up included
 SPEED_REFERENCE_S = 0.03           # the host speed reference on one CPU (speedref.py: ~25-30 ms)
+# Counting runs count the syscall tracepoints, which slow every call (zlink 17%, libzmq
+# 26% at 1 KiB: bench/measurements/README.md, 2026-12-02): their slices last longer.
+TRACEPOINT_SLOWDOWN = 1.3
 
 
 def history_key(r: dict) -> tuple:
@@ -87,6 +91,26 @@ def arms_cell_seconds(cell: Cell, exp: Experiment) -> float:
     return (d.rounds + d.warmup_rounds) * d.slice_s * kinds + overhead / arms
 
 
+def counting_seconds(cells: list[Cell], exp: Experiment) -> float:
+    """Every counting run of the run ([run].counting_runs per block, sweep/counting.py):
+    throughput slices only, each at least slice_s and, from 64 KiB up, the slice's
+    32 MiB at the model's bandwidth (config_run.SLICE_MIN_BYTES), slowed by the
+    tracepoints; the process start-up once per run."""
+    d = exp.design
+    if not d.counting_runs or not arms_likely(exp):
+        return 0.0
+    total = 0.0
+    for cell in cells:
+        slice_s = d.slice_s
+        if cell.msg_size >= SLICE_BYTES_FROM:
+            slice_s = max(slice_s, SLICE_MIN_BYTES / BYTES_PER_S[cell.transport])
+        total += (d.rounds + d.warmup_rounds) * slice_s * TRACEPOINT_SLOWDOWN
+    starts = {c.block_id: c for c in cells}.values()
+    total += sum(PROCESS_OVERHEAD_S + (TWO_PROCESS_EXTRA_S if c.process_model != "one-process" else 0.0)
+                 for c in starts)
+    return d.counting_runs * total
+
+
 def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None) -> float:
     """One run of `cell`: measured earlier if known, else the model."""
     if arms_likely(exp):
@@ -129,6 +153,7 @@ def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
         total += sum(blocks.values())  # one probe per block, about one run long
     total += reps * reference_seconds(cells, exp)
     total += reps * ceiling_seconds(cells, exp)
+    total += counting_seconds(cells, exp)
     if exp.work_per_message and exp.kind == "bench":
         total += len(work_cells(cells, exp)) * 2 * CALLGRIND_RUN_S  # worst case: callgrind
     warm = exp.warmup_runs * len({c.library_name for c in cells}) * PROCESS_OVERHEAD_S * 3
@@ -142,7 +167,9 @@ def budget_warning(cells: list[Cell], exp: Experiment, history: dict | None = No
     budget = exp.design.time_budget_s
     if budget is None or not exp.design.adaptive:
         return None
-    needed = run_seconds(cells, exp, history) - run_seconds(cells, exp, history, 0)
+    # counting runs spend the budget too, before the adaptive rounds (loop.py)
+    needed = run_seconds(cells, exp, history) - run_seconds(cells, exp, history, 0) \
+        + counting_seconds(cells, exp)
     if budget >= needed:
         return None
     return (f"[run].time_budget_s = {budget:g} in {exp.path} is below the ~{needed:.0f} s the "
@@ -187,7 +214,8 @@ def bounds(cells: list[Cell], exp: Experiment, history: dict | None = None) -> t
         return low, low
     high = run_seconds(cells, exp, history, exp.design.max_repetitions)
     if exp.design.time_budget_s is not None:
-        # The budget bounds probes and repetitions; warm-ups and work runs come on top.
-        fixed = run_seconds(cells, exp, history, 0)
+        # The budget bounds probes, repetitions and counting runs; warm-ups and work runs
+        # come on top.
+        fixed = run_seconds(cells, exp, history, 0) - counting_seconds(cells, exp)
         high = min(high, max(low, fixed + exp.design.time_budget_s))
     return low, high

@@ -10,6 +10,10 @@
    or the run's time budget is spent.
 3. Work per message: a pair of short extra runs per cell (work.py).
 
+Counting runs ([run].counting_runs = N, arms layout; counting.py): counting run k of a
+block right after its minimum batch k, the ones left (N above the minimum, a resume)
+right after the minimum; inside the budget, on their own journal, never judged by time.
+
 A block that [ceiling] selects (tcp/ipc at a declared size) also runs the host
 ceiling probe in every one of its batches, among its cells (sweep/ceiling.py).
 
@@ -30,7 +34,7 @@ import itertools
 import random
 from pathlib import Path
 
-from testbed.records import run_writer
+from testbed.records import counting_runs, run_writer
 from testbed.records import slices as slicesmod
 from testbed.records.run_writer import ResultStore, done_keys
 from testbed.sweep import (
@@ -39,6 +43,7 @@ from testbed.sweep import (
     arms_run,
     calibrate,
     ceiling,
+    counting,
     execute,
     flamegraphs,
     placement,
@@ -82,6 +87,13 @@ class Loop:
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
         self.arms_bench_dir = arms.arms_bench_dir() if ctx.layout == arms.ARMS else None
+        counted_before = run_writer.lines(ctx.run_dir, "counting")
+        self.counted = counting_runs.done(counted_before)
+        self.spent += sum(r.get("wall_seconds", 0.0) for r in counted_before)
+        if self.design.counting_runs and ctx.layout != arms.ARMS:
+            progress.say(f"  counting runs: none ([run].counting_runs = {self.design.counting_runs}, but "
+                         "the run runs as blocks and counting runs are arms runs): system calls are not "
+                         "counted")
 
     # ------------------------------------------------------------ phases
 
@@ -98,6 +110,12 @@ class Loop:
             if self.over_budget():
                 return self.stop_all("budget")
             self.run_batch(group, list(batch))
+            self.counting_run(group, _key[1])
+        for k in range(self.design.counting_runs):
+            for group in self.groups.values():
+                if self.over_budget():
+                    return self.stop_all("budget")
+                self.counting_run(group, k)
         for group in self.groups.values():
             self.evaluate(group)
         if self.design.adaptive:
@@ -213,6 +231,26 @@ class Loop:
             self.close_pair(group, [(c, rep) for c in plan.cells], before)
         if adaptive.failures(group, self.records) >= adaptive.FAILURE_LIMIT:
             group.stop_reason = "failing"
+
+    def counting_run(self, group: Group, k: int) -> None:
+        """Counting run k of the block (counting.py), unless recorded or not wanted."""
+        cells = [c for c in group.cells if c.library_name in self.runnable]
+        if self.ctx.layout != arms.ARMS or k >= self.design.counting_runs or not cells \
+                or not counting.due(cells, k, self.counted):
+            return
+        libs = {c.library: self.ctx.libs[c.library_name] for c in cells}
+        self.progress.grow(len(cells))
+        records = counting.run(cells, k, self.rt, self.counts_for(group), libs, self.arms_bench_dir,
+                               {label: self.roles[label] for label in libs}, self.design, self.seed)
+        for rec in records:
+            self.annotate(rec, self.counts_for(group))
+            run_writer.append(self.ctx.run_dir, "counting", rec)
+            self.counted.add((rec["cell_id"], k))
+            self.spent += rec.get("wall_seconds", 0.0)
+            label = f"{self.ctx.cell_by_id[rec['cell_id']].label} counting run {k}"
+            self.progress.advance(label, rec["status"])
+            if rec["status"] != "ok":
+                self.progress.say(f"  failed: {label}: {rec['failure']}")
 
     def annotate(self, rec: dict, counts: Counts) -> None:
         """What the record says about how its counts were chosen."""

@@ -392,6 +392,9 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
         print(f"ceiling: sizes {', '.join(map(str, exp.ceiling.sizes))}; {blocks} block(s) probed once per "
               f"repetition: about {fmt_duration(probes * low_reps)} at {low_reps} repetitions "
               f"({probes / max(blocks, 1):.2f}s a probe, included below)")
+    if counting := estimate.counting_seconds(cells, exp):
+        print(f"counting runs: {design.counting_runs} per block (syscall tracepoints, never timed): about "
+              f"{fmt_duration(counting)}, inside the budget (included below)")
     span = fmt_duration(low) + (f" to {fmt_duration(high)}" if high > low else "")
     print(f"estimated duration: {span} (all listed libraries; {measured} of {len(cells)} "
           f"cells timed from earlier runs, the rest from a rough model)")

@@ -186,6 +186,9 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     m.host["load_after"] = hostinfo.load_average()
     m.host["competing_after"] = hostload.competing_cpu()
     m.summary = summary.summarize(records, ctx, list(groups), loop.spent if loop else 0.0)
+    if ctx.design.counting_runs and ctx.layout == "arms":
+        m.summary["counting_runs"] = summary.counting(run_writer.lines(run_dir, "counting"),
+                                                      ctx.design.counting_runs, len(groups))
     m.placement["threads"] = placement.summarize(records)
     if m.library_settings:
         m.library_settings["observed"] = library_settings.observed(records)
@@ -205,7 +208,8 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     if interrupted:
         print(f"testbed run: interrupted; resume with:\n  {ctx.resume_cmd}", file=sys.stderr)
         return 130
-    return 0 if m.summary["failed"] == 0 and m.summary["ok"] > 0 else 1
+    failed = m.summary["failed"] + (m.summary.get("counting_runs") or {}).get("failed", 0)
+    return 0 if failed == 0 and m.summary["ok"] > 0 else 1
 
 
 def _warmup(ctx: RunContext, rt: execute.Runtime, todo) -> None:

@@ -6,6 +6,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from testbed.records import counting_runs
 from testbed.sweep.adaptive import UNDECIDED, Group
 
 MAX_PRINTED_FAILURES = 20
@@ -87,6 +88,16 @@ def summarize(records: list[dict], ctx, groups: list[Group], spent_s: float) -> 
             "failures": failures}
 
 
+def counting(records: list[dict], declared: int, blocks: int) -> dict:
+    """The counting runs (sweep/counting.py): how many cells' records, by status, and
+    why no system call was counted, where none was."""
+    latest = {(r["cell_id"], r["repetition"]): r for r in records}
+    by_status = Counter(r["status"] for r in latest.values())
+    return {"declared_per_block": declared, "blocks": blocks, "records": len(latest),
+            "by_status": dict(by_status), "failed": sum(n for st, n in by_status.items() if st != "ok"),
+            "not_counted": counting_runs.not_counted(list(latest.values()))}
+
+
 def print_summary(m, run_dir: Path) -> None:
     s = m.summary
     out = sys.stderr
@@ -109,6 +120,11 @@ def print_summary(m, run_dir: Path) -> None:
     if len(s["failures"]) > MAX_PRINTED_FAILURES:
         print(f"  ... {len(s['failures']) - MAX_PRINTED_FAILURES} more (manifest.json summary.failures)",
               file=out)
+    cr = s.get("counting_runs")
+    if cr:
+        why = f"; system calls NOT counted: {cr['not_counted']}" if cr["not_counted"] else ""
+        print(f"  counting runs ({cr['declared_per_block']} per block, never timed): {cr['records']} cell "
+              f"records, {cr['failed']} failed{why}", file=out)
     for miss in m.missing_libraries:
         print(f"  MISSING LIBRARY {miss['label']} ({miss['name']}): {s['not_run_missing_library']} runs "
               f"not done: {miss['reason']}", file=out)
