@@ -10,6 +10,12 @@ from testbed.records import counted
 PURPOSE = "counting"   # each record's `purpose`: its times are not for any verdict
 
 
+def latest(records: list[dict]) -> list[dict]:
+    """The last record per (cell, counting run): a resumed run may repeat an attempt, and
+    the last line wins (as RunDir.cells for timed records)."""
+    return list({(r["cell_id"], r["repetition"]): r for r in records}.values())
+
+
 def done(records: list[dict]) -> set[tuple[str, int]]:
     """(cell id, counting run) of every recorded attempt, ok or not (as timed runs: a
     failed attempt is recorded, not retried)."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from testbed.records import run_toml, slices, store
+from testbed.records import counting_runs, run_toml, slices, store
 from testbed.records import speed_reference as speedref
 from testbed.records.manifest import RunManifest
 
@@ -180,8 +180,8 @@ class RunDir:
         the syscall tracepoints, so their times are not for any verdict), the last per
         (cell, counting run); [] when the run made none."""
         lines = store.read_lines(self.path / store.COUNTING_NAME)
-        return list({(c["cell_id"], c["repetition"]): c for c in lines
-                     if isinstance(c, dict) and c.get("schema") == CELL_SCHEMA}.values())
+        cells = [c for c in lines if isinstance(c, dict) and c.get("schema") == CELL_SCHEMA]
+        return counting_runs.latest(cells)
 
     def experiment_toml(self) -> dict | None:
         """The run's own copy of its experiment toml, parsed (None: it kept none)."""

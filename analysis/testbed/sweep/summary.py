@@ -91,11 +91,11 @@ def summarize(records: list[dict], ctx, groups: list[Group], spent_s: float) -> 
 def counting(records: list[dict], declared: int, blocks: int) -> dict:
     """The counting runs (sweep/counting.py): how many cells' records, by status, and
     why no system call was counted, where none was."""
-    latest = {(r["cell_id"], r["repetition"]): r for r in records}
-    by_status = Counter(r["status"] for r in latest.values())
+    latest = counting_runs.latest(records)
+    by_status = Counter(r["status"] for r in latest)
     return {"declared_per_block": declared, "blocks": blocks, "records": len(latest),
             "by_status": dict(by_status), "failed": sum(n for st, n in by_status.items() if st != "ok"),
-            "not_counted": counting_runs.not_counted(list(latest.values()))}
+            "not_counted": counting_runs.not_counted(latest)}
 
 
 def print_summary(m, run_dir: Path) -> None:
