@@ -108,7 +108,7 @@ size_t free_bottom(cache &c, size_t n) {
         std::free(c.slots[i].block);
         freed += c.slots[i].bytes;
     }
-    std::memmove(&c.slots[0], &c.slots[n], (c.count - n) * sizeof(slot));
+    std::memmove(c.slots.data(), c.slots.data() + n, (c.count - n) * sizeof(slot));
     c.count -= n;
     c.held -= freed;
     return freed;
