@@ -184,7 +184,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
         for rep, c, libs in plan(exp, seed)
         if any((c.key(), e.label, rep) not in done for e in libs)
     ]
-    slots = Slots(exp, run_dir, binaries, done, todo, progress)
+    slots = Slots(exp, run_dir, binaries, done, todo, progress, seed)
     # Overlapping pairs cannot each take the lock: the whole run holds it instead.
     lock = measure_lock() if exp.concurrency > 1 else nullcontext()
     with lock, proxy.running(binary, run.proxy_log()) as server:
@@ -222,8 +222,11 @@ class Slots:
     libraries of one pair still run back to back in one slot, so both meet the same
     neighbours; each record says how many cell runs were in flight when it began."""
 
-    def __init__(self, exp, run_dir: Path, binaries: dict, done: set, todo: list, progress: Progress):
+    def __init__(
+        self, exp, run_dir: Path, binaries: dict, done: set, todo: list, progress: Progress, seed: int
+    ):
         self.exp, self.run_dir, self.binaries, self.done = exp, run_dir, binaries, done
+        self.seed = seed  # the run's: each cell run's seeded draws derive from it (cell.draw_key)
         self.todo = list(enumerate(todo, 1))
         self.total = len(todo)
         self.progress = progress
@@ -280,6 +283,7 @@ class Slots:
                         self.binaries[e.label],
                         server,
                         self.run_dir,
+                        self.seed,
                         neighbours,
                         self.guard,
                     )
@@ -311,6 +315,7 @@ def run_one(
     binary: Path,
     server: proxy.Server,
     run_dir: Path,
+    seed: int,
     neighbours: int = 0,
     guard: threading.Lock | None = None,
 ) -> dict:
@@ -322,7 +327,7 @@ def run_one(
     failures: list[str] = []
     for _attempt in (1, 2):
         try:
-            rec = cell.run(exp, c, binary, server.client, work, tag, rep)
+            rec = cell.run(exp, c, binary, server.client, work, tag, rep, seed)
             rec["error"] = None
             break
         except proxy.ProxyError as exc:
