@@ -123,7 +123,8 @@ def test_short_soak_accounts_for_every_message(drivers, proxy_binary, tmp_path):
         assert r["flatness"], where
         for proc, flat in r["flatness"].items():
             assert flat["rss_kb"]["flat"] and flat["fds"]["flat"], (where, proc, flat)
-    assert "every message accounted for" in soak.render(run_dir).read_text()
+    text = soak.render(run_dir).read_text()
+    assert "every message accounted for" in text and "(after one warm-up round of every fault)" in text
 
 
 def _retry_waits(binary, tmp_path, name: str, seed: int | None) -> list[int]:

@@ -64,6 +64,12 @@ def done_runs(run_dir: Path) -> set[tuple[str, str, int]]:
     return {(r["key"], r["library"], r["repetition"]) for r in FaultRunDir.at(run_dir).records()}
 
 
+def proxy_seed_key(seed: int, slot: int) -> str:
+    """What slot `slot`'s toxiproxy-server seeds its toxics from (proxy.server_seed):
+    the run's seed and the slot."""
+    return f"{seed}#slot{slot}"
+
+
 def plan(exp: FaultsExperiment, seed: int) -> list[tuple[int, object, list]]:
     """(repetition, cell, library entries in this pair's order): every repetition
     goes over every cell before the next starts; cells and library order shuffled."""
@@ -187,7 +193,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
     slots = Slots(exp, run_dir, binaries, done, todo, progress, seed)
     # Overlapping pairs cannot each take the lock: the whole run holds it instead.
     lock = measure_lock() if exp.concurrency > 1 else nullcontext()
-    with lock, proxy.running(binary, run.proxy_log()) as server:
+    with lock, proxy.running(binary, run.proxy_log(), proxy_seed_key(seed, 0)) as server:
         info = {"binary": str(binary), "provenance": provenance, "version": server.client.version()}
         m = manifest(exp, run_dir.name, seed, found, binaries, info)
         run.write_manifest(m)
@@ -259,7 +265,8 @@ class Slots:
             if slot == 0:
                 self._work(server)
             else:
-                with proxy.running(binary, FaultRunDir.at(self.run_dir).proxy_log(slot)) as own:
+                log = FaultRunDir.at(self.run_dir).proxy_log(slot)
+                with proxy.running(binary, log, proxy_seed_key(self.seed, slot)) as own:
                     self._work(own)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             self.failed.append(exc)

@@ -137,7 +137,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
     run.keep_toml(exp.path)
     the_pairs = pairs(exp)
     plan = schedule(exp, len(the_pairs))
-    with proxy.running(binary, run.proxy_log()) as server:
+    with proxy.running(binary, run.proxy_log(), f"{seed}#soak") as server:
         toxiproxy = server.client
         m = runner.manifest(
             exp,
@@ -327,7 +327,8 @@ def render(run_dir: Path) -> Path:
         + ", ".join(f"{lib['label']} (build {lib['build_id']})" for lib in m["libraries"])
         + f"; proxy {m['proxy']['provenance']}. RSS and descriptors: median over the last "
         f"{m['soak']['end_window_s']:g} s against the median over [{m['soak']['warmup_s']:g}, "
-        f"{m['soak']['warmup_s'] + m['soak']['level_window_s']:g}] s, flat within ±{tol:.0%}.",
+        f"{m['soak']['warmup_s'] + m['soak']['level_window_s']:g}] s (after "
+        f"{_rounds(m['soak'].get('warmup_rounds', 1))} of every fault), flat within ±{tol:.0%}.",
         "",
     ]
     verdict = [
@@ -388,6 +389,10 @@ def _verdict_line(label: str, records: list[dict]) -> str:
 
 def _all_flat(rec: dict) -> bool:
     return all(f[k]["flat"] for f in rec["flatness"].values() for k in ("rss_kb", "fds"))
+
+
+def _rounds(n: int) -> str:
+    return "one warm-up round" if n == 1 else f"{n} warm-up rounds"
 
 
 def _pct(f: dict) -> str:
