@@ -133,7 +133,7 @@ def test_a_blocks_run_counts_every_cell_in_one_arm_runs_of_its_own(blocks_run):
         key = cells[rec["cell_id"]]
         assert (rec["library"], rec["config"]) == key and rec["status"] == "ok"
         assert _per_msg(rec, "syscalls") == pytest.approx(SYSCALLS[key])
-        assert _per_msg(rec, "context_switches") == pytest.approx(SWITCHES[key], rel=0.02)  # per-slice rounding
+        assert _per_msg(rec, "context_switches") == pytest.approx(SWITCHES[key], rel=0.02)
     summary = manifest["summary"]["counting_runs"]
     assert summary["records"] == 4 * COUNTING and summary["failed"] == 0
 
