@@ -12,6 +12,8 @@ figures computed, not measured, so tests need no real load:
   `fake_env_switches`
   map "VAR=VALUE" to a factor (so configurations differ, and counted work differs per
   configuration: a sweep that copied one arm's counters to another would be caught);
+  as in the real bench, a BENCH_* variable counts from the process's environment, never
+  the arm's (the bench reads its own variables once per process);
 - --role both prints one line; receiver / sender each print their half (the receiver the
   throughput slices' receiver_seconds, the sender the latency slices), with the same
   rounds, order and noise (all drawn from --seed), each with half the counters.
@@ -77,6 +79,8 @@ def parse_arm(text: str) -> dict:
 
 def factor(info: dict, table: str, env: dict) -> float:
     out = 1.0
+    env = {**{k: v for k, v in env.items() if not k.startswith("BENCH_")},
+           **{k: v for k, v in os.environ.items() if k.startswith("BENCH_")}}
     for key, value in env.items():
         out *= info.get(table, {}).get(f"{key}={value}", 1.0)
     return out
@@ -205,7 +209,7 @@ def main() -> None:
         with open(os.environ["FAKE_ARMS_LOG"], "a") as f:
             f.write(json.dumps({"role": a.role, "argv": sys.argv[1:],
                                 "env": {k: v for k, v in os.environ.items()
-                                        if k.startswith("ZMQ_ASIO_")}}) + "\n")
+                                        if k.startswith(("ZMQ_ASIO_", "BENCH_"))}}) + "\n")
     table = json.loads((HERE / "behaviour.json").read_text())
     behaviour = table.get(f"{a.size}:{a.role}", table.get(f"{a.size}:counters={a.counters}",
                                                           table.get(str(a.size), "ok")))

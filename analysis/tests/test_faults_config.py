@@ -121,16 +121,18 @@ def test_concurrency_is_bounded(tmp_path):
 
 
 def test_fault_stretch_is_shared_by_a_pair_and_varies_over_repetitions():
-    """Both libraries of a pair get the same fault length (run_one draws from cell and
-    repetition only), the lengths spread over [fault_s, fault_s + fault_jitter_s), and
+    """Both libraries of a pair get the same fault length (run_one draws from the run's
+    seed, cell and repetition only: the same seed, the same lengths; another run's
+    seed, others), the lengths spread over [fault_s, fault_s + fault_jitter_s), and
     the timeline uses them."""
     from testbed.faults import cell
 
     exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "default", NAMES)
     assert exp.schedule.fault_jitter_s == pytest.approx(0.2)
     c = next(x for x in exp.cells() if x.key() == "PAIR/null/hb-off/peer-kill")
-    stretches = [cell.fault_stretch(exp, c, rep) for rep in range(40)]
-    assert stretches == [cell.fault_stretch(exp, c, rep) for rep in range(40)]
+    stretches = [cell.fault_stretch(exp, c, rep, 7) for rep in range(40)]
+    assert stretches == [cell.fault_stretch(exp, c, rep, 7) for rep in range(40)]
+    assert stretches != [cell.fault_stretch(exp, c, rep, 8) for rep in range(40)]
     assert all(0 <= s < 0.2 for s in stretches)
     assert max(stretches) - min(stretches) > 0.1  # not one point of the retry cycle
     t = cell.timeline(exp, 0, stretches[0])
@@ -142,6 +144,19 @@ def test_fault_jitter_must_not_be_negative(tmp_path):
     assert "schedule.fault_jitter_s" in msg
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "named"),
+    [
+        ("warmup_rounds_reason =", "warmup_rounds_why =", "soak.warmup_rounds_reason"),
+        ("warmup_rounds = 2", "warmup_rounds = 3", "3 x 8 faults"),  # no longer fits warmup_s
+        ("warmup_rounds = 2", "warmup_rounds = 0", "soak.warmup_rounds"),
+    ],
+)
+def test_soak_warmup_rounds_need_their_reason_and_must_fit(tmp_path, old, new, named):
+    msg = _bad(tmp_path, old, new, name="faults-soak")
+    assert named in msg
+
+
 def test_seed_rand_needs_its_reason(tmp_path):
     msg = _bad(tmp_path, "seed_rand_reason =", "seed_rand_why =")
     assert "traffic" in msg and "seed_rand" in msg
@@ -149,25 +164,37 @@ def test_seed_rand_needs_its_reason(tmp_path):
 
 def test_every_driver_process_seeds_rand_its_own_way(monkeypatch, tmp_path):
     """With [traffic] seed_rand (declared in the shipped experiment), each process of
-    a cell run gets --seed-rand: one seed per role and epoch (a restarted peer draws
-    afresh), the same for both libraries of a pair (the same cell and repetition),
-    another for another repetition; without it, no flag (rand() left unseeded)."""
+    a cell run gets --seed-rand, drawn from the run's seed (cell.draw_key): one seed
+    per role and epoch (a restarted peer draws afresh), the same for both libraries of
+    a pair (the same run, cell and repetition), another for another repetition or
+    another run's seed; the process's record keeps it; without seed_rand, no flag."""
+    from types import SimpleNamespace
+
     from testbed.faults import cell
 
     exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "default", NAMES)
     assert exp.traffic.seed_rand and exp.traffic.seed_rand_reason
+    c = next(x for x in exp.cells() if x.key() == "PUB_SUB/null/hb-off/peer-kill")
     started: list[list[str]] = []
-    monkeypatch.setattr(cell.Driver, "start", staticmethod(lambda b, args, *rest: started.append(args)))
+
+    def fake_start(binary, args, *rest):
+        started.append(args)
+        return SimpleNamespace()
+
+    monkeypatch.setattr(cell.Driver, "start", staticmethod(fake_start))
 
     def seeds(base):
         started.clear()
         pair = cell.Pair(Path("drv"), tmp_path, None, "p", args=["--rate", "200"], rand_seed_base=base)
         for role, epoch in (("recv", 1), ("send", 1), ("recv", 2)):
             pair.start(pair.args, role, epoch)
-        return [a[a.index("--seed-rand") + 1] if "--seed-rand" in a else None for a in started]
+        flags = [int(a[a.index("--seed-rand") + 1]) if "--seed-rand" in a else None for a in started]
+        assert flags == [getattr(d, "rand_seed", None) for d in pair.processes]  # recorded as given
+        return flags
 
-    rep0 = seeds("PUB_SUB/null/hb-off/peer-kill#0")
+    rep0 = seeds(cell.draw_key(7, c, 0))
     assert None not in rep0 and len(set(rep0)) == 3
-    assert seeds("PUB_SUB/null/hb-off/peer-kill#0") == rep0  # the pair's other library
-    assert set(seeds("PUB_SUB/null/hb-off/peer-kill#1")).isdisjoint(rep0)
+    assert seeds(cell.draw_key(7, c, 0)) == rep0  # the pair's other library, or a resumed run
+    assert set(seeds(cell.draw_key(7, c, 1))).isdisjoint(rep0)
+    assert set(seeds(cell.draw_key(8, c, 0))).isdisjoint(rep0)  # another run
     assert seeds(None) == [None, None, None]

@@ -8,11 +8,51 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from testbed.faults import proxy
 from testbed.toolchain import go_tools
+
+
+def test_a_run_seeds_its_proxy_servers_from_its_seed(monkeypatch, tmp_path):
+    """toxiproxy-server seeds its toxics' draws (latency jitter, slicer variation)
+    from the clock unless given -seed: a run's servers get one derived from the run's
+    seed and slot (runner.proxy_seed_key), written to the proxy log; a restarted
+    server draws afresh; the same run seed, the same seeds."""
+    from testbed.faults import runner
+
+    argvs: list[list[str]] = []
+
+    class FakeProc:
+        def poll(self):
+            return None
+
+    def fake_popen(argv, **kwargs):
+        argvs.append(argv)
+        return FakeProc()
+
+    monkeypatch.setattr(proxy.subprocess, "Popen", fake_popen)
+    monkeypatch.setattr(proxy, "_wait_ready", lambda *a: None)
+    monkeypatch.setattr(proxy, "stop", lambda proc: None)
+
+    def seeds(key: str, log) -> list[int]:
+        argvs.clear()
+        server = proxy.Server(Path("toxiproxy-server"), log, key)
+        server.start()
+        server.restart()
+        return [int(a[a.index("-seed") + 1]) for a in argvs]
+
+    first = seeds(runner.proxy_seed_key(7, 0), tmp_path / "a.log")
+    assert len(first) == 2 and first[0] != first[1]
+    assert seeds(runner.proxy_seed_key(7, 0), tmp_path / "b.log") == first
+    assert set(seeds(runner.proxy_seed_key(7, 1), tmp_path / "c.log")).isdisjoint(first)
+    assert set(seeds(runner.proxy_seed_key(8, 0), tmp_path / "d.log")).isdisjoint(first)
+    assert f"-seed {first[0]}" in (tmp_path / "a.log").read_text()
+    argvs.clear()
+    proxy.Server(Path("toxiproxy-server"), tmp_path / "e.log").start()
+    assert "-seed" not in argvs[0]
 
 
 def test_the_shipped_pin_reads():
@@ -86,7 +126,7 @@ def test_toxics_behave_as_the_experiments_assume(tmp_path):
         pytest.fail("no toxiproxy-server: ./testbed setup builds it (baselines/toxiproxy/pin.toml)")
     srv, port = _echo_server()
     try:
-        with proxy.running(found[0], tmp_path / "proxy.log") as server:
+        with proxy.running(found[0], tmp_path / "proxy.log", "1#slot0") as server:
             client = server.client
             # A `go install` build carries no version string ("git"): the pin names it.
             assert client.version()

@@ -58,7 +58,7 @@ def test_heartbeats_detect_a_partition_within_timeout_plus_interval(lib, drivers
     exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "quick", NAMES)
     c = config.Cell("PUSH_PULL", "null", "on", "partition")
     with proxy.running(proxy_binary, tmp_path / "proxy.log") as server:
-        rec = cell.run(exp, c, drivers[lib] / driver.BINARY, server.client, tmp_path / "cell", "t")
+        rec = cell.run(exp, c, drivers[lib] / driver.BINARY, server.client, tmp_path / "cell", "t", 0, 1)
     limit = exp.heartbeat.timeout_ms + exp.heartbeat.ivl_ms
     assert rec["timing"]["detect_ms"] is not None and rec["timing"]["detect_ms"] <= limit, rec["timing"]
     assert rec["timing"]["resume_ms"] is not None, rec["timing"]
@@ -82,7 +82,7 @@ def test_a_killed_peer_behind_a_slow_close_is_dropped_by_its_ttl(lib, drivers, p
     exp = config.load(paths.EXPERIMENTS_DIR / "faults" / "experiment.toml", "quick", NAMES)
     c = config.Cell("PUSH_PULL", "null", "on", "slow-close")
     with proxy.running(proxy_binary, tmp_path / "proxy.log") as server:
-        rec = cell.run(exp, c, drivers[lib] / driver.BINARY, server.client, tmp_path / "cell", "t")
+        rec = cell.run(exp, c, drivers[lib] / driver.BINARY, server.client, tmp_path / "cell", "t", 0, 1)
     slack_ms = 100  # scheduling on a loaded 2-core host
     bound = exp.heartbeat.ttl_ms + (0 if lib == "zlink" else exp.heartbeat.ivl_ms)
     detect = rec["timing"]["detect_ms"]
@@ -98,8 +98,21 @@ def test_short_soak_accounts_for_every_message(drivers, proxy_binary, tmp_path):
     exp = config.load(paths.EXPERIMENTS_DIR / "faults-soak" / "experiment.toml", "quick", NAMES)
     assert exp.soak.duration_s < 60
     run_dir = tmp_path / "run"
-    assert soak.run(exp, run_dir, seed=1) == 0
-    records = FaultRunDir.at(run_dir).records()
+    assert soak.run(exp, run_dir, seed=exp.soak.seed) == 0
+    run = FaultRunDir.at(run_dir)
+    records, m = run.records(), run.manifest()
+    # Reproducible from the manifest: its seed gives the schedule and every seed a
+    # process gave srand() (and the driver did receive it: its event log says so).
+    assert m["seed"] == m["soak"]["seed"] == exp.soak.seed
+    assert m["schedule_of_faults"] == soak.schedule(exp, len(m["pairs"]))
+    for r in records:
+        base = soak.rand_seed_base(m["seed"], soak.pairs(exp)[r["pair"]])
+        for o in r["processes"]:
+            assert o.get("rand_seed") == cell.rand_seed(base, o["role"], o["epoch"]), (r["key"], o)
+            logs = run.pair_logs(f"{r['library']}-{r['pair']}")
+            events = read_events(logs / f"{o['role']}-{o['epoch']}.events")
+            start = next(e for e in events if e["what"] == "start")
+            assert start.get("rand_seed") == o["rand_seed"], (r["key"], start)
     assert {r["library"] for r in records} == set(LIBS) and len(records) == 2 * len(soak.pairs(exp))
     assert sum(r["faults_on_pair"] for r in records) >= 2 * 5  # the schedule did hit the pairs
     for r in records:
@@ -110,7 +123,8 @@ def test_short_soak_accounts_for_every_message(drivers, proxy_binary, tmp_path):
         assert r["flatness"], where
         for proc, flat in r["flatness"].items():
             assert flat["rss_kb"]["flat"] and flat["fds"]["flat"], (where, proc, flat)
-    assert "every message accounted for" in soak.render(run_dir).read_text()
+    text = soak.render(run_dir).read_text()
+    assert "every message accounted for" in text and "(after one warm-up round of every fault)" in text
 
 
 def _retry_waits(binary, tmp_path, name: str, seed: int | None) -> list[int]:

@@ -61,6 +61,29 @@ def test_the_summary_counts_counted_work_and_names_where_the_judges_disagree():
     assert "| ROUTER_ROUTER tcp 1 KiB | 16 KiB | zlink | default | FAST | SLOW |" in text
 
 
+def test_where_counting_runs_counted_system_calls_they_judge_with_context_switches_beside():
+    counting = {"table": counted.COUNTING_TABLE}
+    cmp = _cmp([
+        {"config": "16 KiB", "msg_size": 1024, "metric": "throughput_msgs", "verdict": "FAST", "diff_pct": 5,
+         "ci_lo_pct": 2, "ci_hi_pct": 8},
+        {"config": "16 KiB", "msg_size": 1024, "metric": "cw_syscalls_per_msg", "verdict": "SLOW",
+         "diff_pct": -30, "ci_lo_pct": -35, "ci_hi_pct": -25, **counting},
+        {"config": "16 KiB", "msg_size": 1024, "metric": "cw_context_switches_per_msg", "verdict": "FAST",
+         "diff_pct": 10, "ci_lo_pct": 8, "ci_hi_pct": 12},
+    ])
+    text = "\n".join(report_summary.judges_disagree(cmp))
+    assert "The two judges (throughput; system calls per message, context switches per message beside it)" \
+        in text and "agreeing on 0, disagreeing on 1" in text, text
+    assert "| ROUTER_ROUTER tcp 1 KiB | 16 KiB | zlink | default | FAST | SLOW | FAST |" in text
+    infl = inflection.inflections(cmp)
+    assert set(infl["metric"]) == {"throughput_msgs", "cw_syscalls_per_msg", "cw_context_switches_per_msg"}
+    from testbed.results import report
+    section = "\n".join(report._inflection_section(infl, inflection.best_config(cmp)))
+    assert "| system calls |" in section and "| context switches |" in section and "| counted work |" \
+        not in section
+    assert "| Wall clock | Counted work (system calls) | Context switches | Either decides |" in section
+
+
 def test_equivalence_bounds_give_the_largest_upper_end_over_the_sizes():
     cmp = _cmp([
         {"config": "64 KiB", "msg_size": 1024, "metric": "throughput_msgs", "verdict": "AMBIGUOUS",

@@ -177,8 +177,10 @@ def test_counting_runs_is_validated_naming_file_key_and_what_is_allowed(tmp_path
     assert "run.counting_runs" in msg and "an integer >= 0" in msg
     msg = error_of(tmp_path, base.replace("repetitions = 2\n", "repetitions = 6\ncounting_runs = 3\n", 1))
     assert "run.counting_runs" in msg and "can never decide" in msg and ">= 6" in msg
-    msg = error_of(tmp_path, EXPERIMENT.replace("[perf]", 'design = "blocks"\ncounting_runs = 2\n\n[perf]'))
-    assert "run.counting_runs" in msg and "blocks" in msg
+    # blocks count each cell in one-arm runs (test_sweep_counting_blocks.py)
+    declared = EXPERIMENT.replace("[perf]", 'design = "blocks"\ncounting_runs = 2\n\n[perf]')
+    blocks = config.load(write(tmp_path, declared), "default", NAMES)
+    assert blocks.design.counting_runs == 2 and blocks.design.as_manifest()["counting_runs"] == 2
     msg = error_of(tmp_path, EXPERIMENT.replace("[perf]", 'stop_on = ["cw_syscalls_per_msg"]\n\n[perf]'))
     assert "run.stop_on" in msg
     text = EXPERIMENT.replace("[perf]", "counting_runs = 2\n\n[perf]")

@@ -83,23 +83,29 @@ def timeline(exp: FaultsExperiment, now_ns: int, stretch_s: float = 0.0) -> dict
     }
 
 
-def fault_stretch(exp: FaultsExperiment, cell: Cell, rep: int) -> float:
+def draw_key(seed: int, cell: Cell, rep: int) -> str:
+    """What a cell run's seeded draws come from: the run's seed (its manifest's), the
+    cell and the repetition. Not the library: both libraries of a pair draw the same;
+    a resumed run (the same seed) too; another run draws afresh."""
+    return f"{seed}#{cell.key()}#{rep}"
+
+
+def fault_stretch(exp: FaultsExperiment, cell: Cell, rep: int, seed: int) -> float:
     """What a cell run's fault lasts beyond fault_s: uniform in [0, fault_jitter_s),
-    drawn from (cell, repetition) so both libraries of a pair (and a resumed or
-    repeated run) get the same. With a fault of a fixed length, a library whose
-    reconnect waits repeat the same way every time (libzmq 4.3.5's rand() is never
-    seeded) meets the restarted peer at the same point of its retry cycle in every
+    drawn from draw_key. With a fault of a fixed length, a library whose reconnect
+    waits repeat the same way every time (libzmq 4.3.5's rand() is never seeded)
+    meets the restarted peer at the same point of its retry cycle in every
     repetition, and the timing verdict measures that point, not the library."""
     if exp.schedule.fault_jitter_s <= 0:
         return 0.0
-    return random.Random(f"{cell.key()}#{rep}").uniform(0.0, exp.schedule.fault_jitter_s)
+    return random.Random(draw_key(seed, cell, rep)).uniform(0.0, exp.schedule.fault_jitter_s)
 
 
 def rand_seed(base: str, role: str, epoch: int) -> int:
     """The seed a driver process gives srand() (experiment.toml [traffic] seed_rand):
-    one per cell, repetition, role and epoch, the same for both libraries of a pair,
-    so libzmq's reconnect waits are an independent draw in every process instead of
-    the one sequence its unseeded rand() gives every process."""
+    one per role and epoch of a cell run (base: draw_key) or soak pair, the same for
+    both libraries of a pair, so libzmq's reconnect waits are an independent draw in
+    every process instead of the one sequence its unseeded rand() gives every process."""
     return random.Random(f"{base}#{role}#{epoch}").getrandbits(32)
 
 
@@ -165,6 +171,8 @@ class Pair:
         if self.rand_seed_base is not None:
             args = [*args, "--seed-rand", str(rand_seed(self.rand_seed_base, role, epoch))]
         d = Driver.start(self.binary, args, role, epoch, self.work)
+        if self.rand_seed_base is not None:
+            d.rand_seed = int(args[args.index("--seed-rand") + 1])
         self.processes.append(d)
         self.starts[id(d)] = time.monotonic_ns()
         return d
@@ -203,7 +211,14 @@ def sleep_until(t_ns: int) -> None:
 
 
 def run(
-    exp: FaultsExperiment, cell: Cell, binary: Path, proxy: Toxiproxy, work: Path, tag: str, rep: int = 0
+    exp: FaultsExperiment,
+    cell: Cell,
+    binary: Path,
+    proxy: Toxiproxy,
+    work: Path,
+    tag: str,
+    rep: int,
+    seed: int,
 ) -> dict:
     """Run the cell once; returns its record (accounting, timing, resources, processes)."""
     # The logs are appended to: a folder left by an interrupted earlier attempt would
@@ -211,7 +226,7 @@ def run(
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     fault = exp.faults[cell.fault]
-    times = timeline(exp, time.monotonic_ns(), fault_stretch(exp, cell, rep))
+    times = timeline(exp, time.monotonic_ns(), fault_stretch(exp, cell, rep, seed))
     args = driver_args(exp, cell, times)
     pair = Pair(
         binary,
@@ -220,7 +235,7 @@ def run(
         f"cell-{tag}",
         args=args,
         bound=bound_role(cell.pattern),
-        rand_seed_base=f"{cell.key()}#{rep}" if exp.traffic.seed_rand else None,
+        rand_seed_base=draw_key(seed, cell, rep) if exp.traffic.seed_rand else None,
     )
     marks: dict[str, int] = {}
     try:

@@ -43,6 +43,7 @@ SOAK_PROFILE_KEYS = (
     "faults",
     "duration_s",
     "warmup_s",
+    "warmup_rounds",
     "level_window_s",
     "end_window_s",
     "fault_gap_s",
@@ -112,7 +113,11 @@ class Soak:
     tolerance: float  # flat = end level within this share of the level
     fault_gap_s: tuple[float, float]  # seconds between faults, uniform in [a, b]
     fault_s: tuple[float, float]  # how long each fault lasts, uniform in [a, b]
-    seed: int
+    seed: int  # the schedule's default seed; a run's own seed (its manifest's) wins
+    # The warm-up applies every fault this many times (soak.warmup_faults); more than
+    # one is a choice the toml states the reason for (warmup_rounds_reason).
+    warmup_rounds: int = 1
+    warmup_rounds_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -462,6 +467,7 @@ def _soak(sec: Section, overrides: dict) -> Soak:
         pair("fault_gap_s"),
         pair("fault_s"),
         sec.positive("seed", minimum=0),
+        *_warmup_rounds(sec, overrides),
     )
     if out.warmup_s + out.level_window_s + out.end_window_s > out.duration_s:
         raise sec.err(
@@ -473,19 +479,42 @@ def _soak(sec: Section, overrides: dict) -> Soak:
     return out
 
 
+def _warmup_rounds(sec: Section, overrides: dict) -> tuple[int, str | None]:
+    """[soak] warmup_rounds (a profile may override it) and, when it is not 1, the
+    warmup_rounds_reason saying why."""
+    if "warmup_rounds" in overrides:
+        sec.seen.add("warmup_rounds")
+        rounds = overrides["warmup_rounds"]
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise ExperimentError(
+                sec.file, "profiles.warmup_rounds", f"bad value {rounds!r}", "an integer >= 1"
+            )
+    else:
+        rounds = sec.positive("warmup_rounds", 1)
+    reason = sec.get("warmup_rounds_reason", str, None)
+    if rounds > 1 and not (reason or "").strip():
+        raise sec.err(
+            "warmup_rounds_reason",
+            f"missing: warmup_rounds = {rounds} repeats the warm-up, say why",
+            "one sentence",
+        )
+    return rounds, reason
+
+
 def _check_warmup(exp: FaultsExperiment) -> None:
-    """The warm-up applies every fault once, at its longest, then lets it settle:
-    it must fit in warmup_s (testbed.faults.soak.warmup_faults)."""
+    """The warm-up applies every fault warmup_rounds times, at its longest, then lets
+    it settle: it must fit in warmup_s (testbed.faults.soak.warmup_faults)."""
     s = exp.soak
-    needed = s.fault_gap_s[0] + len(exp.fault_names) * (s.fault_s[1] + s.fault_gap_s[0]) + SOAK_SETTLE_S
+    faults = s.warmup_rounds * len(exp.fault_names)
+    needed = s.fault_gap_s[0] + faults * (s.fault_s[1] + s.fault_gap_s[0]) + SOAK_SETTLE_S
     if needed > s.warmup_s:
         raise ExperimentError(
             exp.path,
             "soak.warmup_s",
             f"{s.warmup_s:g} s is shorter than the warm-up: "
-            f"{len(exp.fault_names)} faults of up to {s.fault_s[1]:g} s with {s.fault_gap_s[0]:g} s "
-            f"between, then {SOAK_SETTLE_S:g} s to settle = {needed:g} s",
-            f">= {needed:g}, or fewer faults / shorter fault_s",
+            f"{s.warmup_rounds} x {len(exp.fault_names)} faults of up to {s.fault_s[1]:g} s with "
+            f"{s.fault_gap_s[0]:g} s between, then {SOAK_SETTLE_S:g} s to settle = {needed:g} s",
+            f">= {needed:g}, or fewer rounds or faults / shorter fault_s",
         )
 
 

@@ -90,6 +90,7 @@ class Driver:
     lines: list[str] = field(default_factory=list)
     killed_by_us: bool = False
     hung: bool = False
+    rand_seed: int | None = None  # what it gave srand() (--seed-rand), if anything
     _buffer: str = ""
 
     @classmethod
@@ -199,6 +200,8 @@ class Driver:
             "hung": self.hung,
             "killed_by_runner": self.killed_by_us and not self.hung,
         }
+        if self.rand_seed is not None:
+            out["rand_seed"] = self.rand_seed
         if code is not None and code < 0 and not self.killed_by_us:
             out["signal"] = signal.Signals(-code).name
         if code and code > 0 or out.get("signal"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -134,8 +135,9 @@ class Server:
     whose API stopped answering (Toxiproxy 2.5 can wedge on a toxic removal once a
     connection behind the toxic has closed: its issues 412 and 558)."""
 
-    def __init__(self, binary: Path, log: Path):
+    def __init__(self, binary: Path, log: Path, seed_key: str | None = None):
         self.binary, self.log = binary, log
+        self.seed_key = seed_key  # set: every start seeds its toxics (server_seed)
         self.proc: subprocess.Popen | None = None
         self.client = Toxiproxy(0)
         self.restarts = 0
@@ -143,10 +145,15 @@ class Server:
     def start(self) -> None:
         port = free_port()
         self.log.parent.mkdir(parents=True, exist_ok=True)
+        argv = [str(self.binary), "-host", "127.0.0.1", "-port", str(port)]
+        if self.seed_key is not None:
+            argv += ["-seed", str(server_seed(self.seed_key, self.restarts))]
         with open(self.log, "ab") as sink:
+            sink.write(f"testbed: {' '.join(argv)}\n".encode())  # the seed it drew from
+            sink.flush()
             # Its own process group, in the runner's session (as the drivers).
             self.proc = subprocess.Popen(
-                [str(self.binary), "-host", "127.0.0.1", "-port", str(port)],
+                argv,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -166,10 +173,20 @@ class Server:
         self.start()
 
 
+def server_seed(seed_key: str, restarts: int) -> int:
+    """toxiproxy-server's -seed: its toxics' random draws (the latency toxic's jitter,
+    the slicer's size variation, toxicity) come from Go's math/rand, which it seeds
+    with the clock unless told. seed_key carries the run's seed (and the server's slot);
+    a restarted server draws afresh. The draws of connections sharing a server still
+    interleave as the Go scheduler runs them: the seed is recorded, the exact jitter
+    sequence per connection is not reproducible."""
+    return random.Random(f"{seed_key}#{restarts}").getrandbits(63)
+
+
 @contextmanager
-def running(binary: Path, log: Path) -> Iterator[Server]:
+def running(binary: Path, log: Path, seed_key: str | None = None) -> Iterator[Server]:
     """Start the server, yield it, stop it at the end however the block ends."""
-    server = Server(binary, log)
+    server = Server(binary, log, seed_key)
     try:
         server.start()
         yield server

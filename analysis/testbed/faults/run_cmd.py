@@ -12,6 +12,7 @@ import argparse
 import random
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from testbed import paths
@@ -56,7 +57,7 @@ def _main(args: argparse.Namespace) -> int:
     exp = config.load(path, args.profile or "default", libraries.registered_names())
     out_root = args.out or paths.RESULTS_DIR
     if args.dry_run:
-        return dry_run(exp)
+        return dry_run(exp, args.seed)
     if args.resume:
         run_dir = _resume_dir(out_root / exp.name, args.resume)
         run = FaultRunDir.open(run_dir)
@@ -64,7 +65,7 @@ def _main(args: argparse.Namespace) -> int:
         exp = config.load(run.toml_copy(), run.manifest()["profile"], libraries.registered_names())
     else:
         run_dir = out_root / exp.name / runner.new_run_id()
-        seed = args.seed if args.seed is not None else random.randrange(2**31)
+        seed = args.seed if args.seed is not None else default_seed(exp)
     if exp.kind == "faults-soak":
         code = soak.run(exp, run_dir, seed, build=not args.no_build)
     else:
@@ -76,6 +77,13 @@ def _main(args: argparse.Namespace) -> int:
     if FaultRunDir.at(run_dir).manifest()["status"] == "complete" and exp.profile != "quick":
         print(f"testbed run: published to {publish(run_dir, exp.name)}", file=sys.stderr)
     return code
+
+
+def default_seed(exp: config.FaultsExperiment) -> int:
+    """A run's seed without --seed: a soak's is its [soak].seed (the same faults at the
+    same times on every run, as its README says), a matrix's a fresh draw. Either way
+    it is the manifest's "seed", and every seeded draw of the run derives from it."""
+    return exp.soak.seed if exp.soak else random.randrange(2**31)
 
 
 def _resume_dir(root: Path, resume: str) -> Path:
@@ -94,7 +102,9 @@ def publish(run_dir: Path, name: str) -> Path:
     return FaultRunDir.at(run_dir).publish(paths.REPORTS_DIR / name / run_dir.name).path
 
 
-def dry_run(exp: config.FaultsExperiment) -> int:
+def dry_run(exp: config.FaultsExperiment, seed: int | None = None) -> int:
+    if exp.soak and seed is not None:  # the schedule --seed would give
+        exp = replace(exp, soak=replace(exp.soak, seed=seed))
     cells = exp.cells()
     s = exp.schedule
     per_run = s.startup_s + s.warmup_s + s.fault_s + s.recover_s + s.drain_s + 1.0

@@ -64,6 +64,12 @@ def done_runs(run_dir: Path) -> set[tuple[str, str, int]]:
     return {(r["key"], r["library"], r["repetition"]) for r in FaultRunDir.at(run_dir).records()}
 
 
+def proxy_seed_key(seed: int, slot: int) -> str:
+    """What slot `slot`'s toxiproxy-server seeds its toxics from (proxy.server_seed):
+    the run's seed and the slot."""
+    return f"{seed}#slot{slot}"
+
+
 def plan(exp: FaultsExperiment, seed: int) -> list[tuple[int, object, list]]:
     """(repetition, cell, library entries in this pair's order): every repetition
     goes over every cell before the next starts; cells and library order shuffled."""
@@ -184,10 +190,10 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True, res
         for rep, c, libs in plan(exp, seed)
         if any((c.key(), e.label, rep) not in done for e in libs)
     ]
-    slots = Slots(exp, run_dir, binaries, done, todo, progress)
+    slots = Slots(exp, run_dir, binaries, done, todo, progress, seed)
     # Overlapping pairs cannot each take the lock: the whole run holds it instead.
     lock = measure_lock() if exp.concurrency > 1 else nullcontext()
-    with lock, proxy.running(binary, run.proxy_log()) as server:
+    with lock, proxy.running(binary, run.proxy_log(), proxy_seed_key(seed, 0)) as server:
         info = {"binary": str(binary), "provenance": provenance, "version": server.client.version()}
         m = manifest(exp, run_dir.name, seed, found, binaries, info)
         run.write_manifest(m)
@@ -222,8 +228,11 @@ class Slots:
     libraries of one pair still run back to back in one slot, so both meet the same
     neighbours; each record says how many cell runs were in flight when it began."""
 
-    def __init__(self, exp, run_dir: Path, binaries: dict, done: set, todo: list, progress: Progress):
+    def __init__(
+        self, exp, run_dir: Path, binaries: dict, done: set, todo: list, progress: Progress, seed: int
+    ):
         self.exp, self.run_dir, self.binaries, self.done = exp, run_dir, binaries, done
+        self.seed = seed  # the run's: each cell run's seeded draws derive from it (cell.draw_key)
         self.todo = list(enumerate(todo, 1))
         self.total = len(todo)
         self.progress = progress
@@ -256,7 +265,8 @@ class Slots:
             if slot == 0:
                 self._work(server)
             else:
-                with proxy.running(binary, FaultRunDir.at(self.run_dir).proxy_log(slot)) as own:
+                log = FaultRunDir.at(self.run_dir).proxy_log(slot)
+                with proxy.running(binary, log, proxy_seed_key(self.seed, slot)) as own:
                     self._work(own)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             self.failed.append(exc)
@@ -280,6 +290,7 @@ class Slots:
                         self.binaries[e.label],
                         server,
                         self.run_dir,
+                        self.seed,
                         neighbours,
                         self.guard,
                     )
@@ -311,6 +322,7 @@ def run_one(
     binary: Path,
     server: proxy.Server,
     run_dir: Path,
+    seed: int,
     neighbours: int = 0,
     guard: threading.Lock | None = None,
 ) -> dict:
@@ -322,7 +334,7 @@ def run_one(
     failures: list[str] = []
     for _attempt in (1, 2):
         try:
-            rec = cell.run(exp, c, binary, server.client, work, tag, rep)
+            rec = cell.run(exp, c, binary, server.client, work, tag, rep, seed)
             rec["error"] = None
             break
         except proxy.ProxyError as exc:

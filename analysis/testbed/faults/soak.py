@@ -22,7 +22,7 @@ import random
 import shutil
 import statistics
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,15 +49,18 @@ def pairs(exp: FaultsExperiment) -> list[Cell]:
 
 
 def warmup_faults(exp: FaultsExperiment) -> list[dict]:
-    """The warm-up: every fault of the soak once, on every pair at once, each lasting
-    the longest a fault may last, so the level measured after it has seen the
-    deepest queues (and the allocator's answer to them) the random faults can make;
-    the faults that kill come first."""
+    """The warm-up: every fault of the soak on every pair at once, each lasting the
+    longest a fault may last, so the level measured after it has seen the deepest
+    queues (and the allocator's answer to them) the random faults can make; all of
+    it [soak].warmup_rounds times (the first round meets processes a few seconds
+    old, still growing into their heap; a later one meets them grown, as the random
+    faults will); in each round the faults that kill come first."""
     s = exp.soak
     out, t = [], s.fault_gap_s[0]
     # Kills first: a bound side they restart then lives through every other fault
     # before the level is measured (it is judged too).
-    for name in sorted(exp.fault_names, key=lambda n: not exp.faults[n].kill):
+    order = sorted(exp.fault_names, key=lambda n: not exp.faults[n].kill)
+    for name in order * s.warmup_rounds:
         out.append({"start_s": round(t, 3), "end_s": round(t + s.fault_s[1], 3), "pair": None, "fault": name})
         t += s.fault_s[1] + s.fault_gap_s[0]
     return out
@@ -122,6 +125,10 @@ def _unexplained(lost_times: list[int], windows: list[tuple[int, int]]) -> int:
 
 
 def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> int:
+    """The soak with `seed` (the run's, recorded in its manifest): the schedule of
+    faults and every process's rand() seed derive from it, so the manifest alone
+    reproduces a run. run_cmd passes [soak].seed unless --seed says otherwise."""
+    exp = replace(exp, soak=replace(exp.soak, seed=seed))
     progress = Progress()
     found, binaries = runner.libraries_and_drivers(exp, build, progress)
     binary, provenance = runner.proxy_binary(progress)
@@ -130,7 +137,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
     run.keep_toml(exp.path)
     the_pairs = pairs(exp)
     plan = schedule(exp, len(the_pairs))
-    with proxy.running(binary, run.proxy_log()) as server:
+    with proxy.running(binary, run.proxy_log(), f"{seed}#soak") as server:
         toxiproxy = server.client
         m = runner.manifest(
             exp,
@@ -162,6 +169,7 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
                         run.pair_logs(f"{e.label}-{i}"),
                         f"{e.label}-{i}",
                         times,
+                        seed,
                     )
             windows, wedged = _inject(exp, plan, the_pairs, live, times, progress)
             m["proxy_failure"] = wedged
@@ -183,7 +191,16 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
     return 0
 
 
-def _start_pair(exp, c: Cell, binary: Path, toxiproxy, work: Path, tag: str, times: dict) -> cell.Pair:
+def rand_seed_base(seed: int, c: Cell) -> str:
+    """What a soak process's rand() seed is drawn from (cell.rand_seed adds its role
+    and epoch): the run's seed and the pair, not the library, so both libraries'
+    processes of a pair get the same seeds, as in the faults matrix."""
+    return f"{seed}#{c.key()}"
+
+
+def _start_pair(
+    exp, c: Cell, binary: Path, toxiproxy, work: Path, tag: str, times: dict, seed: int
+) -> cell.Pair:
     shutil.rmtree(work, ignore_errors=True)  # logs are appended to: start from nothing
     work.mkdir(parents=True)
     pair = cell.Pair(
@@ -193,7 +210,7 @@ def _start_pair(exp, c: Cell, binary: Path, toxiproxy, work: Path, tag: str, tim
         f"soak-{tag}",
         args=cell.driver_args(exp, c, times),
         bound=cell.bound_role(c.pattern),
-        rand_seed_base=f"soak-{tag}" if exp.traffic.seed_rand else None,
+        rand_seed_base=rand_seed_base(seed, c) if exp.traffic.seed_rand else None,
     )
     pair.open(pair.proxy_name)
     return pair
@@ -310,7 +327,8 @@ def render(run_dir: Path) -> Path:
         + ", ".join(f"{lib['label']} (build {lib['build_id']})" for lib in m["libraries"])
         + f"; proxy {m['proxy']['provenance']}. RSS and descriptors: median over the last "
         f"{m['soak']['end_window_s']:g} s against the median over [{m['soak']['warmup_s']:g}, "
-        f"{m['soak']['warmup_s'] + m['soak']['level_window_s']:g}] s, flat within ±{tol:.0%}.",
+        f"{m['soak']['warmup_s'] + m['soak']['level_window_s']:g}] s (after "
+        f"{_rounds(m['soak'].get('warmup_rounds', 1))} of every fault), flat within ±{tol:.0%}.",
         "",
     ]
     verdict = [
@@ -371,6 +389,10 @@ def _verdict_line(label: str, records: list[dict]) -> str:
 
 def _all_flat(rec: dict) -> bool:
     return all(f[k]["flat"] for f in rec["flatness"].values() for k in ("rss_kb", "fds"))
+
+
+def _rounds(n: int) -> str:
+    return "one warm-up round" if n == 1 else f"{n} warm-up rounds"
 
 
 def _pct(f: dict) -> str:

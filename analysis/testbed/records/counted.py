@@ -61,6 +61,14 @@ TRACEPOINT = ("cw_syscalls_per_msg", "cw_bytes_per_syscall")
 COUNTING_TABLE = "counting"
 
 
+def from_counting_runs(layout: str | None) -> tuple[str, ...]:
+    """The metrics a run's counting runs give the tidy table: the tracepoints' alone in
+    an arms run (its timed runs count the rest per slice); every judged one in a blocks
+    run (sweep/counting.py: its timed runs are whole bench processes, whose perf stat
+    totals hold start-up and the latency phase, so its counting runs count them all)."""
+    return JUDGED if layout == "blocks" else TRACEPOINT
+
+
 def values(result: dict | None, only: tuple[str, ...] | None = None) -> dict[str, float]:
     """tidy metric -> value of one record's result (empty when it has no counts);
     `only`: these metrics alone (a counting run's record gives TRACEPOINT only)."""

@@ -24,8 +24,12 @@ SAME_EVERYWHERE = "same at every size"
 COLUMNS = SERIES + ["status", "n_sizes", "n_decisive", "flip_from", "edge", "flip_to", "crossover",
                     "direction", "n_flips", "decided", "answer", "sentence"]
 DECIDED_VERDICTS = ("FAST", "SLOW", "SAME")
-# The judges a row can come from: time (throughput) and counted work (records/counted.py).
-JUDGES = {"throughput_msgs": "wall clock", counted.HEADLINE: "counted work"}
+# The judges a row can come from: time (throughput) and counted work (records/counted.py):
+# system calls per message where counting runs counted them (the cause batching changes),
+# context switches per message (every timed arms run's) beside them, or alone.
+SYSCALLS = counted.TRACEPOINT[0]
+JUDGES = {"throughput_msgs": "wall clock", counted.HEADLINE: "counted work", SYSCALLS: "system calls"}
+SWITCHES_BESIDE = "context switches"  # counted.HEADLINE's label where system calls judge
 
 
 def _crossover(a: int, da: float, b: int, db: float) -> float:

@@ -57,11 +57,15 @@ def _perf_counters(cell: dict) -> dict[str, tuple[float, str]]:
             if isinstance(rec, dict) and isinstance(rec.get("value"), (int, float))}
 
 
-def _work(cell: dict, work: dict[str, dict]) -> list[tuple[str, float, str]]:
+def _work(cell: dict, work: dict[str, dict], config_of: dict[str, str]) -> list[tuple[str, float, str]]:
     """Work per message of a cell: its work.jsonl record, else a `work` object on the
     line. Never derived from the timed runs' counters: those include start-up,
-    connection and teardown, which the sweep's N/2N pair cancels."""
+    connection and teardown, which the sweep's N/2N pair cancels. Never another
+    configuration's (config_of: cell id -> configuration): see _copied_across_configs."""
     given = work.get(cell["cell_id"]) or cell.get("work") or {}
+    if given.get("cell_id", cell["cell_id"]) != cell["cell_id"] \
+            or _copied_across_configs(given, work, config_of):
+        return []
     out = []
     for event in ("instructions", "cycles"):
         value = given.get(f"{event}_per_msg")
@@ -69,6 +73,21 @@ def _work(cell: dict, work: dict[str, dict]) -> list[tuple[str, float, str]]:
             name = f"work_{event}_per_msg"
             out.append((name, float(value), schema.METRICS[name].unit))
     return out
+
+
+def _copied_across_configs(given: dict, work: dict[str, dict], config_of: dict[str, str]) -> bool:
+    """Is this work record (`same_build_as`: written by the runner until 2026-12-02, which
+    measured once per library build and copied) another configuration's measurement?
+    A copy onto an A/A alias of the same build in the same configuration is the same
+    measurement; a copy onto another configuration is not (security-cost 57a5's CURVE
+    figures were NULL's), so it gives nothing."""
+    source = given.get("same_build_as")
+    if not source:
+        return False
+    measured = [r for r in work.values() if r.get("library") == source
+                and r.get("group") == given.get("group") and not r.get("same_build_as")]
+    mine = config_of.get(given.get("cell_id"))
+    return not measured or any(config_of.get(r.get("cell_id")) != mine for r in measured)
 
 
 def _label(value) -> str:
@@ -99,8 +118,9 @@ def load_run(run: Path | RunDir) -> pd.DataFrame:
     run = RunDir.open(run)
     manifest = run.manifest
     counting = run.counting_cells()
-    rows = _timed_rows(run, manifest, skip=counted.TRACEPOINT if counting else ())
-    rows += _counting_rows(counting, manifest)
+    metrics = counted.from_counting_runs((manifest.design or {}).get("layout"))
+    rows = _timed_rows(run, manifest, skip=metrics if counting else ())
+    rows += _counting_rows(counting, manifest, metrics)
     if not rows:
         raise RunDirError(f"{run.records_file()}: holds no cells")
     return schema.conform(pd.DataFrame(rows))
@@ -117,9 +137,10 @@ def _ident(cell: dict, run_id: str, experiment: str) -> dict:
     }
 
 
-def _counting_rows(cells: list[dict], manifest) -> list[dict]:
-    """Rows of the counting runs: judged per counting run (its index is the repetition
-    that pairs the arms of one run), once, without the timed loop's looks."""
+def _counting_rows(cells: list[dict], manifest, metrics: tuple[str, ...]) -> list[dict]:
+    """Rows of the counting runs, `metrics` only (counted.from_counting_runs): judged per
+    counting run (its index is the repetition that pairs the arms of one run, or the
+    one-arm runs of a blocks run), once, without the timed loop's looks."""
     run_id, experiment = manifest.run_id, manifest.experiment_name
     common = {"source": "run", "provenance": f"{experiment}/{run_id}", "table": counted.COUNTING_TABLE,
               "spread": np.nan, "n_summarized": 1, "value_precise": np.nan, "stop_reason": ""}
@@ -127,7 +148,7 @@ def _counting_rows(cells: list[dict], manifest) -> list[dict]:
     for cell in cells:
         ident = _ident(cell, run_id, experiment)
         ok = ident["status"] == "ok"
-        values = counted.values(cell.get("result"), only=counted.TRACEPOINT) if ok else {}
+        values = counted.values(cell.get("result"), only=metrics) if ok else {}
         if not values:
             rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})
         for name, value in sorted(values.items()):
@@ -141,7 +162,9 @@ def _timed_rows(run: RunDir, manifest, skip: tuple[str, ...]) -> list[dict]:
     stops, work = manifest.stop_reasons(), run.work()
     drifted = run.drifted_pairs()
     rows = []
-    for cell in run.cells():
+    cells = run.cells()
+    config_of = {c["cell_id"]: c.get("config") or "" for c in cells}
+    for cell in cells:
         ident = _ident(cell, run_id, experiment)
         # A pair is a repetition of a block (older runs: of a configuration group)
         block = cell.get("block") or cell.get("group")
@@ -151,7 +174,8 @@ def _timed_rows(run: RunDir, manifest, skip: tuple[str, ...]) -> list[dict]:
                   "spread": np.nan, "n_summarized": 1, "value_precise": np.nan,
                   "stop_reason": stops.get(str(block), "") or stops.get(str(cell.get("group")), "")
                   or str(cell.get("stop_reason") or "")}
-        metrics = _metrics(cell) + _work(cell, work) if ident["status"] in ("ok", HOST_DRIFT) else []
+        metrics = _metrics(cell) + _work(cell, work, config_of) if ident["status"] in ("ok", HOST_DRIFT) \
+            else []
         metrics = [m for m in metrics if m[0] not in skip]
         if not metrics:
             rows.append({**ident, "metric": "", "value": np.nan, "unit": "", **common})

@@ -34,6 +34,7 @@ from . import (
     report_counting,
     report_detail,
     report_summary,
+    report_work,
     run_settings,
     run_table,
 )
@@ -191,6 +192,7 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str, draw: bool = T
     out_dir.mkdir(parents=True, exist_ok=True)
     all_cells = compare.cell_table(df)
     cells = all_cells[all_cells["metric"].isin(schema.COMPARED_METRICS)]
+    ctx["work_cells"] = all_cells[all_cells["metric"].isin(schema.WORK_METRICS)]
     infl = inflection.inflections(cmp)
     best = inflection.best_config(cmp)
     figs = plots.render_all(cells, cmp, infl, out_dir / fig_rel, draw=draw) if not cells.empty else {}
@@ -233,7 +235,20 @@ def summary_lines(cmp: pd.DataFrame, ctx: dict, cells: pd.DataFrame) -> list[str
     """The report's summary section (cells: compare.cell_table of the compared metrics)."""
     return report_summary.summary(cmp, ctx.get("calibration"), ctx.get("calibration_name"), ctx["published"],
                                   cells, ctx.get("overall_confidence", DEFAULT_CONFIDENCE),
-                                  answers=_answers(ctx), counting=ctx.get("counting"))
+                                  answers=_answers(ctx), counting=_with_reference(ctx.get("counting"), ctx),
+                                  work=report_work.lines(ctx.get("work_cells"), _reference_config(ctx)))
+
+
+def _reference_config(ctx: dict) -> str | None:
+    """The configuration the experiment's [answer] judges the others against, if any
+    (where no configuration is the no-override one: security-cost's NULL)."""
+    spec = ctx.get("answer_spec")
+    return next((c.reference for c in getattr(spec, "comparisons", ()) if c.kind == "configurations"
+                 and c.reference), None)
+
+
+def _with_reference(counting: dict | None, ctx: dict) -> dict | None:
+    return None if counting is None else {**counting, "reference": _reference_config(ctx)}
 
 
 def _answers(ctx: dict) -> bool:
@@ -302,17 +317,20 @@ def _looks_lines(looks, conf: float) -> list[str]:
 def _inflection_section(infl, best):
     if infl.empty:
         return []
+    syscalls = (infl["metric"] == inflection.SYSCALLS).any()
+    work = ("counted work: system calls per message (counting runs; the cause batching changes), with "
+            "context switches per message beside them" if syscalls
+            else "counted work (context switches per message, arms runs)")
     lines = ["## Where the gain changes sign", "",
              "One row per series (a configuration against the default, or a library against the reference, "
-             "along message size) and judge: the wall clock (throughput) and counted work (context switches "
-             "per message, arms runs). **Answer**: a crossover where decisive cells of opposite sign bracket "
-             "one; "
+             f"along message size) and judge: the wall clock (throughput) and {work}. **Answer**: a "
+             "crossover where decisive cells of opposite sign bracket one; "
              "`none` (decided) where every size is decided (FAST, SLOW or SAME) without a sign change; "
              "`undecided` otherwise.", ""]
     rows = []
     for r in infl.to_dict("records"):
         rows.append([r["kind"], r["pattern"], r["transport"], r["config"], r["library"], r["reference"],
-                     inflection.JUDGES.get(r["metric"], r["metric"]), r["status"],
+                     _judge(r["metric"], syscalls), r["status"],
                      schema.kib(r["flip_from"]) if r["status"] == "flip" else "-",
                      schema.kib(r["flip_to"]) if r["status"] == "flip" else "-",
                      f"{r['n_decisive']}/{r['n_sizes']}", r["answer"]])
@@ -352,21 +370,34 @@ def _inflection_section_v1(infl, best):
     return lines
 
 
+def _judge(metric: str, syscalls: bool) -> str:
+    """A row's judge: where system calls judge, context switches stand beside them."""
+    if syscalls and metric == counted.HEADLINE:
+        return inflection.SWITCHES_BESIDE
+    return inflection.JUDGES.get(metric, metric)
+
+
 def _either_judge(infl) -> list[str]:
-    """Per series, the answer of each judge and whether either decided."""
+    """Per series, the answer of each judge and whether either decided (the wall clock or
+    counted work: system calls where counted, else context switches; beside them, the
+    context switches decide nothing)."""
     keys = ["kind", "pattern", "transport", "io_threads", "config", "library", "reference"]
     if infl["metric"].nunique() < 2:
         decided = int(infl["decided"].sum())
         return [f"Decided: {decided} of {len(infl)} rows.", ""]
+    syscalls = (infl["metric"] == inflection.SYSCALLS).any()
+    work = inflection.SYSCALLS if syscalls else counted.HEADLINE
     rows, decided = [], 0
     for key, g in infl.groupby(keys, sort=True):
-        by = {inflection.JUDGES.get(m, m): a for m, a in zip(g["metric"], g["answer"], strict=True)}
-        either = bool(g["decided"].any())
+        by = dict(zip(g["metric"], g["answer"], strict=True))
+        either = bool(g[g["metric"].isin(["throughput_msgs", work])]["decided"].any())
         decided += either
-        rows.append([key[0], key[1], key[2], key[4], key[5], by.get("wall clock", "-"),
-                     by.get("counted work", "-"), "yes" if either else "no"])
-    header = ["Kind", "Pattern", "Transport", "Config", "Library", "Wall clock", "Counted work",
-              "Either decides"]
+        beside = [by.get(counted.HEADLINE, "-")] if syscalls else []
+        rows.append([key[0], key[1], key[2], key[4], key[5], by.get("throughput_msgs", "-"),
+                     by.get(work, "-"), *beside, "yes" if either else "no"])
+    header = ["Kind", "Pattern", "Transport", "Config", "Library", "Wall clock",
+              "Counted work (system calls)" if syscalls else "Counted work",
+              *(["Context switches"] if syscalls else []), "Either decides"]
     return [f"Decided by either judge: {decided} of {len(rows)} series.", "", fmt.md_table(header, rows), ""]
 
 

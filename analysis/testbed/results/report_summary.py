@@ -158,14 +158,15 @@ def equivalence_bounds(cmp: pd.DataFrame) -> list[str]:
 
 
 def counted_block(cmp: pd.DataFrame, cells: pd.DataFrame | None = None,
-                  counting: dict | None = None) -> list[str]:
-    """Counted work per message (arms runs) judged like the timings, where the two
-    judges disagree (both decided, opposite directions), and the counting runs' system
-    calls per arm, or why none were counted (report_counting.py)."""
+                  counting: dict | None = None, work: list[str] = ()) -> list[str]:
+    """Counted work per message (arms runs, or a blocks run's counting runs) judged like
+    the timings, where the two judges disagree (both decided, opposite directions), the
+    counting runs' system calls per arm, or why none were counted (report_counting.py),
+    and `work`: the instructions per message of every cell (report_work.py)."""
     cw = cmp[cmp["metric"].isin(counted.JUDGED) & cmp["kind"].isin(["library", "config"])
              & ~((cmp["kind"] == "config") & cmp["library"].map(is_reference_name))]
     if cw.empty:
-        extra = report_counting.lines(cells, counting)
+        extra = report_counting.lines(cells, counting) + list(work)
         return ["### Counted work (a second judge)", "", *extra] if extra else []
     groups = [(f"{'library' if k == 'library' else 'configuration'}: {schema.metric(m).label.lower()}", g)
               for (k, m), g in sorted(cw.groupby(["kind", "metric"]),
@@ -175,31 +176,43 @@ def counted_block(cmp: pd.DataFrame, cells: pd.DataFrame | None = None,
              "paired, by the same test as the timings. Lower is better except bytes per data call.", ""]
     lines += _counts_table("Comparisons", groups)
     lines += report_counting.lines(cells, counting)
+    lines += list(work)
     lines += judges_disagree(cmp)
     return lines
 
 
 def judges_disagree(cmp: pd.DataFrame) -> list[str]:
-    """Comparisons whose throughput verdict and counted-work verdict (counted.HEADLINE)
-    are both FAST/SLOW in opposite directions, and how many agree."""
+    """Comparisons whose throughput verdict and counted-work verdict are both FAST/SLOW
+    in opposite directions, and how many agree. The counted-work judge: system calls per
+    message where counting runs counted them (the cause batching changes), context
+    switches (counted.HEADLINE) beside them; else context switches."""
     keys = ["kind", "run_id", "pattern", "transport", "io_threads", "config", "msg_size", "library",
             "reference", *compare.WHERE]
+    syscalls = counted.TRACEPOINT[0]
+    judge_metric = syscalls if (cmp["metric"] == syscalls).any() else counted.HEADLINE
     thr = cmp[cmp["metric"] == "throughput_msgs"].set_index(keys)["verdict"]
-    cw = cmp[cmp["metric"] == counted.HEADLINE].set_index(keys)["verdict"]
+    cw = cmp[cmp["metric"] == judge_metric].set_index(keys)["verdict"]
     both = pd.concat([thr.rename("time"), cw.rename("work")], axis=1, join="inner")
     if both.empty:
         return []
+    beside = judge_metric != counted.HEADLINE
+    if beside:
+        switches = cmp[cmp["metric"] == counted.HEADLINE].set_index(keys)["verdict"].rename("switches")
+        both = both.join(switches, how="left")
     calls = both[both["time"].isin(["FAST", "SLOW"]) & both["work"].isin(["FAST", "SLOW"])]
     disagree = calls[calls["time"] != calls["work"]]
-    judge = schema.metric(counted.HEADLINE).label.lower()
-    lines = [f"The two judges (throughput; {judge}): {len(both)} comparisons have both, "
+    judge = schema.metric(judge_metric).label.lower()
+    also = f", {schema.metric(counted.HEADLINE).label.lower()} beside it" if beside else ""
+    lines = [f"The two judges (throughput; {judge}{also}): {len(both)} comparisons have both, "
              f"{len(calls)} decided FAST/SLOW by both, agreeing on {len(calls) - len(disagree)}, "
              f"disagreeing on {len(disagree)}.", ""]
     if len(disagree):
         rows = [[k[0], f"{k[2]} {k[3]} {schema.kib(k[6])}", k[5], k[7], k[8], r["time"], r["work"]]
+                + ([r["switches"] if isinstance(r["switches"], str) else "-"] if beside else [])
                 for k, r in disagree.reset_index().set_index(keys).iterrows()]
         lines += [fmt.md_table(["Kind", "Cell", "Config", "Library", "Reference", "Throughput",
-                                schema.metric(counted.HEADLINE).label], rows), ""]
+                                schema.metric(judge_metric).label,
+                                *([schema.metric(counted.HEADLINE).label] if beside else [])], rows), ""]
     return lines
 
 
@@ -291,13 +304,14 @@ def error_budget(cmp: pd.DataFrame, confidence: float = 0.95) -> list[str]:
 def summary(cmp: pd.DataFrame, referenced: pd.DataFrame | None = None,
             referenced_name: str | None = None, published: bool = False,
             cells: pd.DataFrame | None = None, confidence: float = 0.95, answers: bool = False,
-            counting: dict | None = None) -> list[str]:
+            counting: dict | None = None, work: list[str] = ()) -> list[str]:
     """answers: the issue-41 answers beside the verdicts (equivalence bounds, counted work):
     runs of the sweep that records its layout; earlier reports render as they were.
-    counting: report_counting.context of the run (None: it predates counting runs)."""
+    counting: report_counting.context of the run (None: it predates counting runs);
+    work: report_work.lines of the run's cells (instructions per message per cell)."""
     lines = ["## Summary", ""]
     body = candidate_blocks(cmp) + config_block(cmp, answers) \
-        + (counted_block(cmp, cells, counting) if answers else []) \
+        + (counted_block(cmp, cells, counting, work) if answers else []) \
         + error_budget(cmp, confidence)
     if not published:
         body += calibration_block(cmp, referenced, referenced_name)

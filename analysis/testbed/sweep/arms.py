@@ -57,7 +57,8 @@ def build_bench(exp: Experiment, warn) -> None:
     binaries out of date, and `auto` quietly ran blocks (a 2026-12-02 scorecard on a
     loaded host did: blocks spent the whole budget and judged 57 of its 450 comparisons). A failed
     build is said, then the choice below names the missing binaries as its reason."""
-    if exp.kind != "bench" or exp.design.layout == BLOCKS or arms_binaries.prebuilt():
+    blocks_only = exp.design.layout == BLOCKS and not exp.design.counting_runs  # counting runs are arms runs
+    if exp.kind != "bench" or blocks_only or arms_binaries.prebuilt():
         return
     from testbed.toolchain.progress import Progress
     try:

@@ -120,6 +120,15 @@ def _arm_record(line: dict, i: int, att: Attempt, exp, counts: Counts) -> dict:
     return {"result": result}
 
 
+def failed(plan: arms.RunPlan, rep: int, counts: Counts, libs: dict, roles: dict[str, str],
+           why: str) -> list[dict]:
+    """One failed record per cell of a run that could not start (e.g. a library that
+    cannot be loaded into a namespace: a blocks run's counting runs, sweep/counting.py)."""
+    attempts = [Attempt(c, rep, Path("bench_arms_unavailable"), libs[c.library].info.get("build_id", ""),
+                        roles[c.library]) for c in plan.cells]
+    return _failed_all(attempts, counts, execute.now(), why)
+
+
 def _failed_all(attempts: list[Attempt], counts: Counts, started: str, why: str,
                 code: int | None = None) -> list[dict]:
     out = []

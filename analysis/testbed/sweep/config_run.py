@@ -79,9 +79,10 @@ class Design:
     slice_s: float = DEFAULT_SLICE_S
     rounds: int = DEFAULT_ROUNDS
     warmup_rounds: int = DEFAULT_WARMUP_ROUNDS
-    # Arms runs per block that count the syscall tracepoints (`--counters auto`) for
-    # system calls per message and bytes per data call (sweep/counting.py): never timed,
-    # since the tracepoints slow every call; 0: none.
+    # Arms runs per block (blocks layout: one-arm arms runs per cell) that count the
+    # syscall tracepoints (`--counters auto`) for system calls per message and bytes per
+    # data call (sweep/counting.py): never timed, since the tracepoints slow every call;
+    # 0: none.
     counting_runs: int = 0
 
     def margin_for(self, kind: str) -> float:
@@ -112,9 +113,10 @@ class Design:
                 **({"stop_on": list(self.stop_on)} if self.stop_on else {}),
                 **({"config_margin": self.config_margin} if self.config_margin is not None else {}),
                 "layout": self.layout,
-                **({"slice_s": self.slice_s, "rounds": self.rounds, "warmup_rounds": self.warmup_rounds,
-                    "counting_runs": self.counting_runs}
-                   if self.layout != "blocks" else {})}
+                **({"slice_s": self.slice_s, "rounds": self.rounds, "warmup_rounds": self.warmup_rounds}
+                   if self.layout != "blocks" else {}),
+                **({"counting_runs": self.counting_runs}
+                   if self.layout != "blocks" or self.counting_runs else {})}
 
     def next_look_point(self, valid: int) -> int:
         """The first look at which more than `valid` usable pairs are judged (the
@@ -181,9 +183,6 @@ def _counting_runs(sec: Section, layout: str, verdicts: bool, confidence: float)
     """[run].counting_runs: 0, or (when the run judges) enough runs for the paired test
     that judges them (their verdicts are paired per counting run, at the run's confidence)."""
     n = sec.positive("counting_runs", 0, minimum=0)
-    if n and layout == "blocks":
-        raise sec.err("counting_runs", f"{n}, but design = \"blocks\" (counting runs are arms runs)",
-                      "0, or design = \"arms\" or \"auto\"")
     need = min_samples(confidence, paired=True)
     if n and verdicts and n < need:
         raise sec.err("counting_runs", f"{n} pairs can never decide at confidence {confidence:g}",

@@ -17,13 +17,25 @@ results/load.py reads from them the TRACEPOINT metrics alone (records/counted.py
 judged per run, paired between the arms of one counting run. Their wall time counts in
 the run's budget; a failed one is recorded (every cell of it, with the cause) and the
 sweep goes on; a resumed run does the ones not recorded yet.
+
+A run laid out as blocks (sweep/arms.py: a bench variable such as BENCH_SECURITY
+differs between the cells of a block, so they cannot share a process) counts each cell
+on its own: counting run k of a cell is a one-arm arms run of that cell alone, its
+variables set for the whole process, at about one timed window of messages spread over
+`rounds` slices (blocks_counts). Its timed runs are whole bench processes, whose perf
+stat totals include start-up, connection and the latency phase, so there the counting
+runs give every counted metric (records/counted.py for_layout), judged per counting run
+and paired by run index as the blocks' timed repetitions are.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 
+from testbed.bench import arms_binaries
 from testbed.records import counting_runs
 from testbed.sweep import arms, arms_run
+from testbed.sweep.config_run import SLICE_BYTES_FROM, SLICE_MIN_BYTES
 
 COUNTERS = "auto"      # perf software events, syscall tracepoints, hardware where they count
 
@@ -38,9 +50,24 @@ def run(cells, k: int, rt, counts, libs: dict, bench_dir, roles: dict[str, str],
         seed: int) -> list[dict]:
     """Counting run k of a block (cells in plan order): one record per cell, marked."""
     plan = arms.run_plan(cells, k, seed)
-    records, _slices = arms_run.run(plan, k, rt, dataclasses.replace(counts, mode="thr"), libs, bench_dir,
-                                    roles, design, counters=COUNTERS)
+    counts = dataclasses.replace(counts, mode="thr")
+    try:
+        records, _slices = arms_run.run(plan, k, rt, counts, libs, bench_dir, roles, design,
+                                        counters=COUNTERS)
+    except arms_binaries.ArmsUnavailable as exc:  # blocks: a library arms cannot load (arms.choose checked)
+        records = arms_run.failed(plan, k, counts, libs, roles, f"not loadable into a namespace: {exc}")
     return [mark(rec, k) for rec in records]
+
+
+def blocks_counts(counts, design, msg_size: int):
+    """The counts of a blocks cell's counting run: its timed window's messages (`counts`,
+    calibrated for one window) over `design.rounds` throughput slices, each from 64 KiB
+    up carrying at least SLICE_MIN_BYTES, as an arms slice does (shorter ones measure
+    the burst into empty socket buffers)."""
+    per_slice = max(1, counts.count // max(1, design.rounds))
+    if msg_size >= SLICE_BYTES_FROM:
+        per_slice = max(per_slice, math.ceil(SLICE_MIN_BYTES / msg_size))
+    return dataclasses.replace(counts, count=per_slice, mode="thr")
 
 
 def mark(rec: dict, k: int) -> dict:

@@ -13,7 +13,7 @@ import statistics
 from pathlib import Path
 
 from testbed.records import run_writer
-from testbed.sweep import calibrate, ceiling
+from testbed.sweep import arms, calibrate, ceiling
 from testbed.sweep.config import Experiment
 from testbed.sweep.config_run import SLICE_BYTES_FROM, SLICE_MIN_BYTES
 from testbed.sweep.plan import Cell, _env_configs, matches
@@ -93,19 +93,24 @@ def arms_cell_seconds(cell: Cell, exp: Experiment) -> float:
 
 def counting_seconds(cells: list[Cell], exp: Experiment) -> float:
     """Every counting run of the run ([run].counting_runs per block, sweep/counting.py):
-    throughput slices only, each at least slice_s and, from 64 KiB up, the slice's
-    32 MiB at the model's bandwidth (config_run.SLICE_MIN_BYTES), slowed by the
-    tracepoints; the process start-up once per run."""
+    throughput slices only, each at least slice_s (as blocks: a timed window over
+    `rounds` slices) and, from 64 KiB up, the slice's 32 MiB at the model's bandwidth
+    (config_run.SLICE_MIN_BYTES), slowed by the tracepoints; the process start-up once
+    per run (as blocks: one run per cell)."""
     d = exp.design
-    if not d.counting_runs or not arms_likely(exp):
+    if not d.counting_runs:
         return 0.0
+    per_cell = not arms_likely(exp) or bool(arms.bench_variable_problem(cells))
     total = 0.0
     for cell in cells:
         slice_s = d.slice_s
+        if per_cell:
+            window = exp.design.min_window_s if calibrates(exp) else d.slice_s * d.rounds
+            slice_s = window / d.rounds
         if cell.msg_size >= SLICE_BYTES_FROM:
             slice_s = max(slice_s, SLICE_MIN_BYTES / BYTES_PER_S[cell.transport])
         total += (d.rounds + d.warmup_rounds) * slice_s * TRACEPOINT_SLOWDOWN
-    starts = {c.block_id: c for c in cells}.values()
+    starts = cells if per_cell else {c.block_id: c for c in cells}.values()
     total += sum(PROCESS_OVERHEAD_S + (TWO_PROCESS_EXTRA_S if c.process_model != "one-process" else 0.0)
                  for c in starts)
     return d.counting_runs * total

@@ -10,9 +10,10 @@
    or the run's time budget is spent.
 3. Work per message: a pair of short extra runs per cell (work.py).
 
-Counting runs ([run].counting_runs = N, arms layout; counting.py): counting run k of a
-block right after its minimum batch k, the ones left (N above the minimum, a resume)
-right after the minimum; inside the budget, on their own journal, never judged by time.
+Counting runs ([run].counting_runs = N; counting.py): counting run k of a block right
+after its minimum batch k (blocks layout: one one-arm run per cell of it), the ones
+left (N above the minimum, a resume) right after the minimum; inside the budget, on
+their own journal, never judged by time.
 
 A block that [ceiling] selects (tcp/ipc at a declared size) also runs the host
 ceiling probe in every one of its batches, among its cells (sweep/ceiling.py).
@@ -86,14 +87,11 @@ class Loop:
         self.spent += sum(ln.get("wall_seconds", 0.0) for ln in probes)
         self.roles = {e.label: ("reference" if e.label == self.exp.reference else "candidate")
                       for e in self.exp.libraries}
-        self.arms_bench_dir = arms.arms_bench_dir() if ctx.layout == arms.ARMS else None
+        self.arms_bench_dir = arms.arms_bench_dir() \
+            if ctx.layout == arms.ARMS or self.design.counting_runs else None
         counted_before = run_writer.lines(ctx.run_dir, "counting")
         self.counted = counting_runs.done(counted_before)
         self.spent += sum(r.get("wall_seconds", 0.0) for r in counted_before)
-        if self.design.counting_runs and ctx.layout != arms.ARMS:
-            progress.say(f"  counting runs: none ([run].counting_runs = {self.design.counting_runs}, but "
-                         "the run runs as blocks and counting runs are arms runs): system calls are not "
-                         "counted")
 
     # ------------------------------------------------------------ phases
 
@@ -233,17 +231,28 @@ class Loop:
             group.stop_reason = "failing"
 
     def counting_run(self, group: Group, k: int) -> None:
-        """Counting run k of the block (counting.py), unless recorded or not wanted."""
+        """Counting run k of the block (counting.py), unless recorded or not wanted: one
+        arms run of its cells, or (blocks layout) one one-arm run per cell, each cell
+        counted in a process of its own (a bench variable differs between them)."""
         cells = [c for c in group.cells if c.library_name in self.runnable]
-        if self.ctx.layout != arms.ARMS or k >= self.design.counting_runs or not cells \
-                or not counting.due(cells, k, self.counted):
+        if k >= self.design.counting_runs or not cells or not counting.due(cells, k, self.counted):
+            return
+        counts = self.counts_for(group)
+        if self.ctx.layout == arms.ARMS:
+            return self.count_cells(cells, k, counts)
+        for cell in cells:
+            self.count_cells([cell], k, counting.blocks_counts(counts, self.design, cell.msg_size))
+
+    def count_cells(self, cells: list[planmod.Cell], k: int, counts: Counts) -> None:
+        """One counting run of these cells (all arms of one run), stored per cell."""
+        if not counting.due(cells, k, self.counted):
             return
         libs = {c.library: self.ctx.libs[c.library_name] for c in cells}
         self.progress.grow(len(cells))
-        records = counting.run(cells, k, self.rt, self.counts_for(group), libs, self.arms_bench_dir,
+        records = counting.run(cells, k, self.rt, counts, libs, self.arms_bench_dir,
                                {label: self.roles[label] for label in libs}, self.design, self.seed)
         for rec in records:
-            self.annotate(rec, self.counts_for(group))
+            self.annotate(rec, counts)
             run_writer.append(self.ctx.run_dir, "counting", rec)
             self.counted.add((rec["cell_id"], k))
             self.spent += rec.get("wall_seconds", 0.0)

@@ -186,7 +186,7 @@ def _finish(ctx: RunContext, loop: Loop | None, interrupted: bool, workdir: Path
     m.host["load_after"] = hostinfo.load_average()
     m.host["competing_after"] = hostload.competing_cpu()
     m.summary = summary.summarize(records, ctx, list(groups), loop.spent if loop else 0.0)
-    if ctx.design.counting_runs and ctx.layout == "arms":
+    if ctx.design.counting_runs:
         m.summary["counting_runs"] = summary.counting(run_writer.lines(run_dir, "counting"),
                                                       ctx.design.counting_runs, len(groups))
     m.placement["threads"] = placement.summarize(records)

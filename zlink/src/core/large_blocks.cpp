@@ -1,10 +1,12 @@
 #include "core/large_blocks.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -34,13 +36,25 @@ struct slot {
 // of each per large message, and scanning all 32 slots another 40-50 per call
 // (callgrind, tcp 256 KiB: docs/profiling/2026-11-25-level-figures.md).
 // The kept blocks are a stack: give pushes, take looks from the top, so the block
-// reused is the one freed last, the likeliest still in cache.
+// reused is the one freed last, the likeliest still in cache, and the bottom holds
+// the blocks unused longest (the ones the decay frees).
 struct cache {
     std::atomic_flag busy = ATOMIC_FLAG_INIT;
     std::array<slot, max_blocks> slots{};
     size_t count = 0;  // slots[0, count) hold blocks
     size_t held = 0;   // bytes in them
+    // Decay (release_unused): the least `held` since the interval began at `since`
+    // is what no take needed all through it.
+    size_t low = 0;
+    std::chrono::steady_clock::time_point since{};
+    unsigned calls = 0;  // take/give calls since the clock was last read
 };
+
+// A take looks at this many blocks from the top at most: one stream finds its size
+// there; a mix of sizes that misses costs a malloc, not a scan of thousands.
+constexpr size_t take_scan = 32;
+// The clock is read every this many calls (a vDSO call each, not per message).
+constexpr unsigned decay_every = 64;
 
 // Holds the cache's flag if it was free.
 class try_hold {
@@ -84,6 +98,56 @@ size_t budget() noexcept {
     return b;
 }
 
+namespace {
+
+// Frees slots [0, n) and closes the gap. Under the cache's flag.
+size_t free_bottom(cache &c, size_t n) {
+    size_t freed = 0;
+    for (size_t i = 0; i < n; ++i) {
+        ZLINK_TAKE_UNPOISONED(c.slots[i].block, c.slots[i].bytes);
+        std::free(c.slots[i].block);
+        freed += c.slots[i].bytes;
+    }
+    std::memmove(c.slots.data(), c.slots.data() + n, (c.count - n) * sizeof(slot));
+    c.count -= n;
+    c.held -= freed;
+    return freed;
+}
+
+// release_unused's step, under the cache's flag.
+size_t decay(cache &c, std::chrono::steady_clock::time_point now) {
+    if (now < c.since || now - c.since < idle_interval) {
+        if (now < c.since)
+            c.since = now;
+        return 0;
+    }
+    // Bytes no take needed all through the interval, beyond the resident ones.
+    size_t idle = c.held > resident_bytes ? std::min(c.low, c.held - resident_bytes) : 0;
+    size_t n = 0;
+    for (size_t bytes = 0; n < c.count && bytes < idle; ++n)
+        bytes += c.slots[n].bytes;
+    const size_t freed = free_bottom(c, n);
+    c.low = c.held;
+    c.since = now;
+    return freed;
+}
+
+void maybe_decay(cache &c) {
+    if (++c.calls % decay_every == 0)
+        decay(c, std::chrono::steady_clock::now());
+}
+
+}  // namespace
+
+size_t release_unused(std::chrono::steady_clock::time_point now) noexcept {
+    cache &c = the_cache();
+    for (;;) {
+        if (try_hold g{c})
+            return decay(c, now);
+        std::this_thread::yield();
+    }
+}
+
 size_t held_bytes() noexcept {
     cache &c = the_cache();
     for (;;) {
@@ -96,18 +160,22 @@ size_t held_bytes() noexcept {
 void *take(size_t bytes) noexcept {
     if (bytes >= min_bytes && budget() > 0) {
         cache &c = the_cache();
-        if (try_hold g{c})
-            for (size_t i = c.count; i-- > 0;) {
+        if (try_hold g{c}) {
+            maybe_decay(c);
+            const size_t floor = c.count > take_scan ? c.count - take_scan : 0;
+            for (size_t i = c.count; i-- > floor;) {
                 slot &s = c.slots[i];
                 if (s.bytes >= bytes && s.bytes - bytes <= bytes / 8) {
                     void *b = s.block;
                     c.held -= s.bytes;
+                    c.low = std::min(c.low, c.held);
                     ZLINK_TAKE_UNPOISONED(b, s.bytes);
                     // The top fills the gap; slots past count are never read.
                     s = c.slots[--c.count];
                     return b;
                 }
             }
+        }
     }
     return std::malloc(bytes);
 }
@@ -116,6 +184,7 @@ void give(void *block, size_t bytes) noexcept {
     if (block && bytes >= min_bytes) {
         cache &c = the_cache();
         if (try_hold g{c}; g && c.count < max_blocks && c.held + bytes <= budget()) {
+            maybe_decay(c);
             ZLINK_KEEP_POISONED(block, bytes);
             c.slots[c.count++] = slot{block, bytes};
             c.held += bytes;

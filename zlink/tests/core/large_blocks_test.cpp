@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include "core/msg.hpp"
@@ -48,6 +50,7 @@ TEST(LargeBlocks, SmallBlocksAreNotKept) {
 }
 
 TEST(LargeBlocks, TheBudgetBoundsWhatIsHeld) {
+    lb::release_unused(std::chrono::steady_clock::now());  // no decay step inside the test
     std::vector<void *> blocks;
     const size_t n = 1000033;
     for (size_t i = 0; i < lb::budget() / n + 4; ++i)
@@ -60,6 +63,52 @@ TEST(LargeBlocks, TheBudgetBoundsWhatIsHeld) {
     // Drain them so later tests see room again.
     for (size_t i = 0; i < blocks.size(); ++i)
         lb::give(lb::take(n), 0);  // bytes 0: freed, never kept
+}
+
+// A stream keeps as many blocks in flight as its pipes allow (inproc PUSH_PULL at the
+// default HWMs: 2,000 messages): all of them come back for the next burst, not the
+// 32 the cache once kept (the rest were malloc'd and faulted in again).
+TEST(LargeBlocks, EveryBlockOfABurstIsReusedByTheNextBurst) {
+    lb::release_unused(std::chrono::steady_clock::now());
+    const size_t n = 70001, burst = 300;
+    std::set<void *> first;
+    for (size_t i = 0; i < burst; ++i)
+        first.insert(lb::take(n));
+    ASSERT_EQ(first.size(), burst);
+    for (void *b : first)
+        lb::give(b, n);
+    size_t reused = 0;
+    std::vector<void *> second;
+    for (size_t i = 0; i < burst; ++i) {
+        second.push_back(lb::take(n));
+        reused += first.count(second.back());
+    }
+    EXPECT_EQ(reused, burst);
+    for (void *b : second)
+        lb::give(b, 0);  // freed, never kept
+}
+
+// What no take needed for a whole interval goes back to malloc, down to the
+// resident bytes; an interval that has not passed frees nothing.
+TEST(LargeBlocks, BlocksIdleForAnIntervalAreFreedDownToTheResidentBytes) {
+    const auto t0 = std::chrono::steady_clock::now();
+    lb::release_unused(t0);
+    const size_t n = 90001, burst = 200;  // 18 MB, above the resident 8 MiB
+    std::vector<void *> blocks;
+    for (size_t i = 0; i < burst; ++i)
+        blocks.push_back(lb::take(n));
+    for (void *b : blocks)
+        lb::give(b, n);
+    ASSERT_GT(lb::held_bytes(), lb::resident_bytes);
+    const auto step = lb::idle_interval + std::chrono::milliseconds(1);
+    EXPECT_EQ(lb::release_unused(t0 + lb::idle_interval / 2), 0u);
+    lb::release_unused(t0 + step);  // the burst arrived during it: none held all through
+    const size_t before = lb::held_bytes();
+    EXPECT_GT(lb::release_unused(t0 + 2 * step), 0u);  // a whole interval idle
+    EXPECT_LT(lb::held_bytes(), before);
+    EXPECT_LE(lb::held_bytes(), lb::resident_bytes);
+    EXPECT_GT(lb::held_bytes() + n, lb::resident_bytes);   // the resident ones stay
+    lb::release_unused(std::chrono::steady_clock::now());  // back to the real clock
 }
 
 TEST(LargeBlocks, ClosingALargeMessageKeepsItsBlock) {
