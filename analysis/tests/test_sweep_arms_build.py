@@ -11,8 +11,8 @@ from testbed.bench import arms_binaries
 from testbed.sweep import arms, run_cmd
 
 
-def _exp(layout: str, kind: str = "bench"):
-    return SimpleNamespace(kind=kind, design=SimpleNamespace(layout=layout))
+def _exp(layout: str, kind: str = "bench", counting_runs: int = 0):
+    return SimpleNamespace(kind=kind, design=SimpleNamespace(layout=layout, counting_runs=counting_runs))
 
 
 @pytest.fixture
@@ -34,6 +34,12 @@ def test_auto_and_arms_build_the_arms_bench(builds, layout):
 def test_blocks_and_whole_process_experiments_build_nothing(builds, exp):
     arms.build_bench(exp, warn=pytest.fail)
     assert builds == []
+
+
+def test_blocks_with_counting_runs_build_the_arms_bench(builds):
+    """A blocks run's counting runs are arms-bench runs (security-cost): it needs the binaries."""
+    arms.build_bench(_exp("blocks", counting_runs=6), warn=pytest.fail)
+    assert builds == [True]
 
 
 def test_prebuilt_binaries_are_not_built(builds, monkeypatch):
