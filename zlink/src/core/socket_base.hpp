@@ -151,6 +151,9 @@ private:
     int process_commands(int timeout_ms);
     // send()'s variant: runs pending commands at most once per ~1 ms (see .cpp).
     int process_commands_throttled();
+    // recv()'s variant: every inbound_poll_rate-th call while messages flow (see .cpp).
+    int process_commands_every_nth_recv();
+    static constexpr int inbound_poll_rate = 100;  // libzmq 4.3.5's config.hpp value
     // Makes ZMQ_FD readable after an endpoint change, as in libzmq (see .cpp).
     void signal_endpoint_change(const transport &tr);
     template <typename Step>
@@ -167,6 +170,7 @@ private:
     bool closing_ = false;
     bool terminated_ = false;       // ctx_term seen
     uint64_t last_send_check_ = 0;  // ticks_now() of send's last command run
+    int recv_ticks_ = 0;            // recv calls since commands last ran
     // monitor
     void stop_monitor_locked();
     void send_event_locked(int event, int value, const std::string &endpoint);

@@ -56,7 +56,8 @@ TEST_P(Dealer, FairQueuedReceive) {
     for (size_t i = 0; i < peers.size(); ++i)
         for (int k = 0; k < 20; ++k)
             send(peers[i], std::string(1, static_cast<char>('a' + i)));
-    sleep_ms(200);  // all three queues are non-empty before the first read
+    sleep_ms(200);       // all three queues are non-empty before the first read
+    take_commands(hub);  // ... and the hub knows it (spec_util.hpp)
     std::string first;
     for (int k = 0; k < 6; ++k)
         first += recv(hub);

@@ -45,7 +45,8 @@ TEST_P(PushPull, PullFairQueues) {
     for (size_t i = 0; i < pushes.size(); ++i)
         for (int k = 0; k < 20; ++k)
             send(pushes[i], std::string(1, static_cast<char>('a' + i)));
-    sleep_ms(200);  // every queue is non-empty before the first read
+    sleep_ms(200);        // every queue is non-empty before the first read
+    take_commands(pull);  // ... and the PULL knows it (spec_util.hpp)
     std::string first;
     for (int k = 0; k < 6; ++k)
         first += recv(pull);

@@ -54,7 +54,8 @@ TEST_P(Rep, FairQueuedRequests) {
     for (size_t i = 0; i < peers.size(); ++i)
         for (int k = 0; k < 10; ++k)
             send_all(peers[i], {"", std::string(1, static_cast<char>('a' + i))});
-    sleep_ms(200);  // every queue is non-empty before the first read
+    sleep_ms(200);       // every queue is non-empty before the first read
+    take_commands(rep);  // ... and the REP knows it (spec_util.hpp)
     std::string first;
     for (int k = 0; k < 6; ++k) {
         first += recv(rep);

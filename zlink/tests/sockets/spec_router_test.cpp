@@ -134,6 +134,7 @@ TEST_P(Router, FairQueuedReceive) {
         for (int k = 0; k < 10; ++k)
             send(d[i], "m");
     sleep_ms(200);
+    take_commands(router);  // every queue non-empty, and the ROUTER knows it (spec_util.hpp)
     std::multiset<std::string> first;
     for (int k = 0; k < 6; ++k)
         first.insert(recv_all(router).front());

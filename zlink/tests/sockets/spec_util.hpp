@@ -196,6 +196,16 @@ inline bool wait_pumping(void *receiver, void *other) {
 
 inline void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
+// Lets `s` run its pending commands (zmq_poll does, through ZMQ_EVENTS). A
+// fair-queue test needs it after its peers' queues fill: a pipe that ran dry
+// comes back to the queue by a command, and recv runs the commands only once
+// every 100 calls while some pipe is readable, as libzmq 4.3.5 does (without
+// the poll, libzmq reads one peer's whole queue first: "cccccc").
+inline void take_commands(void *s) {
+    zmq_pollitem_t item{s, 0, ZMQ_POLLIN, 0};
+    zmq_poll(&item, 1, 0);
+}
+
 // Pub-sub has no connection handshake visible to the application: publish a
 // probe until the subscriber sees one, so the subscription has certainly
 // reached the publisher. The subscriber must be subscribed to `probe`
