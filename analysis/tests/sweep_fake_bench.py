@@ -14,6 +14,7 @@ crash, hang, garbage, exit4, misplace (ignore the pins). FAKE_ORDER_LOG (environ
 a file to which each cell appends "cell <size>" (the fake ceiling_probe appends its own).
 """
 import argparse
+import fcntl
 import json
 import math
 import os
@@ -89,6 +90,24 @@ def one_process_threads(a, misplace: bool) -> list:
         t.start()
         t.join()
     return threads
+
+
+def seed_noise(a) -> None:
+    """Seeds the noise from this invocation's command line, its ZMQ_ASIO_/BENCH_
+    environment and how many times that same invocation ran before in this bench dir:
+    each repetition still draws its own noise, but a test sees the same draws on every
+    run, so a rare false call by the paired test cannot make it flaky."""
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("ZMQ_ASIO_", "BENCH_")))
+    key = json.dumps([Path(sys.argv[0]).name, sys.argv[1:], env])
+    with open(HERE / "noise_draws.json", "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
+        draws = json.loads(f.read() or "{}")
+        draws[key] = draws.get(key, 0) + 1
+        f.seek(0)
+        f.truncate()
+        f.write(json.dumps(draws))
+    random.seed(f"{key}#{draws[key]}")
 
 
 def noisy(value: float, info: dict) -> float:
@@ -237,6 +256,7 @@ def main() -> None:
     misbehave(behaviour)
     info = json.loads((HERE / "lib.json").read_text())
     if a.role == "both":
+        seed_noise(a)
         thr, lat = computed_figures(a, info)
         threads = one_process_threads(a, behaviour == "misplace")
         thr = thr if a.mode != "lat" else None

@@ -196,3 +196,19 @@ def test_counting_runs_are_estimated_and_inside_the_budget():
     assert 10 < extra < 0.2 * exp.design.time_budget_s
     low, high = estimate.bounds(cells, exp)
     assert high <= estimate.run_seconds(cells, exp, None, 0) - extra + exp.design.time_budget_s + 1e-6
+
+
+def test_a_bench_variable_per_block_is_estimated_as_blocks_not_arms():
+    """security-cost's BENCH_SECURITY differs inside a block, so the runner falls back
+    to one process per cell: the estimate prices each cell's own process and window (a
+    2026-12-03 dry run priced arms slices and said 6.5-7.5 min for a run of 12-15)."""
+    exp = config.load(config.experiment_path("security-cost"), "default", NAMES)
+    cells = planmod.expand(exp)
+    assert estimate.arms_likely(exp) and not estimate.runs_as_arms(exp, cells)
+    as_blocks = estimate.cell_seconds(cells[0], exp, None, False)
+    assert as_blocks > estimate.arms_cell_seconds(cells[0], exp)
+    assert as_blocks >= estimate.PROCESS_OVERHEAD_S + exp.design.min_window_s
+    per_rep = estimate.run_seconds(cells, exp, None, 1) - estimate.run_seconds(cells, exp, None, 0)
+    assert per_rep >= sum(estimate.cell_seconds(c, exp, None, False) for c in cells) - 1e-6
+    low, _ = estimate.bounds(cells, exp)
+    assert low > 9 * 60

@@ -228,3 +228,29 @@ def test_the_report_shows_counted_work_per_configuration_each_measured(blocks_ru
     assert "| PAIR | tcp | 1 KiB | zlink | BENCH_SECURITY=curve | 700 |" in section
     assert "| PAIR | tcp | 1 KiB | libzmq-4.3.5 | BENCH_SECURITY=curve | 900 |" in section
     assert "| PAIR | tcp | 1 KiB | libzmq-4.3.5 | BENCH_SECURITY=null | 100 |" in section
+
+
+def test_an_answer_judges_configurations_by_counted_work_against_a_declared_reference(blocks_run):
+    """security-cost's [answer] names the second judge (issue 41: CURVE against NULL was
+    judged by time only): each library's CURVE cells against its NULL cells by system
+    calls and context switches per message, from each cell's own counting runs."""
+    from testbed.records import answer_spec
+    from testbed.results import answer
+
+    run_dir = blocks_run[0]
+    cells_df = load.load_run(run_dir)
+    manifest = RunDir.open(run_dir).manifest
+    spec = answer_spec.parse("x.toml", {
+        "sentence": "{work.counts}",
+        "comparison": [{"name": "work", "kind": "configurations", "reference": NULL,
+                        "metrics": ["syscalls_per_msg", "context_switches_per_msg"], "by": ["library"]}]})
+    cmp = compare.compare_run(cells_df, manifest)
+    result = answer.compute(spec, cmp, compare.cell_table(cells_df), manifest).results[0]
+    got = {(r.label, r.metric): r.counts for r in result.rows}
+    # the fakes: CURVE costs libzmq 1.5x and zlink 4x the calls (both SLOW), libzmq 3x the
+    # switches (SLOW) and zlink half of them (FAST); one PAIR/tcp size each
+    assert got[("libzmq-4.3.5", "cw_syscalls_per_msg")] == {"SLOW": 1}
+    assert got[("zlink", "cw_syscalls_per_msg")] == {"SLOW": 1}
+    assert got[("libzmq-4.3.5", "cw_context_switches_per_msg")] == {"SLOW": 1}
+    assert got[("zlink", "cw_context_switches_per_msg")] == {"FAST": 1}
+    assert "system calls/msg" in answer.compute(spec, cmp, compare.cell_table(cells_df), manifest).sentence

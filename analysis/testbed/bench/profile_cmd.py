@@ -36,6 +36,7 @@ from pathlib import Path
 
 from testbed.bench.command import bench_argv, binary_for
 from testbed.bench.patterns import PATTERN_TRANSPORTS, normalise_pattern
+from testbed.toolchain import tracefs
 
 LARGE = 16384  # sizes from here on use --count-large
 # Objects that are neither the library nor the harness: their cost is charged to
@@ -183,6 +184,9 @@ def run_callgrind(bench: list[str], out_file: Path) -> CallgrindProfile:
 
 
 def run_perf_syscalls(bench: list[str]) -> dict[str, int]:
+    _, why_not = tracefs.ensure()  # perf resolves `syscalls:` events through tracefs
+    if why_not:
+        raise RuntimeError(f"perf cannot count the syscall tracepoints: {why_not}")
     events = ",".join(f"syscalls:sys_enter_{name}" for name in SYSCALLS_OF_INTEREST)
     proc = _run(["perf", "stat", "-x", ",", "-e", events, *bench])
     counts = {}

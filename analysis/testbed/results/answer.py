@@ -24,7 +24,9 @@ from .order import pattern_key, transport_key
 KIND_OF = {"libraries": "library", "configurations": "config", "aa": "aa"}
 COUNTED = ("FAST", "SLOW", "SAME", "AMBIGUOUS")
 SHORT = {"throughput_msgs": "throughput", "lat_p50_us": "p50", "lat_p99_us": "p99",
-         "lat_mean_us": "mean latency", "startup_s": "whole-process time"}
+         "lat_mean_us": "mean latency", "startup_s": "whole-process time",
+         "cw_syscalls_per_msg": "system calls/msg", "cw_bytes_per_syscall": "bytes/data call",
+         "cw_context_switches_per_msg": "context switches/msg", "cw_page_faults_per_msg": "page faults/msg"}
 
 
 @dataclass(frozen=True)

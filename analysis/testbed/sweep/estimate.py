@@ -81,6 +81,13 @@ def arms_likely(exp: Experiment) -> bool:
                                            and "two-host" not in exp.process_model)
 
 
+def runs_as_arms(exp: Experiment, cells: list[Cell]) -> bool:
+    """Will these cells really run as arms? Not when a bench variable differs inside a
+    block (security-cost's BENCH_SECURITY): the runner falls back to blocks, one process
+    per cell, and the estimate must price that, not the arms' shared start-up."""
+    return arms_likely(exp) and not arms.bench_variable_problem(cells)
+
+
 def arms_cell_seconds(cell: Cell, exp: Experiment) -> float:
     """A cell's share of one arms run: its slices at their target, and the run's process
     start-up shared by the block's arms."""
@@ -100,7 +107,7 @@ def counting_seconds(cells: list[Cell], exp: Experiment) -> float:
     d = exp.design
     if not d.counting_runs:
         return 0.0
-    per_cell = not arms_likely(exp) or bool(arms.bench_variable_problem(cells))
+    per_cell = not runs_as_arms(exp, cells)
     total = 0.0
     for cell in cells:
         slice_s = d.slice_s
@@ -116,9 +123,11 @@ def counting_seconds(cells: list[Cell], exp: Experiment) -> float:
     return d.counting_runs * total
 
 
-def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None) -> float:
-    """One run of `cell`: measured earlier if known, else the model."""
-    if arms_likely(exp):
+def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None,
+                 as_arms: bool | None = None) -> float:
+    """One run of `cell`: measured earlier if known, else the model. `as_arms`: whether
+    its block runs as arms (runs_as_arms over the run's cells; default: arms_likely)."""
+    if arms_likely(exp) if as_arms is None else as_arms:
         return arms_cell_seconds(cell, exp)
     key = cell_history_key(cell, exp)
     if history and key in history:
@@ -151,7 +160,8 @@ def run_seconds(cells: list[Cell], exp: Experiment, history: dict | None = None,
     """The whole run at `repetitions` per cell (default: the design's minimum), with one
     calibration probe per block and the work-per-message runs."""
     reps = exp.design.min_repetitions if repetitions is None else repetitions
-    per_rep = [cell_seconds(c, exp, history) for c in cells]
+    as_arms = runs_as_arms(exp, cells)
+    per_rep = [cell_seconds(c, exp, history, as_arms) for c in cells]
     total = sum(per_rep) * reps
     if calibrates(exp):
         blocks = {c.block_id: s for c, s in zip(cells, per_rep, strict=True)}

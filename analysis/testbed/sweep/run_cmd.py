@@ -343,9 +343,11 @@ def _placement_warnings(exp: config.Experiment) -> list[str]:
     return out
 
 
-def _layout_text(exp: config.Experiment, design) -> str:
+def _layout_text(exp: config.Experiment, design, cells) -> str:
     if not estimate.arms_likely(exp):
         return "; runs as blocks"
+    if problem := arms.bench_variable_problem(cells):
+        return f"; runs as blocks ({problem})"
     how = "arms" if design.layout == "arms" else "arms where it can (auto)"
     return f"; runs as {how}: {design.rounds} rounds of ~{design.slice_s:g} s slices per run"
 
@@ -366,8 +368,9 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
             print(f"  WARNING: {warning}")
     print(f"  {'pattern':<19}{'transport':<10}{'size':>8}{'count':>9}{'lat':>6} io  "
           "config        placement process     link     library   est")
+    as_arms = estimate.runs_as_arms(exp, cells)
     for c in cells:
-        est = estimate.cell_seconds(c, exp, history)
+        est = estimate.cell_seconds(c, exp, history, as_arms)
         print(f"  {c.pattern:<19}{c.transport:<10}{c.msg_size:>8}{c.count:>9}{c.lat_count:>6} "
               f"{c.io_threads:>2}  {c.config[:12]:<13} {c.placement:<9} {c.process_model:<12} "
               f"{c.link[:8]:<8} {c.library:<9} {est:5.2f}s")
@@ -385,7 +388,7 @@ def dry_run(exp: config.Experiment, cells, shard, seed: int, history: dict, desi
           + (f"stops on {'+'.join(design.stop_on)}, " if design.stop_on else "")
           + f"confidence {design.confidence:g}, margin {design.margin:g}"
           + (f" (configurations {design.config_margin:g})" if design.config_margin is not None else "")
-          + _layout_text(exp, design))
+          + _layout_text(exp, design, cells))
     if exp.ceiling is not None:
         probes = estimate.ceiling_seconds(cells, exp)
         blocks = len({c.block_id for c in cells if ceiling.bounds(exp, c)})

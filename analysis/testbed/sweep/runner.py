@@ -35,6 +35,7 @@ from testbed.sweep.config_run import Design
 from testbed.sweep.libs import LibraryBuild, describe
 from testbed.sweep.loop import Loop
 from testbed.sweep.topology import Topology
+from testbed.toolchain import tracefs
 from testbed.toolchain.progress import Progress
 
 
@@ -145,6 +146,13 @@ def run(ctx: RunContext, seed: int, perf: perfmod.PerfSetup) -> int:
     for done in run_writer.prepare_resume(run_dir):
         warn(done)
     needs_hosts = any(c.process_model == "two-host" for c in ctx.cells)
+    if ctx.design.counting_runs:
+        mounted, why_not = tracefs.ensure()
+        if why_not:  # the counting runs go on and record what they could not count
+            warn(f"system calls will not be counted: {why_not}")
+        elif mounted:
+            print(f"testbed run: mounted tracefs at {tracefs.MOUNT_POINT} for the counting runs' "
+                  "syscall tracepoints", file=sys.stderr, flush=True)
     work_setup = work.detect(exp.work_per_message and exp.kind == "bench", arms=ctx.layout == "arms")
     m.work_per_message = work_setup.as_manifest()
     m.speed_reference = {"present": ctx.design.speed_reference, **speedref.describe(),

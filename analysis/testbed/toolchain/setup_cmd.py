@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from testbed.toolchain import bench_build, libraries, pins, system
+from testbed.toolchain import bench_build, libraries, pins, system, tracefs
 from testbed.toolchain.build_all import build_everything
 from testbed.toolchain.progress import Progress
 
@@ -24,6 +24,9 @@ def main(args: argparse.Namespace) -> int:
     progress = Progress()
     progress.step("host tools")
     still_missing = system.ensure_all(progress, install=not args.no_install)
+    mounted, why_not = tracefs.ensure()
+    if mounted or why_not:  # counting runs count system calls only with it (no failure: runs say so too)
+        progress.say(f"    syscall tracepoints: {why_not or f'mounted tracefs at {tracefs.MOUNT_POINT}'}")
     progress.step("pins")
     try:
         pin = pins.load()
