@@ -31,17 +31,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from testbed.records import store
+from testbed.records import counted, store
 
 KINDS = ("libraries", "configurations", "aa", "spread")
 # The toml's metric names -> the tidy table's (records/schema.py).
 METRICS = {"throughput": "throughput_msgs", "p50_latency": "lat_p50_us", "p99_latency": "lat_p99_us",
            "mean_latency": "lat_mean_us", "startup": "startup_s",
-           # counted work per message (records/counted.py), judged as the timings are: an
+           # counted work per message, judged as the timings are (syscalls_per_msg, ...): an
            # answer can name the second judge too (security-cost's CURVE vs NULL)
-           "syscalls_per_msg": "cw_syscalls_per_msg", "bytes_per_syscall": "cw_bytes_per_syscall",
-           "context_switches_per_msg": "cw_context_switches_per_msg",
-           "page_faults_per_msg": "cw_page_faults_per_msg"}
+           **{m.name.removeprefix("cw_"): m.name for m in counted.METRICS}}
 FIELDS = ("pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link",
           "library")
 # What the sentence may say of a comparison ({name.X}), by kind.

@@ -123,11 +123,10 @@ def counting_seconds(cells: list[Cell], exp: Experiment) -> float:
     return d.counting_runs * total
 
 
-def cell_seconds(cell: Cell, exp: Experiment, history: dict | None = None,
-                 as_arms: bool | None = None) -> float:
+def cell_seconds(cell: Cell, exp: Experiment, history: dict | None, as_arms: bool) -> float:
     """One run of `cell`: measured earlier if known, else the model. `as_arms`: whether
-    its block runs as arms (runs_as_arms over the run's cells; default: arms_likely)."""
-    if arms_likely(exp) if as_arms is None else as_arms:
+    its block runs as arms (runs_as_arms over the run's cells)."""
+    if as_arms:
         return arms_cell_seconds(cell, exp)
     key = cell_history_key(cell, exp)
     if history and key in history:
