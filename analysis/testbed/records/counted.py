@@ -26,26 +26,31 @@ class CountedMetric:
     higher_is_better: bool
     unit: str
     label: str
+    short: str                # the name in one-line answers ("context switches/msg")
 
 
 METRICS = (
-    CountedMetric("cw_syscalls_per_msg", "syscalls", False, "calls/msg", "System calls per message"),
-    CountedMetric("cw_bytes_per_syscall", "", True, "B/call", "Bytes per data system call"),
+    CountedMetric("cw_syscalls_per_msg", "syscalls", False, "calls/msg", "System calls per message",
+                  "system calls/msg"),
+    CountedMetric("cw_bytes_per_syscall", "", True, "B/call", "Bytes per data system call",
+                  "bytes/data call"),
     CountedMetric("cw_context_switches_per_msg", "context_switches", False, "switches/msg",
-                  "Context switches per message"),
-    CountedMetric("cw_page_faults_per_msg", "page_faults", False, "faults/msg", "Page faults per message"),
+                  "Context switches per message", "context switches/msg"),
+    CountedMetric("cw_page_faults_per_msg", "page_faults", False, "faults/msg", "Page faults per message",
+                  "page faults/msg"),
 )
 # Shown beside the judged ones, not judged: CPU time is time, and hardware instructions
 # exist only where the host counts them (callgrind's are work.jsonl's).
 SHOWN = (
-    CountedMetric("cw_task_clock_ns_per_msg", "task_clock_ns", False, "ns/msg", "CPU time per message"),
+    CountedMetric("cw_task_clock_ns_per_msg", "task_clock_ns", False, "ns/msg", "CPU time per message",
+                  "CPU time/msg"),
     CountedMetric("cw_instructions_per_msg", "instructions", False, "instr/msg",
-                  "Instructions per message (counted)"),
+                  "Instructions per message (counted)", "instructions/msg"),
     # The part of the context switches the process asked for (getrusage's voluntary
     # ones); the rest are preemptions, which follow the host's load. Recorded to learn
     # whether it is the steadier judge on loaded hosts before it becomes one.
     CountedMetric("cw_voluntary_switches_per_msg", "voluntary_context_switches", False, "switches/msg",
-                  "Voluntary context switches per message"),
+                  "Voluntary context switches per message", "voluntary switches/msg"),
 )
 BY_NAME = {m.name: m for m in METRICS + SHOWN}
 JUDGED = tuple(m.name for m in METRICS)

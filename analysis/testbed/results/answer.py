@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from testbed.records import answer_spec, schema
+from testbed.records import answer_spec, counted, schema
 from testbed.records.answer_spec import AnswerSpec, Comparison, Quote
 from testbed.records.manifest import RunManifest
 
@@ -25,8 +25,7 @@ KIND_OF = {"libraries": "library", "configurations": "config", "aa": "aa"}
 COUNTED = ("FAST", "SLOW", "SAME", "AMBIGUOUS")
 SHORT = {"throughput_msgs": "throughput", "lat_p50_us": "p50", "lat_p99_us": "p99",
          "lat_mean_us": "mean latency", "startup_s": "whole-process time",
-         "cw_syscalls_per_msg": "system calls/msg", "cw_bytes_per_syscall": "bytes/data call",
-         "cw_context_switches_per_msg": "context switches/msg", "cw_page_faults_per_msg": "page faults/msg"}
+         **{m.name: m.short for m in counted.METRICS + counted.SHOWN}}
 
 
 @dataclass(frozen=True)
