@@ -17,6 +17,9 @@ os.environ.setdefault("TESTBED_SPEEDREF_ROUNDS", "10")
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: builds or runs real binaries (runs by default)")
+    config.addinivalue_line("markers", "beside: long, and nothing it checks is a speed at risk "
+                            "under load: `./testbed test` runs these in a second pytest under "
+                            "SCHED_IDLE beside the rest (suites/runners.py)")
 
 
 @pytest.fixture(scope="session")

@@ -113,6 +113,8 @@ def _throwaway_branch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, made
 
 
+# beside: minutes of builds; its verdicts are 15x apart (SPIN_US) against a 40% margin
+@pytest.mark.beside
 def test_bisect_names_the_slowed_commit(tmp_path):
     if shutil.which("git") is None or shutil.which("cmake") is None:
         pytest.skip("git and cmake are needed to build zlink at revisions")

@@ -282,6 +282,7 @@ def test_committed_reports_are_current(tmp_path):
     assert regenerate.compare(tmp_path, paths.REPORTS_DIR, rels) == []
 
 
+@pytest.mark.beside  # minutes of rendering, nothing timed
 def test_committed_published_reports_rebuild_without_seeds():
     """Without the seeds, every report.md under reports/ (published/ from its stored data,
     each experiment's runs, index.md) is rebuilt byte for byte from what is committed, and

@@ -1,6 +1,9 @@
 """Reading runners' closing lines, and never counting 'no test ran' as a pass."""
 from __future__ import annotations
 
+import shlex
+import sys
+
 from testbed.suites import runners as suites
 
 
@@ -86,6 +89,51 @@ def test_pytest_summary_names_the_failed_tests(monkeypatch):
     result = suites.run_pytest(None)
     assert (result.passed, result.failed) == (3, 1)
     assert "FAILED tests/test_a.py::test_one - AssertionError" in result.line()
+
+
+_POPEN = suites.subprocess.Popen  # the real one, before any test patches it
+
+
+def _beside(monkeypatch, tmp_path, main: tuple, side_log: str, side_code: int):
+    """run_pytest_beside with the main pytest faked and the side one a shell command
+    that writes `side_log` and exits `side_code` (the side's log is read, not streamed)."""
+    monkeypatch.setattr(suites, "_stream", lambda *a, **k: main)
+    monkeypatch.setattr(suites.paths, "REPO_ROOT", tmp_path)
+    (tmp_path / "analysis").mkdir(exist_ok=True)
+    script = f"printf '%s' {shlex.quote(side_log)}; exit {side_code}"
+    monkeypatch.setattr(suites.subprocess, "Popen",
+                        lambda cmd, **kw: _POPEN(["sh", "-c", script], **kw))
+    return suites.run_pytest_beside()
+
+
+def test_the_tests_beside_are_counted_with_the_rest(monkeypatch, tmp_path):
+    result = _beside(monkeypatch, tmp_path, (0, ["40 passed, 3 deselected in 9s"]), "3 passed in 5s\n", 0)
+    assert (result.passed, result.failed) == (43, 0)
+    result = _beside(monkeypatch, tmp_path, (0, ["40 passed in 9s"]),
+                     "FAILED tests/test_b.py::test_long - AssertionError\n1 failed, 2 passed in 5s\n", 1)
+    assert (result.passed, result.failed) == (42, 1)
+    assert "FAILED tests/test_b.py::test_long - AssertionError" in result.line()
+
+
+def test_a_pytest_beside_that_ran_nothing_or_died_is_a_failure(monkeypatch, tmp_path):
+    result = _beside(monkeypatch, tmp_path, (0, ["40 passed in 9s"]), "no tests ran in 0.01s\n", 5)
+    assert (result.passed, result.failed) == (40, 1) and "ran no test" in result.line()
+    result = _beside(monkeypatch, tmp_path, (0, ["40 passed in 9s"]), "Segmentation fault\n", 139)
+    assert (result.passed, result.failed) == (40, 1)
+
+
+def test_the_long_tests_carry_the_marker():
+    """The three long tests CI's time was measured on run beside (runners.BESIDE)."""
+    files = ["tests/test_results_report.py", "tests/test_bisect_slowdown.py",
+             "tests/test_sweep_slurm_cluster.py"]
+    listed = suites.subprocess.run(
+        [sys.executable, "-m", "pytest", *files, "-q", "--collect-only", "-m", suites.BESIDE],
+        cwd=suites.paths.REPO_ROOT / "analysis", capture_output=True, text=True).stdout
+    for name in ("test_committed_published_reports_rebuild_without_seeds",
+                 "test_bisect_names_the_slowed_commit",
+                 "test_quick_batch_sweep_over_two_array_tasks_merges_into_one_report"):
+        assert f"::{name}" in listed, listed
+    assert "test_the_summary_states_the_median_within_cell_spread" not in listed
 
 
 def test_api_diff_passes_only_on_exit_0_with_its_summary(monkeypatch, tmp_path):

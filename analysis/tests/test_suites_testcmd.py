@@ -39,6 +39,7 @@ def fake_suites(monkeypatch):
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr, extra=None: results["pytest"])
+    monkeypatch.setattr(test_cmd, "run_pytest_beside", lambda extra=None: results["pytest"])
     monkeypatch.setattr(test_cmd, "_api_diff", lambda: results["api-diff"])
     monkeypatch.setattr(test_cmd.pyzmq_suite, "run", lambda expr, progress: results["pyzmq-suite"])
     monkeypatch.setattr(test_cmd.event_loops, "run", lambda progress: results["event-loops"])

@@ -22,7 +22,8 @@ import slurm_cluster
 from test_sweep_support import ANALYSIS, read_results
 from testbed import paths
 
-pytestmark = pytest.mark.slow
+# beside: minutes of a Slurm run whose checks are of the run, not of any speed
+pytestmark = [pytest.mark.slow, pytest.mark.beside]
 
 
 @pytest.fixture

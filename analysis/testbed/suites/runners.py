@@ -196,6 +196,54 @@ def run_pytest(expr: str | None, extra: list[str] | None = None, *, name: str = 
     return result
 
 
+BESIDE = "beside"  # the marker (tests/conftest.py) of the tests a second pytest runs
+
+
+def run_pytest_beside(extra: list[str] | None = None) -> SuiteResult:
+    """analysis/tests as two pytest processes at once: the tests marked `beside` (a few
+    long ones that only compute or build, minutes each) under SCHED_IDLE, so they take
+    the CPU the rest leaves idle and never compete with a timed test; the rest as usual,
+    shown live. The beside run's log is shown when it ends. One result, both counted."""
+    log = paths.REPO_ROOT / "build" / "pytest-beside.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pytest", "tests", "-q", "-m", BESIDE, *(extra or [])]
+    with open(log, "w") as out:
+        side = subprocess.Popen(cmd, cwd=paths.REPO_ROOT / "analysis", stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, preexec_fn=_idle)
+    try:
+        result = run_pytest(None, ["-m", f"not {BESIDE}", *(extra or [])])
+        code = side.wait()
+    except BaseException:
+        side.kill()
+        side.wait()
+        raise
+    lines = log.read_text(errors="replace").splitlines()
+    print(f"==> pytest, the tests marked {BESIDE} (ran beside the rest under SCHED_IDLE; {log})")
+    print("\n".join(lines[-40:]), flush=True)
+    counts = parse_pytest(lines)
+    result.notes.extend(line for line in lines if line.startswith(("FAILED ", "ERROR ")))
+    result.passed += counts.get("passed", 0) + counts.get("xfailed", 0)
+    result.failed += counts.get("failed", 0) + counts.get("error", 0) + counts.get("xpassed", 0)
+    if counts.get("skipped"):
+        result.notes.append(f"{counts['skipped']} skipped beside")
+    if code == 5 or not counts:
+        # No test marked `beside` collected, or no closing line: never a pass.
+        result.failed += 1
+        result.notes.append(f"the pytest beside ran no test (exit {code}; {log})")
+    elif code != 0 and not (counts.get("failed") or counts.get("error")):
+        result.failed += 1
+        result.notes.append(f"the pytest beside exited {code} ({log})")
+    return result
+
+
+def _idle() -> None:
+    """In the child before exec: SCHED_IDLE (where the kernel offers it)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
 _FUZZ_DONE = re.compile(r"Done (\d+) runs in (\d+) second")
 
 
