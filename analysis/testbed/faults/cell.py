@@ -120,6 +120,7 @@ class Pair:
     processes: list[Driver] = field(default_factory=list)
     starts: dict[int, int] = field(default_factory=dict)  # id(driver) -> start time ns
     bound_port: str = ""
+    listen: str = ""  # the proxy's address, where the connecting side connects
     args: list[str] = field(default_factory=list)  # what every process of the pair is given
     bound: str = "recv"  # the role that binds
     rand_seed_base: str | None = None  # set: every process seeds rand() (rand_seed)
@@ -147,6 +148,11 @@ class Pair:
     def end_fault(self, fault: Fault, added: list[str]) -> None:
         for tname in added:
             self.proxy.remove_toxic(self.proxy_name, tname)
+        self.end_action(fault)
+
+    def end_action(self, fault: Fault) -> None:
+        """The process half of ending a fault: the killed side restarted, the frozen one
+        resumed."""
         if fault.kill:
             self.restart_bound()
         if fault.freeze:
@@ -162,10 +168,15 @@ class Pair:
                 f"({first.stderr.read_text(errors='replace')[-300:]!r})"
             )
         self.bound_port = line.split(" ", 1)[1].strip().rsplit(":", 1)[1]
-        listen = self.proxy.create(proxy_name, f"127.0.0.1:{self.bound_port}")
+        self.listen = self.proxy.create(proxy_name, f"127.0.0.1:{self.bound_port}")
         self.start(
-            [*self.args, "--connect", f"tcp://{listen}"], "recv" if self.bound == "send" else "send", 1
+            [*self.args, "--connect", f"tcp://{self.listen}"], "recv" if self.bound == "send" else "send", 1
         )
+
+    def reopen_proxy(self) -> None:
+        """The proxy again, on the address the connecting side reconnects to (after a
+        restart of a wedged server, which took every proxy and connection with it)."""
+        self.proxy.create(self.proxy_name, f"127.0.0.1:{self.bound_port}", listen=self.listen)
 
     def start(self, args: list[str], role: str, epoch: int) -> Driver:
         if self.rand_seed_base is not None:

@@ -78,11 +78,11 @@ class Toxiproxy:
         except (ValueError, AttributeError):
             return text
 
-    def create(self, name: str, upstream: str) -> str:
-        """A proxy listening on a free loopback port; returns its listen address."""
-        out = self._call(
-            "POST", "/proxies", {"name": name, "listen": "127.0.0.1:0", "upstream": upstream, "enabled": True}
-        )
+    def create(self, name: str, upstream: str, listen: str = "127.0.0.1:0") -> str:
+        """A proxy listening on `listen` (by default a free loopback port); returns its
+        listen address."""
+        body = {"name": name, "listen": listen, "upstream": upstream, "enabled": True}
+        out = self._call("POST", "/proxies", body)
         return out["listen"]
 
     def delete(self, name: str) -> None:
@@ -160,7 +160,9 @@ class Server:
                 process_group=0,
                 preexec_fn=die_with_parent,
             )
-        self.client = Toxiproxy(port)
+        # The same client object, on the new port: whoever holds it (a soak's pairs)
+        # reaches the restarted server.
+        self.client.port = port
         _wait_ready(self.proc, self.client, self.log)
 
     def stop(self) -> None:

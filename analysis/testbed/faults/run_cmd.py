@@ -74,7 +74,11 @@ def _main(args: argparse.Namespace) -> int:
         return code
     out = (soak.render if exp.kind == "faults-soak" else report.render)(run_dir)
     print(f"testbed run: report written to {out}", file=sys.stderr)
-    if FaultRunDir.at(run_dir).manifest()["status"] == "complete" and exp.profile != "quick":
+    m = FaultRunDir.at(run_dir).manifest()
+    if m.get("proxy_failure"):  # its report says why; a soak that did not run as planned answers nothing
+        print(f"testbed run: not published: the fault proxy failed ({m['proxy_failure']})", file=sys.stderr)
+        return code or 1
+    elif m["status"] == "complete" and exp.profile != "quick":
         print(f"testbed run: published to {publish(run_dir, exp.name)}", file=sys.stderr)
     return code
 

@@ -37,6 +37,9 @@ SETTLE_S = SOAK_SETTLE_S
 # A message sent this long before a fault may still be on its way (queued in a pipe,
 # a socket buffer, the proxy) when the fault takes it: its loss is the fault's too.
 IN_FLIGHT_S = 1.0
+# Restarts of a wedged proxy server a soak makes before it goes on without faults
+# (each drops every pair's connections: a run needing more is not the soak it planned).
+MAX_PROXY_RESTARTS = 3
 
 
 def pairs(exp: FaultsExperiment) -> list[Cell]:
@@ -171,8 +174,8 @@ def run(exp: FaultsExperiment, run_dir: Path, seed: int, build: bool = True) -> 
                         times,
                         seed,
                     )
-            windows, wedged = _inject(exp, plan, the_pairs, live, times, progress)
-            m["proxy_failure"] = wedged
+            windows, restarts, wedged = _inject(exp, plan, the_pairs, live, times, progress, server)
+            m.update(proxy_restarts=restarts, proxy_failure=wedged)
             for p in live.values():
                 p.finish(times, exp)
         except KeyboardInterrupt:
@@ -217,12 +220,21 @@ def _start_pair(
 
 
 def _inject(
-    exp, plan, the_pairs, live, times, progress
-) -> tuple[dict[int, list[tuple[int, int]]], str | None]:
-    """Apply the schedule; returns (pair index -> [(start, end + settle)] in ns, and
-    the proxy failure that stopped the schedule early, if one did: a wedged proxy
-    cannot be restarted under live connections, so the soak goes on without faults)."""
+    exp, plan, the_pairs, live, times, progress, server
+) -> tuple[dict[int, list[tuple[int, int]]], list[dict], str | None]:
+    """Apply the schedule; returns (pair index -> [(start, end + settle)] in ns, the
+    proxy restarts, and the proxy failure that stopped the schedule early, if one did).
+
+    Toxiproxy 2.5 can wedge on a toxic's removal (its issues 412 and 558: the API
+    call never returns). The soak then restarts the server and re-creates every
+    pair's proxy on its own address, so the connecting sides reconnect where they
+    were: every pair's connections drop (a reset on every pair, whose losses its
+    window explains), the interrupted fault's process half is ended (a killed side
+    restarted, a frozen one resumed), and the schedule goes on. After
+    MAX_PROXY_RESTARTS the soak goes on without faults, and its report says it
+    does not answer."""
     windows: dict[int, list[tuple[int, int]]] = {}
+    restarts: list[dict] = []
     labels = [e.label for e in exp.libraries]
     for n, f in enumerate(plan, 1):
         fault = exp.faults[f["fault"]]
@@ -230,16 +242,38 @@ def _inject(
         hit = [live[(lab, i)] for lab in labels for i in targets]
         cell.sleep_until(times["start_at"] + int(f["start_s"] * 1e9))
         begun = time.monotonic_ns()
+        started: list[tuple[cell.Pair, list[str]]] = []
+        ended: set[int] = set()
         try:
-            added = [p.begin_fault(fault) for p in hit]
+            for p in hit:
+                started.append((p, p.begin_fault(fault)))
             cell.sleep_until(times["start_at"] + int(f["end_s"] * 1e9))
-            for p, names in zip(hit, added):
+            for p, names in started:
                 p.end_fault(fault, names)
+                ended.add(id(p))
         except proxy.ProxyError as exc:
-            for i in targets:
-                windows.setdefault(i, []).append((begun - int(IN_FLIGHT_S * 1e9), times["until"]))
-            progress.say(f"  fault {n}: the proxy stopped answering ({exc}); no further faults")
-            return windows, str(exc)
+            at_s = round((time.monotonic_ns() - times["start_at"]) / 1e9, 1)
+            for p, _names in started:  # the process half no toxic removal reached
+                if id(p) not in ended:
+                    p.end_action(fault)
+            if len(restarts) >= MAX_PROXY_RESTARTS:
+                for i in targets:
+                    windows.setdefault(i, []).append((begun - int(IN_FLIGHT_S * 1e9), times["until"]))
+                progress.say(f"  fault {n}: the proxy stopped answering again ({exc}); no further faults")
+                return windows, restarts, f"at {at_s:g} s, fault {n} of {len(plan)}: {exc}"
+            progress.say(f"  fault {n} at {at_s:g} s: the proxy stopped answering ({exc}); restarting it")
+            server.restart()
+            for p in live.values():
+                p.reopen_proxy()
+            done = time.monotonic_ns()
+            for i in range(len(the_pairs)):  # the restart dropped every pair's connections
+                windows.setdefault(i, []).append(
+                    (begun - int(IN_FLIGHT_S * 1e9), done + int(SETTLE_S * 1e9))
+                )
+            restarts.append(
+                {"fault": n, "at_s": at_s, "took_s": round((done - begun) / 1e9, 1), "error": str(exc)}
+            )
+            continue
         for i in targets:
             windows.setdefault(i, []).append(
                 (begun - int(IN_FLIGHT_S * 1e9), time.monotonic_ns() + int(SETTLE_S * 1e9))
@@ -249,7 +283,7 @@ def _inject(
             f"  fault {n}/{len(plan)} at {f['start_s']:.0f} s: {f['fault']} on {where} "
             f"for {f['end_s'] - f['start_s']:.1f} s"
         )
-    return windows, None
+    return windows, restarts, None
 
 
 def _summarize(exp, the_pairs, live, windows, times, run_dir: Path) -> None:
@@ -335,7 +369,7 @@ def render(run_dir: Path) -> Path:
         _verdict_line(lab["label"], [r for r in records if r["library"] == lab["label"]])
         for lab in m["libraries"]
     ]
-    lines += ["## Verdict", "", *verdict, ""]
+    lines += ["## Verdict", "", *_proxy_lines(m), *verdict, ""]
 
     lines += [
         "| pair | library | sent | delivered | lost (unexplained) | dup | reord | corrupt | "
@@ -358,6 +392,26 @@ def render(run_dir: Path) -> Path:
         lines.append(f"| {f['start_s']:.1f} | {f['end_s']:.1f} | {where} | {f['fault']} |")
     out = run.report_path()
     out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def _proxy_lines(m: dict) -> list[str]:
+    """What the fault proxy did to the run, first: a soak whose proxy failed for good
+    did not apply its schedule, so its clean accounting answers nothing (every loss
+    after the failure is explained by it)."""
+    out = []
+    if m.get("proxy_failure"):
+        out.append(
+            f"- **No answer: the fault proxy stopped answering** ({m['proxy_failure']}) after "
+            f"{len(m.get('proxy_restarts') or [])} restarts; the faults after it were not applied, "
+            "so the lines below judge a soak that did not run as planned"
+        )
+    for r in m.get("proxy_restarts") or []:
+        out.append(
+            f"- the fault proxy wedged at {r['at_s']:g} s (fault {r['fault']}: {r['error']}) and was "
+            f"restarted, dropping every pair's connections ({r['took_s']:g} s from the fault's start; "
+            "losses in that window are explained by it)"
+        )
     return out
 
 
