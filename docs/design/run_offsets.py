@@ -27,7 +27,7 @@ def run_rows(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "results.parquet")
     cells = df.drop_duplicates("cell_id").set_index("cell_id")
     rows = []
-    for line in open(run_dir / "slices.jsonl"):
+    for line in (run_dir / "slices.jsonl").read_text().splitlines():
         r = json.loads(line)
         first = cells.loc[r["cell_ids"][0]]
         libs = [cells.loc[c].library for c in r["cell_ids"]]
