@@ -120,6 +120,30 @@ def test_timing_verdicts(tmp_path):
     assert "hang" in cells["REQ_REP/null/hb-off/peer-kill"].worse_than_reference(REF, CAND)
 
 
+def test_a_slow_call_among_many_comparisons_carries_its_bh_q():
+    """One cell clearly slower among 30 alike: at 4 repetitions a side even a complete
+    ordering (p 2/70) cannot survive Benjamini-Hochberg over 30 cells; at 12 it does."""
+    def cells_with(reps):
+        recs = []
+        for i in range(30):
+            key = f"PAIR/null/hb-off/cell{i:02d}"
+            for rep in range(reps):
+                slow = 4.0 if i == 0 else 1.0
+                recs += [record(key, REF, rep, resume=100.0 + 7 * rep + i),
+                         record(key, CAND, rep, resume=slow * (100.0 + 5 * rep + i))]
+        cells = verdicts.group(recs)
+        verdicts.judge(cells, REF, CAND, margin=0.25, confidence=0.95)
+        return cells
+    few, many = cells_with(4), cells_with(12)
+    assert few["PAIR/null/hb-off/cell00"].verdicts["resume_ms"]["verdict"] == "SLOW"
+    assert few["PAIR/null/hb-off/cell00"].verdicts["resume_ms"]["q"] > 0.05
+    assert many["PAIR/null/hb-off/cell00"].verdicts["resume_ms"]["q"] <= 0.05
+    line = next(x for x in report.headline(few, REF, CAND, {}) if x.startswith("- resume_ms"))
+    assert "`PAIR/null/hb-off/cell00` (q " in line and "0 FAST and 0 SLOW remain" in line
+    line = next(x for x in report.headline(many, REF, CAND, {}) if x.startswith("- resume_ms"))
+    assert "0 FAST and 1 SLOW remain" in line
+
+
 def test_a_time_only_one_library_reaches_is_named():
     v = verdicts.timing_verdict(
         {0: 5.0, 1: 6.0},

@@ -74,14 +74,31 @@ def headline(cells: dict[str, CellSummary], ref: str, cand: str, m: dict) -> lis
         for c in cells.values():
             v = c.verdicts[metric]["verdict"]
             counts[v] = counts.get(v, 0) + 1
-        slow = sorted(k for k, c in cells.items() if c.verdicts[metric]["verdict"] == "SLOW")
+        slow = [f"`{k}`{_q(c.verdicts[metric])}" for k, c in sorted(cells.items())
+                if c.verdicts[metric]["verdict"] == "SLOW"]
         lines.append(
             f"- {metric} ({cand} vs {ref}): "
             + ", ".join(f"{v} {n}" for v, n in sorted(counts.items()))
-            + (f"; SLOW in: {', '.join(f'`{k}`' for k in slow)}" if slow else "")
+            + (f"; SLOW in: {', '.join(slow)}" if slow else "")
+            + _discoveries(cells, metric)
         )
     lines += _heartbeat_check(cells, labels, m)
     return lines + [""]
+
+
+def _q(v: dict) -> str:
+    return f" (q {v['q']:.2f})" if v.get("q") is not None else ""
+
+
+def _discoveries(cells: dict[str, CellSummary], metric: str, fdr: float = 0.05) -> str:
+    """Which FAST/SLOW calls a false-discovery rate of `fdr` keeps (BH over the run's
+    cells judged on an interval, verdicts.add_q_values)."""
+    judged = [(k, c.verdicts[metric]) for k, c in cells.items() if c.verdicts[metric].get("q") is not None]
+    if not judged:
+        return ""
+    kept = {w: sum(1 for _k, v in judged if v["verdict"] == w and v["q"] <= fdr) for w in ("FAST", "SLOW")}
+    return (f"; at a false-discovery rate of {fdr:g} over the {len(judged)} judged, "
+            f"{kept['FAST']} FAST and {kept['SLOW']} SLOW remain")
 
 
 def _heartbeat_check(cells: dict[str, CellSummary], labels, m: dict) -> list[str]:

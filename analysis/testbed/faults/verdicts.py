@@ -14,6 +14,9 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
+import scipy.stats as sps
+
 from testbed.stats import decide as decidemod
 
 TIMINGS = ("detect_ms", "reconnect_ms", "resume_ms")
@@ -120,7 +123,8 @@ def timing_verdict(
     d = decidemod.decide_repetitions(
         ref, cand, higher_is_better=False, margin=margin, confidence=confidence, seed=seed
     )
-    return {"verdict": d.verdict, "ratio": d.ratio, "low": d.low, "high": d.high, "n": [len(ref), len(cand)]}
+    return {"verdict": d.verdict, "ratio": d.ratio, "low": d.low, "high": d.high, "n": [len(ref), len(cand)],
+            "p": d.p_value}
 
 
 def judge(
@@ -139,3 +143,17 @@ def judge(
                 cand_label=candidate,
                 runs=(len(ref.ok_runs()), len(cand.ok_runs())),
             )
+    add_q_values(cells)
+
+
+def add_q_values(cells: dict[str, CellSummary]) -> None:
+    """Benjamini-Hochberg q per timing metric over the run's cells judged on an
+    interval (as the sweeps' reports give it, results/compare.py): a matrix judges
+    ~90-160 cells per timing, so at 0.95 confidence a few FAST or SLOW calls are
+    expected by chance alone; q says which ones a false-discovery rate would keep."""
+    for metric in TIMINGS:
+        judged = [c.verdicts[metric] for c in cells.values() if c.verdicts[metric].get("p") is not None]
+        if judged:
+            qs = sps.false_discovery_control(np.clip([v["p"] for v in judged], 0, 1), method="bh")
+            for v, q in zip(judged, qs):
+                v["q"] = float(q)
