@@ -181,29 +181,6 @@ def _finish(procs: list[subprocess.Popen], deadline: float) -> list[int | None]:
     return codes
 
 
-def _listening(bind: str) -> bool:
-    """Whether the endpoint local_* binds is taken yet: its ipc socket file, or its
-    tcp port in LISTEN in /proc/net/tcp (a probe connect would be a peer to libzmq)."""
-    if bind.startswith("ipc://"):
-        return Path(bind.removeprefix("ipc://")).exists()
-    port = f":{int(bind.rsplit(':', 1)[1]):04X}"
-    try:
-        rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    except OSError:
-        return True  # nothing to look at: start the peer as before
-    return any(r.split()[1].endswith(port) and r.split()[3] == "0A" for r in rows if len(r.split()) > 3)
-
-
-def _wait_listening(proc: subprocess.Popen, bind: str, seconds: float = 5.0) -> None:
-    """Start the connecting side only once the listener listens: libzmq 4.3.5's
-    remote_thr connecting before local_thr had bound its ipc socket left local_thr
-    waiting with remote_thr gone (2 of 63 pairs on a loaded CI host, 0 of 60 with
-    this wait)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and proc.poll() is None and not _listening(bind):
-        time.sleep(0.005)
-
-
 def _run_pair(check: Check, tools: Path, prefix: Path, scratch: Path) -> _Pair:
     bind, connect = _endpoints(check, scratch)
     count, size = str(COUNTS[check.kind]), str(MESSAGE_SIZE)
@@ -211,7 +188,6 @@ def _run_pair(check: Check, tools: Path, prefix: Path, scratch: Path) -> _Pair:
     local = _spawn([str(tools / f"local_{check.kind}"), bind, size, count],
                    _env(prefix, scratch / "ld-local"), scratch / "local.out", scratch)
     pair = _Pair(local, None, _wait_for_mapping(local))
-    _wait_listening(local, bind)
     pair.remote = _spawn([str(tools / f"remote_{check.kind}"), connect, size, count],
                          _env(prefix, scratch / "ld-remote"), scratch / "remote.out", scratch)
     local_code, remote_code = _finish([local, pair.remote], deadline)
@@ -236,7 +212,11 @@ def _last_line(text: str) -> str:
 def judge_pair(check: Check, pair: _Pair, loaded: set[str], expected: str, seconds: float) -> TestOutcome:
     """One check's outcome from what the two processes did and what the loader mapped."""
     codes = pair.codes
-    # Another library loaded is the check's first finding, finished or not.
+    # Another library loaded is the check's first finding, finished or not: libzmq
+    # 4.3.5's own thr pair over ipc sometimes never finishes on a loaded host
+    # (local_thr waiting, remote_thr gone with exit 0: 2 of 63 and 2 of 80 tries at
+    # load ~4, also when remote_thr waited for the ipc socket file), and such a hang
+    # must not hide which library was loaded.
     if loaded and loaded != {expected}:
         return TestOutcome(check.name, FAIL, seconds, f"loaded {', '.join(sorted(loaded))}, not {expected}")
     if None in codes:
