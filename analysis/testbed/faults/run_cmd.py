@@ -78,7 +78,7 @@ def _main(args: argparse.Namespace) -> int:
     if m.get("proxy_failure"):  # its report says why; a soak that did not run as planned answers nothing
         print(f"testbed run: not published: the fault proxy failed ({m['proxy_failure']})", file=sys.stderr)
         return code or 1
-    elif m["status"] == "complete" and exp.profile != "quick":
+    if m["status"] == "complete" and exp.profile != "quick":
         print(f"testbed run: published to {publish(run_dir, exp.name)}", file=sys.stderr)
     return code
 

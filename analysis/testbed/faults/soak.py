@@ -242,23 +242,23 @@ def _inject(
         hit = [live[(lab, i)] for lab in labels for i in targets]
         cell.sleep_until(times["start_at"] + int(f["start_s"] * 1e9))
         begun = time.monotonic_ns()
+        since = begun - int(IN_FLIGHT_S * 1e9)  # a loss from here on may be this fault's
         started: list[tuple[cell.Pair, list[str]]] = []
-        ended: set[int] = set()
+        ended = 0  # started[:ended] have ended their fault
         try:
             for p in hit:
                 started.append((p, p.begin_fault(fault)))
             cell.sleep_until(times["start_at"] + int(f["end_s"] * 1e9))
             for p, names in started:
                 p.end_fault(fault, names)
-                ended.add(id(p))
+                ended += 1
         except proxy.ProxyError as exc:
             at_s = round((time.monotonic_ns() - times["start_at"]) / 1e9, 1)
-            for p, _names in started:  # the process half no toxic removal reached
-                if id(p) not in ended:
-                    p.end_action(fault)
+            for p, _names in started[ended:]:  # the process half no toxic removal reached
+                p.end_action(fault)
             if len(restarts) >= MAX_PROXY_RESTARTS:
                 for i in targets:
-                    windows.setdefault(i, []).append((begun - int(IN_FLIGHT_S * 1e9), times["until"]))
+                    windows.setdefault(i, []).append((since, times["until"]))
                 progress.say(f"  fault {n}: the proxy stopped answering again ({exc}); no further faults")
                 return windows, restarts, f"at {at_s:g} s, fault {n} of {len(plan)}: {exc}"
             progress.say(f"  fault {n} at {at_s:g} s: the proxy stopped answering ({exc}); restarting it")
@@ -267,17 +267,13 @@ def _inject(
                 p.reopen_proxy()
             done = time.monotonic_ns()
             for i in range(len(the_pairs)):  # the restart dropped every pair's connections
-                windows.setdefault(i, []).append(
-                    (begun - int(IN_FLIGHT_S * 1e9), done + int(SETTLE_S * 1e9))
-                )
+                windows.setdefault(i, []).append((since, done + int(SETTLE_S * 1e9)))
             restarts.append(
                 {"fault": n, "at_s": at_s, "took_s": round((done - begun) / 1e9, 1), "error": str(exc)}
             )
             continue
         for i in targets:
-            windows.setdefault(i, []).append(
-                (begun - int(IN_FLIGHT_S * 1e9), time.monotonic_ns() + int(SETTLE_S * 1e9))
-            )
+            windows.setdefault(i, []).append((since, time.monotonic_ns() + int(SETTLE_S * 1e9)))
         where = "every pair" if f["pair"] is None else the_pairs[f["pair"]].key().rsplit("/", 1)[0]
         progress.say(
             f"  fault {n}/{len(plan)} at {f['start_s']:.0f} s: {f['fault']} on {where} "

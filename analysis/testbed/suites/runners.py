@@ -180,12 +180,7 @@ def run_pytest(expr: str | None, extra: list[str] | None = None, *, name: str = 
     if expr:
         cmd += ["-k", expr]
     code, lines = _stream(cmd, paths.REPO_ROOT / "analysis", env)
-    counts = parse_pytest(lines)
-    result.notes.extend(line for line in lines if line.startswith(("FAILED ", "ERROR ")))
-    result.passed = counts.get("passed", 0) + counts.get("xfailed", 0)
-    result.failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("xpassed", 0)
-    if counts.get("skipped"):
-        result.notes.append(f"{counts['skipped']} skipped")
+    _add_pytest_counts(result, lines)
     if code == 5:
         # pytest's "no tests collected": a test command that tested nothing failed.
         result.failed += 1
@@ -194,6 +189,17 @@ def run_pytest(expr: str | None, extra: list[str] | None = None, *, name: str = 
         result.failed = 1
         result.notes.append(f"pytest exited {code}")
     return result
+
+
+def _add_pytest_counts(result: SuiteResult, lines: list[str], where: str = "") -> dict[str, int]:
+    """Adds a pytest run's closing counts and FAILED/ERROR lines to `result`; returns the counts."""
+    counts = parse_pytest(lines)
+    result.notes.extend(line for line in lines if line.startswith(("FAILED ", "ERROR ")))
+    result.passed += counts.get("passed", 0) + counts.get("xfailed", 0)
+    result.failed += counts.get("failed", 0) + counts.get("error", 0) + counts.get("xpassed", 0)
+    if counts.get("skipped"):
+        result.notes.append(f"{counts['skipped']} skipped{where}")
+    return counts
 
 
 BESIDE = "beside"  # the marker (tests/conftest.py) of the tests a second pytest runs
@@ -220,12 +226,7 @@ def run_pytest_beside(extra: list[str] | None = None) -> SuiteResult:
     lines = log.read_text(errors="replace").splitlines()
     print(f"==> pytest, the tests marked {BESIDE} (ran beside the rest under SCHED_IDLE; {log})")
     print("\n".join(lines[-40:]), flush=True)
-    counts = parse_pytest(lines)
-    result.notes.extend(line for line in lines if line.startswith(("FAILED ", "ERROR ")))
-    result.passed += counts.get("passed", 0) + counts.get("xfailed", 0)
-    result.failed += counts.get("failed", 0) + counts.get("error", 0) + counts.get("xpassed", 0)
-    if counts.get("skipped"):
-        result.notes.append(f"{counts['skipped']} skipped beside")
+    counts = _add_pytest_counts(result, lines, " beside")
     if code == 5 or not counts:
         # No test marked `beside` collected, or no closing line: never a pass.
         result.failed += 1
