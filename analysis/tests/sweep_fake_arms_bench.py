@@ -43,7 +43,7 @@ EVENTS = {"software": SOFTWARE, "auto": [*SOFTWARE, "syscalls", "syscalls_read",
 def options():
     p = argparse.ArgumentParser()
     for flag in ("--transport", "--mode", "--role", "--bind", "--connect", "--control", "--pin-sender",
-                 "--pin-receiver", "--process-model", "--counters"):
+                 "--pin-receiver", "--process-model", "--counters", "--redeal"):
         p.add_argument(flag)
     for flag in ("--size", "--warmup", "--lat-warmup", "--io-threads", "--hwm", "--timeout-ms", "--rounds",
                  "--slice-count", "--slice-lat-count", "--warmup-rounds", "--seed"):

@@ -66,6 +66,7 @@ def test_arms_role_argvs_share_everything_but_the_role():
     ({"count": 5}, "unknown arms option 'count'"),
     ({"counters": "on"}, "counters 'on'"),
     ({"role": "both-ish"}, "role"),
+    ({"redeal": "yes"}, "redeal 'yes'"),
 ])
 def test_arms_argv_refuses_what_the_binary_would(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -294,6 +295,38 @@ def test_two_process_run_joins(real):
 
 
 @pytest.mark.slow
+def test_redeal_pins_unpinned_threads_every_round_and_releases_each_pin(real):
+    """Free placement: each process deals its side thread and its arms' library threads
+    at every round (3 measured + 1 warm-up, per kind) and gives every pin back."""
+    binary, libs, arms = _arms(real)
+    receiver, sender = arms_role_argvs(binary, "tcp", 1024, local_endpoints("tcp"), libs, arms[::2],
+                                       redeal="on", **SHORT)
+    run = run_arms(receiver_argv=receiver, sender_argv=sender, timeout_s=60)
+    assert run.result is not None, run.receiver.stderr + run.sender.stderr
+    assert arms_result_problems(run.result, arms=["default", "ref"]) == []
+    for settings in (run.result["settings"], run.result["sender_settings"]):  # each process its own
+        dealer = settings["arms"]["dealer"]
+        assert settings["arms"]["redeal"] is True
+        assert dealer["deals"] == 2 * (SHORT["rounds"] + 1)  # thr and lat rounds, warm-up included
+        # the side thread and >= 2 IO threads per library (2 IO threads asked), each a pin a round
+        assert dealer["threads"] >= 5 and dealer["pins"] == dealer["threads"] * dealer["deals"]
+        assert dealer["releases"] == dealer["pins"]
+    # the threads' masks as the run started: all CPUs (the deals never outlive a round)
+    allowed = {t["cpus"] for t in run.result["threads"]}
+    assert len(allowed) == 1, run.result["threads"]
+
+
+@pytest.mark.slow
+def test_redeal_leaves_pinned_threads_alone(real):
+    binary, libs, arms = _arms(real, "PAIR")
+    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms[:1], redeal="on", pin_sender=[0],
+                             pin_receiver=[0], **SHORT), timeout_s=60)
+    assert run.result is not None, run.one.stderr
+    dealer = run.result["settings"]["arms"]["dealer"]
+    assert dealer["deals"] > 0 and dealer["threads"] >= 3 and dealer["pins"] == 0
+
+
+@pytest.mark.slow
 def test_inproc_each_arm_its_own_context(real):
     binary, libs, arms = _arms(real, "PUSH_PULL")
     run = run_arms(arms_argv(binary, "inproc", 64, libs, arms, mode="thr", **SHORT), timeout_s=60)
@@ -319,6 +352,7 @@ def test_a_corrupt_message_fails_the_run_with_exit_4(real):
     (["--lib", "zlink=/elsewhere.so"], "label 'zlink' given twice"),
     (["--count", "5"], "use --slice-count"),
     (["--counters", "maybe"], "not one of auto, software, rusage, off"),
+    (["--redeal", "yes"], "--redeal: 'yes' is not one of on, off"),
 ])
 def test_bad_arms_input_is_refused_with_exit_2(real, extra, message):
     binary, libs, arms = _arms(real, "PAIR")

@@ -157,6 +157,29 @@ def test_design_blocks_runs_blocks_even_where_arms_could(tmp_path):
     assert not (run_dir / slicesmod.FILE_NAME).exists()
 
 
+def test_redeal_reaches_every_runs_bench_and_the_manifest(tmp_path):
+    exp = arms_experiment(tmp_path, RUN.replace("min_repetitions = 6\nmax_repetitions = 8", "repetitions = 2")
+                          + "verdicts = false\nredeal = true\n")
+    log = tmp_path / "arms.log"
+    proc, out = run_arms(tmp_path, exp, FAKE_ARMS_LOG=str(log))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    argvs = [json.loads(ln)["argv"] for ln in log.read_text().splitlines()]
+    assert len(argvs) == 2 and all(a[a.index("--redeal") + 1] == "on" for a in argvs)
+    assert json.loads((only_run_dir(out) / "manifest.json").read_text())["design"]["redeal"] is True
+
+
+def test_redeal_is_off_unless_asked(arms_run):
+    assert all("--redeal" not in entry["argv"] for entry in arms_run[1])
+
+
+def test_redeal_with_blocks_is_refused_naming_the_key(tmp_path):
+    exp = arms_experiment(tmp_path, RUN + 'design = "blocks"\nredeal = true\n')
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES, arms=True)
+    proc = run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing))
+    assert proc.returncode == 2
+    assert "run.redeal" in proc.stderr and "blocks" in proc.stderr, proc.stderr[-2000:]
+
+
 def _dump(path, label: str, instructions: int) -> None:
     path.write_text(f"version: 1\ncmd: bench_arms_pair\ndesc: Trigger: Client Request: {label}\n"
                     f"events: Ir\nsummary: {instructions}\ntotals: {instructions}\n")

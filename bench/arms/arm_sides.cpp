@@ -1,5 +1,6 @@
 #include "arm_sides.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <sstream>
@@ -99,7 +100,19 @@ private:
 };
 
 SideEnv side_env(ArmsRun &run, ArmRuntime &arm, Link &link, Watchdog &wd) {
-    return SideEnv{run.o, run.spec, link, wd, *arm.contexts};
+    SideEnv env{run.o, run.spec, link, wd, *arm.contexts};
+    if (run.dealer.active())
+        env.warmed = [&run, group = Dealer::arm_group(arm.index)] { run.dealer.release(group); };
+    return env;
+}
+
+// The threads that appeared since `before` belong to the arm being set up.
+void deal_new_threads(ArmsRun &run, const ArmRuntime &arm, const std::vector<int> &before) {
+    if (!run.dealer.active())
+        return;
+    for (int tid : list_tids())
+        if (!std::binary_search(before.begin(), before.end(), tid))
+            run.dealer.add(Dealer::arm_group(arm.index), tid);
 }
 
 void receive_slice(ArmsRun &run, SliceRecord &s, Link &link, Watchdog &wd) {
@@ -190,12 +203,14 @@ void run_arms_receiver(ArmsRun &run, Link &link, Watchdog &wd) {
     const Options &o = run.o;
     wd.set_phase("connect");
     std::string hello = arms_settings(run);
+    run.dealer.add(Dealer::kSides, current_tid());
     for (ArmRuntime &arm : run.arms) {
         TableScope scope(arm.lib->table);
         const std::vector<int> before = list_tids();
         void *ctx = arm_context(arm);
         arm.receiver = run.spec.make_receiver(ctx, o, arm_bind(o));
         thread_census().attribute_new(before, "library:receiver");
+        deal_new_threads(run, arm, before);
         read_reports(arm, *arm.receiver, ctx);
         arm.bound = arm.receiver->bound;
         std::string eps;
@@ -210,8 +225,9 @@ void run_arms_receiver(ArmsRun &run, Link &link, Watchdog &wd) {
         TableScope scope(arm.lib->table);
         arm.receiver->end->establish(link, false, o.timeout_ms);
     }
-    // In one process the sending side measures each slice as a whole.
+    // In one process the sending side measures each slice as a whole, and deals.
     SliceMeter meter(run, o.role == Role::receiver);
+    std::optional<std::pair<Kind, std::uint64_t>> round;
     for (;;) {
         wd.set_phase("waiting for the next slice");
         const std::string text = link.wait(Signal::slice);
@@ -220,6 +236,9 @@ void run_arms_receiver(ArmsRun &run, Link &link, Watchdog &wd) {
         SliceRecord s;
         if (!parse_slice_message(text, s) || s.arm >= run.arms.size())
             exit_error("unexpected slice message from the sender: '" + text + "'");
+        if (o.role == Role::receiver && round != std::pair{s.kind, s.round})
+            run.dealer.deal();  // a new round: this process's threads start afresh
+        round = std::pair{s.kind, s.round};
         meter.start();
         receive_slice(run, s, link, wd);
         meter.stop(s);
@@ -243,11 +262,14 @@ void run_arms_sender(ArmsRun &run, Link &link, Watchdog &wd) {
         exit_usage(why);
     }
     const std::vector<int> before = list_tids();
+    run.dealer.add(Dealer::kSides, current_tid());
     for (ArmRuntime &arm : run.arms) {
         TableScope scope(arm.lib->table);
+        const std::vector<int> arm_before = list_tids();
         void *ctx = arm_context(arm);
         arm.sender = run.spec.make_sender(ctx, o, arm_endpoints(o, hello.at(arm.index + 1)));
         read_reports(arm, *arm.sender, ctx);
+        deal_new_threads(run, arm, arm_before);
     }
     link.post(Signal::hello_ok);
     wd.set_phase("handshake");
@@ -265,6 +287,7 @@ void run_arms_sender(ArmsRun &run, Link &link, Watchdog &wd) {
         kinds.push_back(Kind::lat);
     for (Kind kind : kinds) {
         for (std::uint64_t r = 0; r < run.ao.warmup_rounds + run.ao.rounds; ++r) {
+            run.dealer.deal();  // in one process: the receiving side's threads too
             for (std::size_t k : shuffled(run.arms.size(), rng)) {
                 SliceRecord s;
                 s.kind = kind;

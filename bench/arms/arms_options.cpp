@@ -31,7 +31,10 @@ constexpr const char *kUsage =
     "  --counters M       software|auto|rusage|off: per-slice counted work (default\n"
     "                     software: perf's software events, else getrusage; auto: also\n"
     "                     syscall tracepoints and hardware events, which slow syscalls\n"
-    "                     down: for counting runs, not for timing; rusage: getrusage)\n";
+    "                     down: for counting runs, not for timing; rusage: getrusage)\n"
+    "  --redeal on|off    at every round's start pin each unpinned thread to a random CPU\n"
+    "                     of its own, and unpin it at its slice's warm-up barrier, so a\n"
+    "                     free-placement run samples many placements (default off)\n";
 
 bool parse_u64(std::string_view text, std::uint64_t lo, std::uint64_t hi, std::uint64_t &out) {
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -229,6 +232,14 @@ ExtraFlags arms_flags(ArmsOptions &ao) {
                 }
             error =
                 "--counters: '" + std::string(v) + "' is not one of auto, software, rusage, off";
+            return ExtraFlags::Refused;
+        }
+        if (flag == "--redeal") {
+            if (v == "on" || v == "off") {
+                ao.redeal = v == "on";
+                return ExtraFlags::Taken;
+            }
+            error = "--redeal: '" + std::string(v) + "' is not one of on, off";
             return ExtraFlags::Refused;
         }
         if (flag == "--count" || flag == "--lat-count") {

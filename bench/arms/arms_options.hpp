@@ -45,6 +45,8 @@ struct ArmsOptions {
     // software: perf's software events are free to count beside the timing; the
     // syscall tracepoints of `automatic` are not (bench/measurements/README.md).
     CountersMode counters = CountersMode::software;
+    // Re-deal unpinned threads to random CPUs at every round's start (arms/dealer.hpp).
+    bool redeal = false;
 };
 
 // The flags' usage text and parser; `finish` fills the defaults by size and checks

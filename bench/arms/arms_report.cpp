@@ -174,7 +174,15 @@ void write_settings(JsonWriter &w, const ArmsRun &run) {
         .value("order", "per round, a fresh random order of the arms (seeded); kinds in turn: "
                         "every throughput round, then every latency round")
         .value("namespaces_reserved", namespaces_reserved())
-        .end_object();
+        .value("redeal", run.ao.redeal);
+    if (run.ao.redeal)  // what this process's dealer did (arms/dealer.hpp)
+        w.begin_object("dealer")
+            .value("threads", static_cast<std::uint64_t>(run.dealer.threads()))
+            .value("deals", run.dealer.deals())
+            .value("pins", run.dealer.pins())
+            .value("releases", run.dealer.releases())
+            .end_object();
+    w.end_object();
     w.end_object();
 }
 

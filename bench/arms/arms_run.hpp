@@ -15,6 +15,7 @@
 #include "../common/sides.hpp"
 #include "arms_options.hpp"
 #include "counters.hpp"
+#include "dealer.hpp"
 #include "namespaces.hpp"
 
 namespace bench::arms {
@@ -57,6 +58,7 @@ struct ArmsRun {
     std::vector<ArmRuntime> arms;
     std::vector<SliceRecord> receiver_slices, sender_slices;
     bool valgrind = false;
+    Dealer dealer;  // --redeal: configured by the runner from ArmsOptions
 };
 
 // "thr 3 0 1": the slice message of the link (kind, round, warmup, arm).

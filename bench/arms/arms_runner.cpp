@@ -118,8 +118,10 @@ int run_benchmark(int argc, char **argv, const PatternSpec &spec) {
     set_run_info(info);
     verify_state().method = Verifier(o.size).method();
 
-    arms::ArmsRun run{o, ao, spec, counters, {}, {}, {}, {}, arms::running_on_valgrind()};
+    arms::ArmsRun run{o, ao, spec, counters, {}, {}, {}, {}, arms::running_on_valgrind(), {}};
     run.libs = arms::load_libraries(ao.libs, argv);  // may re-execute (namespaces.hpp)
+    // Its own stream, so that re-dealing leaves the arms' order as the seed gave it.
+    run.dealer.configure(ao.redeal, ao.seed ^ 0x9e3779b97f4a7c15ULL);
     build_arms(run);
     g_run = &run;
     set_failure_line(failure_line);

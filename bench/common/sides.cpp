@@ -20,6 +20,11 @@ namespace {
 
 constexpr int kReceiverSlot = 0, kSenderSlot = 1;
 
+void warmed(const SideEnv &env) {
+    if (env.warmed)
+        env.warmed();
+}
+
 // Where the injected faults strike: the middle of the measured messages, on a
 // sampled sequence number so that `corrupt` hits a fully checked body.
 std::uint64_t fault_seq(const Options &o) {
@@ -103,8 +108,10 @@ ThroughputResult receive_throughput(End &b, const SideEnv &env, Clock::time_poin
     ProgressSlot &progress = env.wd.slot(kReceiverSlot);
     Clock::time_point start{}, end{};
     for (std::uint64_t i = 0; i < total; ++i) {
-        if (i + 1 == o.warmup)
+        if (i + 1 == o.warmup) {
+            warmed(env);
             env.link.post(Signal::go);  // all but the last warm-up are in
+        }
         const View m = b.recv();
         if (!verifier.check(m.data, m.size, i))
             exit_verify("throughput: " + verifier.error());
@@ -160,8 +167,10 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
     std::uint64_t next = 0, seq = 0;
     // Warm-up: all but the last warm-up message, or what of them PUB did not drop.
     bool any = false;
-    if (o.warmup == 1)
+    if (o.warmup == 1) {
+        warmed(env);
         env.link.post(Signal::go);
+    }
     while (o.warmup > 1) {
         const auto m = b.recv_within(kQuietMs);
         if (!m) {
@@ -182,8 +191,10 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
         if (seq + 1 == last_warm)
             break;
     }
-    if (o.warmup > 1)
+    if (o.warmup > 1) {
+        warmed(env);
         env.link.post(Signal::go);
+    }
     // The clock starts at the first message at or after the last warm-up one (the
     // queues were drained before go, so that one is normally the last warm-up).
     Clock::time_point start{}, end{};
@@ -242,6 +253,7 @@ SendWindow send_throughput(End &a, const SideEnv &env) {
         if (i + 1 == o.warmup) {
             a.end_burst();  // a batching peer must hand over what the receiver waits for
             env.link.wait(Signal::go);
+            warmed(env);
             a.begin_burst();
             span_start = Clock::now();  // before the message that starts the receiver's clock
         }
@@ -272,6 +284,8 @@ SendWindow send_throughput(End &a, const SideEnv &env) {
 
 void echo_latency(End &b, const SideEnv &env) {
     env.wd.set_phase("latency");
+    if (env.o.lat_warmup == 0)
+        warmed(env);
     Verifier verifier(env.o.size);
     const std::uint64_t total = env.o.lat_warmup + env.o.lat_count;
     for (std::uint64_t i = 0; i < total; ++i) {
@@ -279,6 +293,8 @@ void echo_latency(End &b, const SideEnv &env) {
         if (!verifier.check(m.data, m.size, i))
             exit_verify("latency (echo side): " + verifier.error());
         b.send_back();
+        if (i + 1 == env.o.lat_warmup)
+            warmed(env);  // concurrent with the first timed round trip: one syscall per thread
         env.wd.slot(kReceiverSlot).kick();
     }
 }
@@ -294,7 +310,11 @@ LatencyResult measure_latency(End &a, const SideEnv &env) {
     std::vector<double> samples;
     samples.reserve(o.lat_count);
     LatencyHistogram histogram;  // the same round trips, in the mergeable form the JSON carries
+    if (o.lat_warmup == 0)
+        warmed(env);
     for (std::uint64_t i = 0; i < total; ++i) {
+        if (i == o.lat_warmup && i > 0)
+            warmed(env);
         a.stage_payload(maker, i, false);
         const auto t0 = Clock::now();
         a.send_staged();

@@ -18,6 +18,7 @@
 // inside a timed window, and both windows start with empty queues.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -55,6 +56,9 @@ struct SideEnv {
     Link &link;
     Watchdog &wd;
     ContextPool &contexts;
+    // Called on each side once its warm-up is through, before its clock starts (the
+    // arms bench hands re-dealt threads back to the scheduler there: arms/dealer.hpp).
+    std::function<void()> warmed = {};
 };
 
 struct ReceiverOutcome {

@@ -252,8 +252,9 @@ def binary_for(lib, pattern: str) -> Path:
 ARMS_PASS_THROUGH = {**{k: v for k, v in PASS_THROUGH.items() if k not in ("count", "lat_count")},
                      "rounds": "--rounds", "warmup_rounds": "--warmup-rounds",
                      "slice_count": "--slice-count", "slice_lat_count": "--slice-lat-count",
-                     "seed": "--seed", "counters": "--counters"}
+                     "seed": "--seed", "counters": "--counters", "redeal": "--redeal"}
 COUNTER_MODES = ("auto", "software", "rusage", "off")
+REDEAL_MODES = ("on", "off")  # bench/arms/dealer.hpp
 LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.@")
 
 
@@ -327,7 +328,7 @@ def parse_arm(text: str) -> Arm:
 def arms_argv(binary: Path | str, transport: str, size: int, libs: list[ArmLib], arms: list[Arm],
               **options: object) -> list[str]:
     """Command line of one arms run (or one role of it); options as bench_argv, plus
-    rounds, warmup_rounds, slice_count, slice_lat_count, seed, counters."""
+    rounds, warmup_rounds, slice_count, slice_lat_count, seed, counters, redeal."""
     if not arms:
         raise ValueError("an arms run needs at least one arm")
     labels = [lib.label for lib in libs]
@@ -355,6 +356,8 @@ def arms_argv(binary: Path | str, transport: str, size: int, libs: list[ArmLib],
             raise ValueError(f"process_model {value!r} is not one of {', '.join(PROCESS_MODELS)}")
         if name == "counters" and value not in COUNTER_MODES:
             raise ValueError(f"counters {value!r} is not one of {', '.join(COUNTER_MODES)}")
+        if name == "redeal" and value not in REDEAL_MODES:
+            raise ValueError(f"redeal {value!r} is not one of {', '.join(REDEAL_MODES)}")
         argv += [ARMS_PASS_THROUGH[name], _cpu_list(value) if name.startswith("pin_") else str(value)]
     return argv
 

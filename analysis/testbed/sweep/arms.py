@@ -198,7 +198,8 @@ def bench_options(cell: Cell, exp: Experiment, counts, design, counters: str = C
     `counters`: COUNTERS for timed runs; a counting run's own (sweep/counting.py)."""
     return {"io_threads": cell.io_threads, "hwm": exp.hwm, "timeout_ms": exp.bench_timeout_ms,
             "mode": counts.mode or exp.mode, "rounds": design.rounds, "warmup_rounds": design.warmup_rounds,
-            "slice_count": counts.count, "slice_lat_count": counts.lat_count, "counters": counters}
+            "slice_count": counts.count, "slice_lat_count": counts.lat_count, "counters": counters,
+            "redeal": "on" if design.redeal else None}
 
 
 def argvs(path: Path, plan: RunPlan, libs: dict, exp: Experiment, design, counts, pins,

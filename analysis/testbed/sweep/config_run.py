@@ -84,6 +84,12 @@ class Design:
     # data call (sweep/counting.py): never timed, since the tracepoints slow every call;
     # 0: none.
     counting_runs: int = 0
+    # Arms runs only: re-deal every unpinned thread to a random CPU at each round's
+    # start, unpinned again before the round's clocks (bench/arms/dealer.hpp), so a
+    # free-placement run averages many placements instead of carrying the one its
+    # start happened to get (docs/design/2026-12-03-run-offsets.md). Pinned threads
+    # (one-core, split) have one CPU to go to: there it changes nothing.
+    redeal: bool = False
 
     def margin_for(self, kind: str) -> float:
         """SAME's margin for a comparison of this kind ("library", "config", "aa")."""
@@ -116,7 +122,8 @@ class Design:
                 **({"slice_s": self.slice_s, "rounds": self.rounds, "warmup_rounds": self.warmup_rounds}
                    if self.layout != "blocks" else {}),
                 **({"counting_runs": self.counting_runs}
-                   if self.layout != "blocks" or self.counting_runs else {})}
+                   if self.layout != "blocks" or self.counting_runs else {}),
+                **({"redeal": self.redeal} if self.layout != "blocks" else {})}
 
     def next_look_point(self, valid: int) -> int:
         """The first look at which more than `valid` usable pairs are judged (the
@@ -208,6 +215,10 @@ def _design(sec: Section) -> Design:
     reference = sec.get("speed_reference", bool, True)
     tolerance = _drift_tolerance(sec, reference)
     layout, verdicts = sec.choice("design", LAYOUTS, "auto"), sec.get("verdicts", bool, True)
+    redeal = sec.get("redeal", bool, False)
+    if redeal and layout == "blocks":
+        raise sec.err("redeal", "true, but design = \"blocks\" runs no rounds to re-deal between",
+                      'design = "arms" (or "auto"), or redeal = false')
     return Design(min_repetitions=low, max_repetitions=high, time_budget_s=budget,
                   min_window_s=sec.number("min_window_s", DEFAULT_MIN_WINDOW_S, minimum=0.0),
                   lat_warmup_s=sec.number("lat_warmup_s", 0.0, minimum=0.0),
@@ -220,7 +231,8 @@ def _design(sec: Section) -> Design:
                   layout=layout, counting_runs=_counting_runs(sec, layout, verdicts, confidence),
                   slice_s=sec.number("slice_s", DEFAULT_SLICE_S, minimum=0.0, above=True),
                   rounds=sec.positive("rounds", DEFAULT_ROUNDS),
-                  warmup_rounds=sec.positive("warmup_rounds", DEFAULT_WARMUP_ROUNDS, minimum=0))
+                  warmup_rounds=sec.positive("warmup_rounds", DEFAULT_WARMUP_ROUNDS, minimum=0),
+                  redeal=redeal)
 
 
 def parse(sec: Section) -> dict:
