@@ -267,15 +267,15 @@ def test_build_only_refuses_suites_that_are_not_zlink_trees(capsys):
 
 
 def test_a_suite_that_raises_stops_the_pytest_beside(fake_suites, monkeypatch):
-    """The second pytest starts before the first suite; an exception must not leave it running."""
+    """The second pytest starts before libzmq's suite; an exception must not leave it running."""
     side = subprocess.Popen(["sleep", "60"])
     monkeypatch.setattr(test_cmd, "start_pytest_beside", lambda extra=None: Beside(side, Path("x"), 0.0))
     monkeypatch.setattr(test_cmd, "stop_pytest_beside", stop_pytest_beside)
 
-    def broken(args, selected, progress):
+    def broken(options, progress):
         raise RuntimeError("a suite broke")
 
-    monkeypatch.setattr(test_cmd, "_zlink_suites", broken)
+    monkeypatch.setattr(test_cmd.libzmq_suite, "run", broken)
     with pytest.raises(RuntimeError):
         test_cmd.main(_args())
     assert side.poll() is not None

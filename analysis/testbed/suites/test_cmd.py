@@ -306,13 +306,17 @@ def main(args: argparse.Namespace) -> int:
     if selected - {"clang-format"} and not build_only:
         progress.step("builds")
         results.append(timed("builds", lambda: _builds(progress, selected)))
-    # Without -k, the few long tests marked `beside` run in a second pytest under
-    # SCHED_IDLE (runners.start_pytest_beside), started here, after the builds they use:
-    # the suites before pytest leave CPU idle too. CI's wall time, not its work.
-    beside = start_pytest_beside(["--durations=25"]) if "pytest" in selected and not args.expr else None
+    beside = None
     try:
         if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
             results += timed("zlink suites", lambda: _zlink_suites(args, selected, progress))
+        # Without -k, the few long tests marked `beside` run in a second pytest under
+        # SCHED_IDLE (runners.start_pytest_beside), started here, after the builds they
+        # use: the suites before pytest leave CPU idle too. Not before zlink's tree is
+        # compiled: no CPU is idle then, and its compiles, CI's prebuild and the bisect
+        # test's builds at once would need memory a small CI machine may not have.
+        if "pytest" in selected and not args.expr:
+            beside = start_pytest_beside(["--durations=25"])
         if "libzmq-suite" in selected:
             progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
             options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
