@@ -1,8 +1,12 @@
 """Reading runners' closing lines, and never counting 'no test ran' as a pass."""
 from __future__ import annotations
 
+import os
 import shlex
 import sys
+import time
+
+import pytest
 
 from testbed.suites import runners as suites
 
@@ -147,3 +151,24 @@ def test_api_diff_passes_only_on_exit_0_with_its_summary(monkeypatch, tmp_path):
     assert (result.passed, result.failed) == (0, 1)
     monkeypatch.setattr(suites, "_stream", lambda *a, **k: (0, []))  # exit 0 yet no summary: not a pass
     assert suites.run_api_diff(tmp_path, tmp_path).failed == 1
+
+
+def test_a_pytest_beside_leaves_sched_idle_with_its_children():
+    """Once the rest of pytest is done the beside run, and what it started, take the
+    caller's class; a caller itself under SCHED_IDLE changes nothing."""
+    if not hasattr(os, "SCHED_IDLE"):
+        pytest.skip("no SCHED_IDLE on this platform")
+    proc = suites.subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30; wait"], preexec_fn=suites._idle)
+    try:
+        deadline = time.monotonic() + 10
+        while len(suites._descendants(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        tree = [proc.pid, *suites._descendants(proc.pid)]
+        assert len(tree) == 3 and {os.sched_getscheduler(p) for p in tree} == {os.SCHED_IDLE}
+        assert suites._unidle(proc.pid, os.SCHED_IDLE) == 0
+        assert suites._unidle(proc.pid, os.SCHED_OTHER) == 3
+        assert {os.sched_getscheduler(p) for p in tree} == {os.SCHED_OTHER}
+    finally:
+        proc.kill()
+        proc.wait()
+

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from testbed.suites import test_cmd
-from testbed.suites.runners import SuiteResult
+from testbed.suites.runners import Beside, SuiteResult, stop_pytest_beside
 from testbed.toolchain.build_all import Outcome
 
 
@@ -39,7 +41,9 @@ def fake_suites(monkeypatch):
     monkeypatch.setattr(test_cmd, "_zlink_suites", lambda args, selected, progress: results["zlink"])
     monkeypatch.setattr(test_cmd.libzmq_suite, "run", lambda options, progress: results["libzmq-suite"])
     monkeypatch.setattr(test_cmd, "run_pytest", lambda expr, extra=None: results["pytest"])
-    monkeypatch.setattr(test_cmd, "run_pytest_beside", lambda extra=None: results["pytest"])
+    monkeypatch.setattr(test_cmd, "start_pytest_beside", lambda extra=None: "beside")
+    monkeypatch.setattr(test_cmd, "finish_pytest_beside", lambda side, extra=None: results["pytest"])
+    monkeypatch.setattr(test_cmd, "stop_pytest_beside", lambda side: None)
     monkeypatch.setattr(test_cmd, "_api_diff", lambda: results["api-diff"])
     monkeypatch.setattr(test_cmd.pyzmq_suite, "run", lambda expr, progress: results["pyzmq-suite"])
     monkeypatch.setattr(test_cmd.event_loops, "run", lambda progress: results["event-loops"])
@@ -260,3 +264,18 @@ def test_build_only_refuses_suites_that_are_not_zlink_trees(capsys):
     assert test_cmd.main(_args(only=["sanitize", "pytest"], build_only=True)) == 2
     out = capsys.readouterr().out
     assert "--build-only goes with --only zlink / sanitize / tsan / fuzz (got pytest)" in out
+
+
+def test_a_suite_that_raises_stops_the_pytest_beside(fake_suites, monkeypatch):
+    """The second pytest starts before libzmq's suite; an exception must not leave it running."""
+    side = subprocess.Popen(["sleep", "60"])
+    monkeypatch.setattr(test_cmd, "start_pytest_beside", lambda extra=None: Beside(side, Path("x"), 0.0))
+    monkeypatch.setattr(test_cmd, "stop_pytest_beside", stop_pytest_beside)
+
+    def broken(options, progress):
+        raise RuntimeError("a suite broke")
+
+    monkeypatch.setattr(test_cmd.libzmq_suite, "run", broken)
+    with pytest.raises(RuntimeError):
+        test_cmd.main(_args())
+    assert side.poll() is not None

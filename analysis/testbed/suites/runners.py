@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -205,36 +206,68 @@ def _add_pytest_counts(result: SuiteResult, lines: list[str], where: str = "") -
 BESIDE = "beside"  # the marker (tests/conftest.py) of the tests a second pytest runs
 
 
-def run_pytest_beside(extra: list[str] | None = None) -> SuiteResult:
-    """analysis/tests as two pytest processes at once: the tests marked `beside` (a few
-    long ones that only compute or build, minutes each) under SCHED_IDLE, so they take
-    the CPU the rest leaves idle and never compete with a timed test; the rest as usual,
-    shown live. The beside run's log is shown when it ends. One result, both counted."""
+@dataclass
+class Beside:
+    """The second pytest (the tests marked `beside`), started ahead of the rest."""
+    proc: subprocess.Popen
+    log: Path
+    started: float
+
+
+def start_pytest_beside(extra: list[str] | None = None) -> Beside:
+    """Starts the tests marked `beside` (a few long ones that only compute or build,
+    minutes each) in a pytest of their own under SCHED_IDLE, so they take the CPU the
+    rest leaves idle and never compete with a timed test. `./testbed test` starts it
+    before its first suite: the suites before pytest leave CPU idle too."""
     log = paths.REPO_ROOT / "build" / "pytest-beside.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pytest", "tests", "-q", "-m", BESIDE, *(extra or [])]
     with open(log, "w") as out:
-        side = subprocess.Popen(cmd, cwd=paths.REPO_ROOT / "analysis", stdout=out, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(cmd, cwd=paths.REPO_ROOT / "analysis", stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, preexec_fn=_idle)
+    return Beside(proc, log, time.monotonic())
+
+
+def stop_pytest_beside(side: Beside) -> None:
+    """For a step that ends early (an exception): the second pytest must not outlive it."""
+    if side.proc.poll() is None:
+        side.proc.kill()
+        side.proc.wait()
+
+
+def finish_pytest_beside(side: Beside, extra: list[str] | None = None) -> SuiteResult:
+    """The rest of analysis/tests, shown live, then the `beside` run's end: once the rest
+    is done no timed test is left to disturb, so the `beside` run and its children take
+    this process's own scheduling class (under a plain `./testbed test`, no longer
+    SCHED_IDLE: it would otherwise share a core with CI's SCHED_IDLE prebuild, and its
+    end is the step's). The beside run's log is shown when it ends. One result, both
+    counted."""
     try:
         result = run_pytest(None, ["-m", f"not {BESIDE}", *(extra or [])])
-        code = side.wait()
+        raised = _unidle(side.proc.pid) if side.proc.poll() is None else 0
+        code = side.proc.wait()
     except BaseException:
-        side.kill()
-        side.wait()
+        stop_pytest_beside(side)
         raise
-    lines = log.read_text(errors="replace").splitlines()
-    print(f"==> pytest, the tests marked {BESIDE} (ran beside the rest under SCHED_IDLE; {log})")
+    lines = side.log.read_text(errors="replace").splitlines()
+    how = f"its {raised} threads then at this process's priority" if raised else "to its end"
+    print(f"==> pytest, the tests marked {BESIDE} (ran {time.monotonic() - side.started:.0f} s, under "
+          f"SCHED_IDLE beside the rest until it ended, {how}; {side.log})")
     print("\n".join(lines[-40:]), flush=True)
     counts = _add_pytest_counts(result, lines, " beside")
     if code == 5 or not counts:
         # No test marked `beside` collected, or no closing line: never a pass.
         result.failed += 1
-        result.notes.append(f"the pytest beside ran no test (exit {code}; {log})")
+        result.notes.append(f"the pytest beside ran no test (exit {code}; {side.log})")
     elif code != 0 and not (counts.get("failed") or counts.get("error")):
         result.failed += 1
-        result.notes.append(f"the pytest beside exited {code} ({log})")
+        result.notes.append(f"the pytest beside exited {code} ({side.log})")
     return result
+
+
+def run_pytest_beside(extra: list[str] | None = None) -> SuiteResult:
+    """analysis/tests as two pytest processes at once (start_ and finish_pytest_beside)."""
+    return finish_pytest_beside(start_pytest_beside(extra), extra)
 
 
 def _idle() -> None:
@@ -243,6 +276,53 @@ def _idle() -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         pass
+
+
+def _unidle(pid: int, policy: int | None = None) -> int:
+    """Every thread of `pid` and of its descendants that is SCHED_IDLE gets `policy`, by
+    default this process's scheduling class (children forked later inherit it from their
+    parent). Returns how many threads changed; 0 where the kernel or the limits
+    (RLIMIT_NICE) refuse."""
+    try:
+        policy = os.sched_getscheduler(0) if policy is None else policy
+    except (AttributeError, OSError):
+        return 0
+    if policy == os.SCHED_IDLE:
+        return 0
+    changed = 0
+    for tid in (t for p in [pid, *_descendants(pid)] for t in _threads(p)):
+        try:
+            if os.sched_getscheduler(tid) == os.SCHED_IDLE:
+                os.sched_setscheduler(tid, policy, os.sched_param(0))
+                changed += 1
+        except OSError:  # gone meanwhile, or not allowed
+            pass
+    return changed
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes under `pid`, from /proc (empty where there is none)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if entry.name.isdigit():
+            try:  # the field after the parenthesised command name: state, then ppid
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def _threads(pid: int) -> list[int]:
+    try:
+        return [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return []
 
 
 _FUZZ_DONE = re.compile(r"Done (\d+) runs in (\d+) second")

@@ -17,12 +17,14 @@ from testbed.suites import event_loops, gcc14, libzmq_suite, pyzmq_suite, zlink_
 from testbed.suites.runners import (
     SuiteResult,
     exact_regex,
+    finish_pytest_beside,
     run_api_diff,
     run_clang_format,
     run_ctest,
     run_fuzzer,
     run_pytest,
-    run_pytest_beside,
+    start_pytest_beside,
+    stop_pytest_beside,
     tests_of,
 )
 from testbed.toolchain import libraries, system, zlink_build
@@ -304,44 +306,54 @@ def main(args: argparse.Namespace) -> int:
     if selected - {"clang-format"} and not build_only:
         progress.step("builds")
         results.append(timed("builds", lambda: _builds(progress, selected)))
-    if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
-        results += timed("zlink suites", lambda: _zlink_suites(args, selected, progress))
-    if "libzmq-suite" in selected:
-        progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
-        options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
-                                       args.update_expectations, args.suite_repeat)
-        results += timed("libzmq-suite", lambda: libzmq_suite.run(options, progress))
-    if "pyzmq-suite" in selected:
-        progress.step("pyzmq's own test suite on each library (baselines/pyzmq-suite)")
-        results += timed("pyzmq-suite", lambda: pyzmq_suite.run(args.expr, progress))
-    if "api-diff" in selected:
-        progress.step("differential API test against libzmq 4.3.5 (zlink/tests/api_diff)")
-        results.append(timed("api-diff", _api_diff))
-    if "event-loops" in selected:
-        progress.step("ZMQ_FD/ZMQ_EVENTS under epoll and asyncio on each library (baselines/event-loops)")
-        results += timed("event-loops", lambda: event_loops.run(progress))
-    if "zlink-kernel" in selected:
-        progress.step("the notebook tests through Jupyter kernels on pyzmq built on zlink")
-        results.append(timed("zlink-kernel", lambda: zlink_kernel.run(args.expr, progress)))
-    if "gcc14" in selected:
-        results.append(timed("gcc14", lambda: gcc14.run(args.ctest_regex, progress)))
-    if "pytest" in selected:
-        progress.step("pytest (analysis/tests)")
-        # The slowest tests listed in every log: CI's 50-minute aim is kept test by test.
-        # Without -k, the few long tests marked `beside` run in a second pytest beside the
-        # rest, under SCHED_IDLE (runners.run_pytest_beside): CI's wall time, not its work.
-        if args.expr:
-            results.append(timed("pytest", lambda: run_pytest(args.expr, ["--durations=25"])))
-        else:
-            results.append(timed("pytest", lambda: run_pytest_beside(["--durations=25"])))
-    if "clang-format" in selected:
-        progress.step("clang-format (every tracked C/C++ file, .clang-format)")
-        results.append(timed("clang-format", run_clang_format))
-    print(f"\n--- testbed test summary ({time.monotonic() - started:.0f} s) ---")
-    for result in results:
-        print(result.line())
-    print("time: " + ", ".join(f"{part} {seconds:.0f} s" for part, seconds in timings))
-    passed = sum(r.passed for r in results)
-    failed = sum(r.failed for r in results)
-    print(f"{passed} passed, {failed} failed", flush=True)
-    return 1 if failed else 0
+    beside = None
+    try:
+        if selected & {"zlink", "sanitize", "tsan", "fuzz"}:
+            results += timed("zlink suites", lambda: _zlink_suites(args, selected, progress))
+        # Without -k, the few long tests marked `beside` run in a second pytest under
+        # SCHED_IDLE (runners.start_pytest_beside), started here, after the builds they
+        # use: the suites before pytest leave CPU idle too. Not before zlink's tree is
+        # compiled: no CPU is idle then, and its compiles, CI's prebuild and the bisect
+        # test's builds at once would need memory a small CI machine may not have.
+        if "pytest" in selected and not args.expr:
+            beside = start_pytest_beside(["--durations=25"])
+        if "libzmq-suite" in selected:
+            progress.step("libzmq 4.3.5's own test suite (baselines/libzmq-suite)")
+            options = libzmq_suite.Options(tuple(args.suite_library or ()), args.ctest_regex,
+                                           args.update_expectations, args.suite_repeat)
+            results += timed("libzmq-suite", lambda: libzmq_suite.run(options, progress))
+        if "pyzmq-suite" in selected:
+            progress.step("pyzmq's own test suite on each library (baselines/pyzmq-suite)")
+            results += timed("pyzmq-suite", lambda: pyzmq_suite.run(args.expr, progress))
+        if "api-diff" in selected:
+            progress.step("differential API test against libzmq 4.3.5 (zlink/tests/api_diff)")
+            results.append(timed("api-diff", _api_diff))
+        if "event-loops" in selected:
+            progress.step("ZMQ_FD/ZMQ_EVENTS under epoll and asyncio on each library (baselines/event-loops)")
+            results += timed("event-loops", lambda: event_loops.run(progress))
+        if "zlink-kernel" in selected:
+            progress.step("the notebook tests through Jupyter kernels on pyzmq built on zlink")
+            results.append(timed("zlink-kernel", lambda: zlink_kernel.run(args.expr, progress)))
+        if "gcc14" in selected:
+            results.append(timed("gcc14", lambda: gcc14.run(args.ctest_regex, progress)))
+        if "pytest" in selected:
+            progress.step("pytest (analysis/tests)")
+            # The slowest tests listed in every log: CI's 50-minute aim is kept test by test.
+            if beside is None:
+                results.append(timed("pytest", lambda: run_pytest(args.expr, ["--durations=25"])))
+            else:
+                results.append(timed("pytest", lambda: finish_pytest_beside(beside, ["--durations=25"])))
+        if "clang-format" in selected:
+            progress.step("clang-format (every tracked C/C++ file, .clang-format)")
+            results.append(timed("clang-format", run_clang_format))
+        print(f"\n--- testbed test summary ({time.monotonic() - started:.0f} s) ---")
+        for result in results:
+            print(result.line())
+        print("time: " + ", ".join(f"{part} {seconds:.0f} s" for part, seconds in timings))
+        passed = sum(r.passed for r in results)
+        failed = sum(r.failed for r in results)
+        print(f"{passed} passed, {failed} failed", flush=True)
+        return 1 if failed else 0
+    finally:
+        if beside is not None:  # an exception before pytest: it must not outlive the step
+            stop_pytest_beside(beside)
