@@ -168,7 +168,7 @@ def paired_verdicts(cell_rows: list[dict], reps: int) -> list[str]:
     they pair. Figures with a value <= 0 (small cells, where the N/2N difference is
     noise around zero) are skipped: the verdict works on log ratios."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "analysis"))
-    from testbed.results.decide import TooFewSamples, decide_paired
+    from testbed.stats.decide import TooFewSamples, decide_paired
     base, lines = cell_rows[0], []
     for other in cell_rows[1:]:
         for key in (k[:-5] for k in base if k.endswith("_runs")):

@@ -33,7 +33,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include <asio/buffer.hpp>
 #include <asio/error_code.hpp>
@@ -114,15 +113,14 @@ private:
     bool blocked_ = false;        // push_frame refused: wait for restart()
     bool body_in_place_ = false;  // the current read targets a message body
     held_frame held_ = held_frame::none;
-    msg_t in_msg_;                      // the frame being decoded, or held
-    std::size_t read_room_ = 0;         // bytes the pending chunk read asked for
-    std::size_t read_bytes_ = 0;        // ... and got: judged after it is decoded
-    std::size_t asked_ = 0;             // bytes the last read asked for (chunk or body)
-    bool last_read_full_ = false;       // ... and it got them all: more may be queued
-    bool last_read_in_place_ = false;   // ... and it was a large body's rest
-    bool wake_deferred_ = false;        // a flush in this loop let the wake-up wait
-    std::size_t frames_in_ = 0;         // frames decoded, ever (per-read counts)
-    std::vector<std::uint8_t> opened_;  // transform: plaintext of one MESSAGE
+    msg_t in_msg_;                     // the frame being decoded, or held
+    std::size_t read_room_ = 0;        // bytes the pending chunk read asked for
+    std::size_t read_bytes_ = 0;       // ... and got: judged after it is decoded
+    std::size_t asked_ = 0;            // bytes the last read asked for (chunk or body)
+    bool last_read_full_ = false;      // ... and it got them all: more may be queued
+    bool last_read_in_place_ = false;  // ... and it was a large body's rest
+    bool wake_deferred_ = false;       // a flush in this loop let the wake-up wait
+    std::size_t frames_in_ = 0;        // frames decoded, ever (per-read counts)
 };
 
 }  // namespace zlink

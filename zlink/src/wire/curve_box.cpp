@@ -85,11 +85,9 @@ bool seal_shared_in_place(std::span<std::uint8_t> text, std::span<std::uint8_t, 
                                        shared.data()) == 0;
 }
 
-bool open_shared_to(std::span<std::uint8_t> out, std::span<const std::uint8_t> cipher,
-                    std::span<const std::uint8_t, mac_size> mac, const nonce &n,
-                    const curve_key &shared) noexcept {
-    return out.size() == cipher.size() &&
-           crypto_box_open_detached_afternm(out.data(), cipher.data(), mac.data(), cipher.size(),
+bool open_shared_in_place(std::span<std::uint8_t> text, std::span<const std::uint8_t, mac_size> mac,
+                          const nonce &n, const curve_key &shared) noexcept {
+    return crypto_box_open_detached_afternm(text.data(), text.data(), mac.data(), text.size(),
                                             n.data(), shared.data()) == 0;
 }
 

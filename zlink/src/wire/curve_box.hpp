@@ -73,9 +73,10 @@ bool open_shared(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, 
 // (comes from) `mac`.
 bool seal_shared_in_place(std::span<std::uint8_t> text, std::span<std::uint8_t, mac_size> mac,
                           const nonce &n, const curve_key &shared) noexcept;
-bool open_shared_to(std::span<std::uint8_t> out, std::span<const std::uint8_t> cipher,
-                    std::span<const std::uint8_t, mac_size> mac, const nonce &n,
-                    const curve_key &shared) noexcept;
+// crypto_box_open_detached_afternm with the plaintext written over `text`
+// (libsodium decrypts in place when input and output are the same bytes).
+bool open_shared_in_place(std::span<std::uint8_t> text, std::span<const std::uint8_t, mac_size> mac,
+                          const nonce &n, const curve_key &shared) noexcept;
 
 // crypto_secretbox_easy / _open_easy with a symmetric key (the cookie).
 bool seal_secret(std::span<std::uint8_t> out, std::span<const std::uint8_t> in, const nonce &n,

@@ -38,27 +38,28 @@ curve_message_codec::curve_message_codec(const curve_key &shared, bool server,
 
 curve_message_codec::~curve_message_codec() { curve_box::wipe(shared_); }
 
+// The body is copied once, straight into `out` (no zero-filled room first), and
+// encrypted there.
 wire_error curve_message_codec::seal(std::uint8_t flags, std::span<const std::uint8_t> body,
                                      std::vector<std::uint8_t> &out) {
     if (next_nonce_ == std::numeric_limits<std::uint64_t>::max())
         return wire_error::nonce_exhausted;
     const std::uint64_t n = next_nonce_++;
     const std::size_t frame_body = curve_message_overhead + body.size();
-    std::uint8_t header[max_header_size];
+    // Frame header, name, nonce, room for the MAC, flags octet.
+    std::uint8_t head[max_header_size + curve_message_overhead] = {};
     // As libzmq 4.3.5 sends it: a frame without the COMMAND flag. (libzmq keeps a
     // received frame's COMMAND flag after opening it and would then drop the
     // message as an unknown command.)
-    const std::size_t h = write_frame_header(header, frame_body, false, false);
-    const std::size_t at = out.size();
-    out.resize(at + h + frame_body);
-    std::uint8_t *p = out.data() + at;
-    std::memcpy(p, header, h);
-    p += h;
+    const std::size_t h = write_frame_header(head, frame_body, false, false);
+    std::uint8_t *p = head + h;
     std::memcpy(p, "\x07MESSAGE", name_size);
     curve_box::store_u64(p + nonce_at, n);
     p[text_at] = to_wire_flags(flags);
-    if (!body.empty())
-        std::memcpy(p + text_at + 1, body.data(), body.size());
+    const std::size_t at = out.size();
+    out.insert(out.end(), head, head + h + curve_message_overhead);
+    out.insert(out.end(), body.begin(), body.end());
+    p = out.data() + at + h;
     const std::span<std::uint8_t> text(p + text_at, 1 + body.size());
     curve_box::seal_shared_in_place(
         text, std::span<std::uint8_t, curve_box::mac_size>(p + mac_at, curve_box::mac_size),
@@ -66,9 +67,23 @@ wire_error curve_message_codec::seal(std::uint8_t flags, std::span<const std::ui
     return wire_error::none;
 }
 
-// Checks in libzmq's order: command structure, name, size, nonce, box.
 wire_error curve_message_codec::open(std::span<const std::uint8_t> frame_body, std::uint8_t &flags,
                                      std::vector<std::uint8_t> &body) {
+    std::vector<std::uint8_t> copy(frame_body.begin(), frame_body.end());
+    std::span<std::uint8_t> plain;
+    const wire_error e = open_in_place(copy, flags, plain);
+    if (e == wire_error::none)
+        body.assign(plain.begin(), plain.end());
+    else
+        body.clear();
+    return e;
+}
+
+// Checks in libzmq's order: command structure, name, size, nonce, box. The box is
+// verified before anything is decrypted (libsodium), so a refused frame yields no
+// plaintext.
+wire_error curve_message_codec::open_in_place(std::span<std::uint8_t> frame_body,
+                                              std::uint8_t &flags, std::span<std::uint8_t> &body) {
     if (frame_body.size() <= 1 || frame_body.size() <= frame_body[0])
         return wire_error::malformed_command;
     if (frame_body.size() < name_size ||
@@ -79,18 +94,15 @@ wire_error curve_message_codec::open(std::span<const std::uint8_t> frame_body, s
     const std::uint64_t n = curve_box::load_u64(frame_body.data() + nonce_at);
     if (n <= peer_nonce_)
         return wire_error::invalid_sequence;
-    const auto cipher = frame_body.subspan(text_at);
-    body.resize(cipher.size());
+    const auto text = frame_body.subspan(text_at);
     const std::span<const std::uint8_t, curve_box::mac_size> mac(frame_body.data() + mac_at,
                                                                  curve_box::mac_size);
-    if (!curve_box::open_shared_to(body, cipher, mac, curve_box::short_nonce(recv_prefix_, n),
-                                   shared_)) {
-        body.clear();
+    if (!curve_box::open_shared_in_place(text, mac, curve_box::short_nonce(recv_prefix_, n),
+                                         shared_))
         return wire_error::cryptographic;
-    }
     peer_nonce_ = n;
-    flags = from_wire_flags(body[0]);
-    body.erase(body.begin());
+    flags = from_wire_flags(text[0]);
+    body = text.subspan(1);
     return wire_error::none;
 }
 

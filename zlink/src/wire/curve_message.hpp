@@ -37,8 +37,13 @@ public:
                     std::vector<std::uint8_t> &out) override;
     // Errors: malformed_command, unexpected_command (not MESSAGE), malformed_message,
     // invalid_sequence, cryptographic.
+    // Opens a copy of `frame_body` (open_in_place on it) into `body`.
     wire_error open(std::span<const std::uint8_t> frame_body, std::uint8_t &flags,
                     std::vector<std::uint8_t> &body) override;
+    // Same checks and errors; decrypts in place, `body` is frame_body's tail
+    // after the flags octet. On an error the frame body may be overwritten.
+    wire_error open_in_place(std::span<std::uint8_t> frame_body, std::uint8_t &flags,
+                             std::span<std::uint8_t> &body) override;
 
 private:
     curve_key shared_;

@@ -24,6 +24,7 @@
 #include "wire/greeting.hpp"
 #include "wire/socket_type.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -90,7 +91,29 @@ public:
     // command is then handled exactly as a command frame received in clear.
     virtual wire_error open(std::span<const std::uint8_t> frame_body, std::uint8_t &flags,
                             std::vector<std::uint8_t> &body) = 0;
+    // As open(), but the plaintext is left inside `frame_body` (overwritten) and
+    // `body` is set to the part of it that holds it. The engine receives a large
+    // frame straight into a message block, so opening it there lets the message
+    // be a window into that block: no second block, no copy of the body. The
+    // default opens a copy and writes the plaintext back (the plaintext is never
+    // longer than the frame body).
+    virtual wire_error open_in_place(std::span<std::uint8_t> frame_body, std::uint8_t &flags,
+                                     std::span<std::uint8_t> &body);
 };
+
+inline wire_error frame_transform::open_in_place(std::span<std::uint8_t> frame_body,
+                                                 std::uint8_t &flags,
+                                                 std::span<std::uint8_t> &body) {
+    std::vector<std::uint8_t> plain;
+    const wire_error e = open(frame_body, flags, plain);
+    if (e != wire_error::none)
+        return e;
+    if (plain.size() > frame_body.size())
+        return wire_error::malformed_message;  // a transform that breaks the contract
+    std::copy(plain.begin(), plain.end(), frame_body.begin());
+    body = frame_body.first(plain.size());
+    return e;
+}
 
 class handshake {
 public:

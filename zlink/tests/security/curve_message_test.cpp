@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,33 @@ TEST_F(CurveMessage, RoundTripsEverySizeAndFlag) {
             EXPECT_EQ(got, body);
         }
     }
+}
+
+// The engine opens a received frame where it lies and hands the plaintext on as a
+// window into it; the plaintext must therefore be exactly the frame's tail.
+TEST_F(CurveMessage, OpensInPlaceTheBodyIsTheFramesTail) {
+    const bytes body = payload(262144);
+    bytes m = seal_body(client, frame_flag::more, body);
+    std::uint8_t flags = 0;
+    std::span<std::uint8_t> got;
+    ASSERT_EQ(server.open_in_place(m, flags, got), wire_error::none);
+    EXPECT_EQ(got.data(), m.data() + curve_message_overhead);
+    EXPECT_EQ(got.size(), body.size());
+    EXPECT_EQ(flags, frame_flag::more);
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), body.begin(), body.end()));
+}
+
+// A forged frame opened in place must leave no plaintext behind: the box is
+// checked before anything is decrypted, so the frame keeps its ciphertext.
+TEST_F(CurveMessage, RefusedInPlaceLeavesTheCiphertext) {
+    bytes m = seal_body(client, 0, payload(4096));
+    m[curve_message_overhead + 100] ^= 0x01;
+    const bytes before = m;
+    std::uint8_t flags = 0;
+    std::span<std::uint8_t> got;
+    EXPECT_EQ(server.open_in_place(m, flags, got), wire_error::cryptographic);
+    EXPECT_TRUE(got.empty());
+    EXPECT_EQ(m, before);
 }
 
 TEST_F(CurveMessage, LongFramesGetLongHeaders) {
