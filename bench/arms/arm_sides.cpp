@@ -1,6 +1,5 @@
 #include "arm_sides.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <sstream>
@@ -110,9 +109,8 @@ SideEnv side_env(ArmsRun &run, ArmRuntime &arm, Link &link, Watchdog &wd) {
 void deal_new_threads(ArmsRun &run, const ArmRuntime &arm, const std::vector<int> &before) {
     if (!run.dealer.active())
         return;
-    for (int tid : list_tids())
-        if (!std::binary_search(before.begin(), before.end(), tid))
-            run.dealer.add(Dealer::arm_group(arm.index), tid);
+    for (int tid : tids_since(before))
+        run.dealer.add(Dealer::arm_group(arm.index), tid);
 }
 
 void receive_slice(ArmsRun &run, SliceRecord &s, Link &link, Watchdog &wd) {

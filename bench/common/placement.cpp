@@ -163,6 +163,14 @@ std::vector<int> list_tids() {
     return tids;
 }
 
+std::vector<int> tids_since(const std::vector<int> &before) {
+    std::vector<int> fresh;
+    for (int tid : list_tids())
+        if (!std::binary_search(before.begin(), before.end(), tid))
+            fresh.push_back(tid);
+    return fresh;
+}
+
 namespace {
 std::mutex g_census_mutex;
 std::map<int, std::string> g_roles;    // registered harness threads
@@ -175,11 +183,10 @@ void ThreadCensus::register_self(const std::string &role) {
 }
 
 void ThreadCensus::attribute_new(const std::vector<int> &before, const std::string &role) {
-    const std::vector<int> now = list_tids();
+    const std::vector<int> fresh = tids_since(before);
     std::lock_guard lock(g_census_mutex);
-    for (int tid : now)
-        if (!std::binary_search(before.begin(), before.end(), tid) && !g_roles.count(tid) &&
-            !g_library.count(tid))
+    for (int tid : fresh)
+        if (!g_roles.count(tid) && !g_library.count(tid))
             g_library[tid] = role;
 }
 

@@ -48,6 +48,8 @@ int current_tid();
 
 // Thread ids of this process right now (/proc/self/task).
 std::vector<int> list_tids();
+// The ones of them not in `before` (a sorted list_tids()): threads started since.
+std::vector<int> tids_since(const std::vector<int> &before);
 
 struct ThreadInfo {
     int tid = 0;

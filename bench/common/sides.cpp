@@ -167,10 +167,6 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
     std::uint64_t next = 0, seq = 0;
     // Warm-up: all but the last warm-up message, or what of them PUB did not drop.
     bool any = false;
-    if (o.warmup == 1) {
-        warmed(env);
-        env.link.post(Signal::go);
-    }
     while (o.warmup > 1) {
         const auto m = b.recv_within(kQuietMs);
         if (!m) {
@@ -191,7 +187,7 @@ ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &la
         if (seq + 1 == last_warm)
             break;
     }
-    if (o.warmup > 1) {
+    if (o.warmup >= 1) {  // with one warm-up message the loop above has nothing to wait for
         warmed(env);
         env.link.post(Signal::go);
     }
@@ -284,17 +280,15 @@ SendWindow send_throughput(End &a, const SideEnv &env) {
 
 void echo_latency(End &b, const SideEnv &env) {
     env.wd.set_phase("latency");
-    if (env.o.lat_warmup == 0)
-        warmed(env);
     Verifier verifier(env.o.size);
     const std::uint64_t total = env.o.lat_warmup + env.o.lat_count;
     for (std::uint64_t i = 0; i < total; ++i) {
+        if (i == env.o.lat_warmup)
+            warmed(env);  // concurrent with the first timed round trip: one syscall per thread
         const View m = b.recv();
         if (!verifier.check(m.data, m.size, i))
             exit_verify("latency (echo side): " + verifier.error());
         b.send_back();
-        if (i + 1 == env.o.lat_warmup)
-            warmed(env);  // concurrent with the first timed round trip: one syscall per thread
         env.wd.slot(kReceiverSlot).kick();
     }
 }
@@ -310,10 +304,8 @@ LatencyResult measure_latency(End &a, const SideEnv &env) {
     std::vector<double> samples;
     samples.reserve(o.lat_count);
     LatencyHistogram histogram;  // the same round trips, in the mergeable form the JSON carries
-    if (o.lat_warmup == 0)
-        warmed(env);
     for (std::uint64_t i = 0; i < total; ++i) {
-        if (i == o.lat_warmup && i > 0)
+        if (i == o.lat_warmup)
             warmed(env);
         a.stage_payload(maker, i, false);
         const auto t0 = Clock::now();
