@@ -43,7 +43,7 @@ METRICS = {"throughput": "throughput_msgs", "p50_latency": "lat_p50_us", "p99_la
 FIELDS = ("pattern", "transport", "msg_size", "io_threads", "config", "placement", "process_model", "link",
           "library")
 # What the sentence may say of a comparison ({name.X}), by kind.
-COUNTS = ("FAST", "SLOW", "SAME", "AMBIGUOUS", "not_planned", "n", "counts", "margin", "range")
+COUNTS = ("FAST", "SLOW", "SAME", "AMBIGUOUS", "not_planned", "n", "counts", "margin", "range", "geomean")
 ATTRIBUTES = {"libraries": COUNTS, "configurations": COUNTS,
               "aa": COUNTS + ("false_calls", "judged", "rate"),
               "spread": ("best", "rows", "n")}

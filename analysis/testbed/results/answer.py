@@ -35,6 +35,8 @@ class Row:
     counts: dict
     lo: float = math.nan    # the range of the diffs (%, positive = candidate better)
     hi: float = math.nan
+    gmean: float = math.nan  # geometric mean of the ratios (> 1 = candidate better)
+    planned: int = 0         # comparisons behind lo, hi and gmean
 
     @property
     def n(self) -> int:     # planned comparisons: those with a verdict
@@ -46,6 +48,10 @@ class Row:
         parts += [f"{c[v]} {v}" for v in ("SAME", "AMBIGUOUS") if c.get(v)]
         out = f"{SHORT.get(self.metric, self.metric)} {', '.join(parts)} of {self.n}"
         return out + (f" ({c[compare.NOT_PLANNED]} not planned)" if c.get(compare.NOT_PLANNED) else "")
+
+    def gmean_text(self) -> str:
+        what = SHORT.get(self.metric, self.metric)
+        return f"{what} {self.gmean:.2f}x of {self.planned}" if self.planned else f"{what} not measured"
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,18 @@ class Result:
         out, labels = [], list(dict.fromkeys(r.label for r in self.rows))
         for label in labels:
             body = ", ".join(r.text() for r in self.rows if r.label == label)
+            out.append(f"{label}: {body}" if label else body)
+        return "; ".join(out)
+
+    def geomean_text(self) -> str:
+        """Per by-group and metric, the geometric mean of the candidate's ratios (oriented so
+        that above 1 is better: throughput cand/ref, latency ref/cand) over its planned
+        comparisons: the one figure a sweep of cells is often summarised by."""
+        if not self.rows:
+            return "no such comparison in this run"
+        out, labels = [], list(dict.fromkeys(r.label for r in self.rows))
+        for label in labels:
+            body = ", ".join(r.gmean_text() for r in self.rows if r.label == label)
             out.append(f"{label}: {body}" if label else body)
         return "; ".join(out)
 
@@ -100,6 +118,7 @@ class Result:
             n=sum(r.n for r in self.rows) if self.kind != "spread" else len(self.spread),
             counts=self.counts_text(), margin=f"+/-{100 * self.margin:g}%",
             range=f"{min(lo):+.1f}% to {max(hi):+.1f}%" if lo else "no diff measured",
+            geomean=self.geomean_text() if self.kind != "spread" else "",
             best=self.best() if self.kind == "spread" else "", rows=self.spread_text(),
             false_calls=self.aa.get("false_calls", 0), judged=self.aa.get("judged", 0),
             rate=f"{100 * self.aa['rate']:.1f}%" if self.aa.get("judged") else "not measured")
@@ -208,9 +227,15 @@ def _counts(comparisons: Comparison, cmp: pd.DataFrame) -> tuple[Row, ...]:
                 continue
             counts = {str(k): int(v) for k, v in m["verdict"].value_counts().items()}
             planned = m[m["verdict"] != compare.NOT_PLANNED]["diff_pct"].dropna()
+            planned = planned[planned > -100]   # a ratio of 0 has no logarithm
             rows.append(Row(label, metric, counts, float(planned.min()) if len(planned) else math.nan,
-                            float(planned.max()) if len(planned) else math.nan))
+                            float(planned.max()) if len(planned) else math.nan,
+                            _geometric_mean(1 + planned / 100), len(planned)))
     return tuple(rows)
+
+
+def _geometric_mean(ratios: pd.Series) -> float:
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if len(ratios) else math.nan
 
 
 def _tuple(values) -> tuple:
