@@ -9,7 +9,7 @@ Per arm and repetition: perf stat over a run of N and one of 2N messages, per me
 = (2N - N) / N (start-up, handshake and shutdown cancel), with the bench's processes
 pinned to one CPU (taskset, as engine_measure.py's counts and the testbed's one-core
 placement). Counted: context switches, CPU migrations, page faults, task-clock, all
-syscalls and the ones that move data or sleep, scheduler wake-ups, and (getrusage of
+syscalls and the ones that move data or sleep, scheduler wake-ups, wall time, and (getrusage of
 the bench processes, via /usr/bin/time) voluntary and involuntary context switches.
 Arms run in a rotated order each repetition; rows keep every repetition (`*_runs`) so
 arms pair by index.
@@ -37,20 +37,29 @@ EVENTS = {
     "syscalls:sys_enter_read": "read", "syscalls:sys_enter_write": "write",
     "syscalls:sys_enter_epoll_wait": "epoll_wait", "syscalls:sys_enter_poll": "poll",
     "syscalls:sys_enter_futex": "futex",
+    # Wall-clock time of the run; its N/2N difference is the steady-state time per
+    # message (indicative: perf's tracepoints slow the syscalls it counts).
+    "duration_time": "wall_ns",
 }
 
 
-def parse_arm(text: str) -> tuple[str, Path, str | None, str]:
+def parse_arm(text: str) -> tuple[str, Path, str | None, str, dict[str, str]]:
+    """NAME=BENCH_DIR:LIBDIR:null|curve[:VAR=VALUE,...]; the optional tail sets
+    environment variables for this arm only (an experiment's switch in one build)."""
     name, _, rest = text.partition("=")
-    parts = rest.split(":")
-    if not name or len(parts) != 3 or parts[2] not in ("null", "curve"):
-        raise SystemExit(f"--arm {text!r}: expected NAME=BENCH_DIR:LIBDIR:null|curve (LIBDIR may be empty)")
-    return name, Path(parts[0]), parts[1] or None, parts[2]
+    parts = rest.split(":", 3)
+    if not name or len(parts) < 3 or parts[2] not in ("null", "curve"):
+        raise SystemExit(f"--arm {text!r}: expected NAME=BENCH_DIR:LIBDIR:null|curve[:VAR=VALUE,...] "
+                         "(LIBDIR may be empty)")
+    extra = dict(item.split("=", 1) for item in parts[3].split(",") if item) if len(parts) == 4 else {}
+    return name, Path(parts[0]), parts[1] or None, parts[2], extra
 
 
-def one_run(bench: Path, libdir: str | None, security: str, args, count: int) -> dict[str, float]:
+def one_run(bench: Path, libdir: str | None, security: str, args, count: int,
+            extra: dict[str, str] | None = None) -> dict[str, float]:
     env = env_for(libdir)
     env["BENCH_SECURITY"] = security
+    env.update(extra or {})
     with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
         argv = ["/usr/bin/time", "-f", "%w %c", "-o", t.name,
                 *bench_argv(bench, args, "tcp", args.size, count)]
@@ -78,14 +87,15 @@ def main() -> int:
     samples: dict[str, list[dict]] = {a[0]: [] for a in arms}
     for rep in range(args.reps):
         order = arms[rep % len(arms):] + arms[:rep % len(arms)]
-        for name, bench, libdir, security in order:
-            one = one_run(bench, libdir, security, args, args.count)
-            two = one_run(bench, libdir, security, args, 2 * args.count)
+        for name, bench, libdir, security, extra in order:
+            one = one_run(bench, libdir, security, args, args.count, extra)
+            two = one_run(bench, libdir, security, args, 2 * args.count, extra)
             samples[name].append({k: (two[k] - one[k]) / args.count for k in one})
     rows = []
-    for name, bench, libdir, security in arms:
+    for name, bench, libdir, security, extra in arms:
         reps = samples[name]
         row = {"instrument": "curve_counts", "arm": name, "security": security, "libdir": libdir,
+               "env": extra,
                "pattern": args.pattern, "transport": "tcp", "size": args.size, "count": args.count,
                "hwm": args.hwm, "cpu": args.cpu, "reps": len(reps)}
         for key in reps[0]:
