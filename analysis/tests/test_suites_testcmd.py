@@ -3,6 +3,7 @@ fails when anything failed, including a suite that ran nothing."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from testbed.suites import test_cmd
 from testbed.suites.runners import Beside, SuiteResult, stop_pytest_beside
+from testbed.toolchain import cmake, keys
 from testbed.toolchain.build_all import Outcome
 
 
@@ -279,3 +281,29 @@ def test_a_suite_that_raises_stops_the_pytest_beside(fake_suites, monkeypatch):
     with pytest.raises(RuntimeError):
         test_cmd.main(_args())
     assert side.poll() is not None
+
+
+@pytest.mark.parametrize("tree", ["sanitize", "tsan"])
+def test_the_sanitizer_trees_compile_with_line_tables_and_asserts(monkeypatch, tmp_path, tree):
+    """What CMake really puts on a compile line of the ASan/UBSan and TSan trees: its
+    Debug type adds its own -g after CMAKE_CXX_FLAGS, so only the last -g option counts;
+    it must be SANITIZER_DEBUG_INFO (-g1: the stacks a report shows, a fifth less
+    compiling than -g), with the sanitizer on and NDEBUG never defined (asserts stay)."""
+    _curve_without_libsodium(monkeypatch)
+    flags = (test_cmd.zlink_build.sanitize_flags(None) if tree == "sanitize"
+             else test_cmd.tsan_flags(None))
+    keep = ("-DCMAKE_BUILD_TYPE=", "-DCMAKE_C_FLAGS", "-DCMAKE_CXX_FLAGS")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.16)\nproject(p CXX)\n"
+                                        "add_library(p STATIC p.cpp)\n")
+    (src / "p.cpp").write_text("int p() { return 1; }\n")
+    subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / "b"), *cmake.generator(),
+                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DCMAKE_CXX_COMPILER={keys.cxx_compiler()}",
+                    *[f for f in flags if f.startswith(keep)]],
+                   check=True, capture_output=True)
+    [entry] = json.loads((tmp_path / "b" / "compile_commands.json").read_text())
+    args = entry["command"].split()
+    assert [a for a in args if a.startswith("-g")][-1] == test_cmd.zlink_build.SANITIZER_DEBUG_INFO == "-g1"
+    assert ("-fsanitize=thread" if tree == "tsan" else "-fsanitize=address,undefined") in args
+    assert not any(a.startswith("-DNDEBUG") for a in args)

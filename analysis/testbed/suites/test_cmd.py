@@ -142,19 +142,21 @@ def _zlink_ctest(kind: str, label: str, flags: list[str], regex: str | None, pro
     return run_ctest(label, build_dir, regex, env)
 
 
-# ThreadSanitizer build of zlink's ctest (the "tsan" suite). -O1 -g as for ASan.
+# ThreadSanitizer build of zlink's ctest (the "tsan" suite). -O1 -g1 as for ASan
+# (zlink_build.SANITIZE says why -g1).
 # --tsan-scope threads: the programs whose tests cross threads most (mailboxes, pipes,
 # IO threads, engines, kill/restart, every socket type's spec); the last entry is a
 # helper process the fault tests start, not a test program.
 TSAN_THREAD_TARGETS = ("zlink_core_tests", "zlink_engine_tests", "zlink_socket_spec_tests",
                        "zlink_fault_tests", "zlink_fault_peer")
-TSAN = "-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
+TSAN = f"-O1 {zlink_build.SANITIZER_DEBUG_INFO} -fsanitize=thread -fno-omit-frame-pointer"
 
 
 def tsan_flags(libzmq_prefix: Path | None) -> list[str]:
     flags = [f for f in zlink_build.test_flags(libzmq_prefix) if not f.startswith("-DCMAKE_BUILD_TYPE=")]
-    return ["-DCMAKE_BUILD_TYPE=Debug", *flags, f"-DCMAKE_C_FLAGS={TSAN}", f"-DCMAKE_CXX_FLAGS={TSAN}",
-            f"-DCMAKE_EXE_LINKER_FLAGS={TSAN}", f"-DCMAKE_SHARED_LINKER_FLAGS={TSAN}"]
+    return [*zlink_build.sanitizer_debug_build(), *flags, f"-DCMAKE_C_FLAGS={TSAN}",
+            f"-DCMAKE_CXX_FLAGS={TSAN}", f"-DCMAKE_EXE_LINKER_FLAGS={TSAN}",
+            f"-DCMAKE_SHARED_LINKER_FLAGS={TSAN}"]
 
 
 # halt_on_error: a race fails the test that hit it. allocator_may_return_null: the
