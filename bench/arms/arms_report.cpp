@@ -195,7 +195,8 @@ void write_verify(JsonWriter &w, std::size_t slices) {
         .value("lat_received", v.lat_received)
         .value("lat_expected", v.lat_expected)
         .value("method", v.method)
-        .value("slices", static_cast<std::uint64_t>(slices));
+        .value("slices", static_cast<std::uint64_t>(slices))
+        .value("stragglers", v.stragglers);
     if (!v.error.empty())
         w.value("error", v.error);
     w.end_object();

@@ -44,6 +44,9 @@ struct VerifyState {
     bool ok = true;
     std::uint64_t received = 0, expected = 0;  // measured throughput messages
     std::uint64_t lat_received = 0, lat_expected = 0;
+    // Lossy throughput: messages of an earlier slice's tail that reached a later slice's
+    // warm-up (skipped there, not counted as received).
+    std::uint64_t stragglers = 0;
     std::string method;
     std::string error;
 };

@@ -223,6 +223,9 @@ def _verify_problems(result: dict, role: str) -> list[str]:
         if not verify.get("lat_received") == verify.get("lat_expected") == trips:
             problems.append(f"verify.lat_received/lat_expected {verify.get('lat_received')}/"
                             f"{verify.get('lat_expected')} do not match the latency slices' {trips}")
+    stragglers = verify.get("stragglers", 0)
+    if not isinstance(stragglers, int) or isinstance(stragglers, bool) or stragglers < 0:
+        problems.append(f"verify.stragglers must be a count (an integer >= 0), not {stragglers!r}")
     if verify.get("slices") != len(slices) and role != "joined":
         problems.append(f"verify.slices is {verify.get('slices')!r}, the line has {len(slices)}")
     return problems
