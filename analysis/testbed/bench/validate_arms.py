@@ -99,6 +99,11 @@ def _libs_and_arms_problems(result: dict, expected_arms: list[str] | None) -> li
     return problems
 
 
+def _is_count(value: Any) -> bool:
+    """An integer >= 0 (JSON's true/false are not counts, though Python's bool is an int)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _counters_header_problems(counters: Any, problems: list[str]) -> list[str]:
     """The counted events (empty when nothing was counted)."""
     if not isinstance(counters, dict) or counters.get("source") not in COUNTER_SOURCES:
@@ -175,7 +180,7 @@ def _slice_problems(s: dict, where: str, kind: Any, role: str, events: list[str]
         if not isinstance(counters, dict) or sorted(counters) != sorted(events):
             problems.append(f"{where}.counters has {sorted(counters or {})}, "
                             f"expected the events {sorted(events)}")
-        elif not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counters.values()):
+        elif not all(_is_count(v) for v in counters.values()):
             problems.append(f"{where}.counters must be non-negative integers")
     elif counters is not None:
         problems.append(f"{where}.counters is {counters!r}, but nothing was counted")
@@ -224,7 +229,7 @@ def _verify_problems(result: dict, role: str) -> list[str]:
             problems.append(f"verify.lat_received/lat_expected {verify.get('lat_received')}/"
                             f"{verify.get('lat_expected')} do not match the latency slices' {trips}")
     stragglers = verify.get("stragglers", 0)
-    if not isinstance(stragglers, int) or isinstance(stragglers, bool) or stragglers < 0:
+    if not _is_count(stragglers):
         problems.append(f"verify.stragglers must be a count (an integer >= 0), not {stragglers!r}")
     if verify.get("slices") != len(slices) and role != "joined":
         problems.append(f"verify.slices is {verify.get('slices')!r}, the line has {len(slices)}")
