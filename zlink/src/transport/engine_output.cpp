@@ -18,6 +18,7 @@ constexpr int batches_per_turn = 16;
 std::span<const uint8_t> bytes_of(const msg_t &m) {
     return {static_cast<const uint8_t *>(m.data()), m.size()};
 }
+
 }  // namespace
 
 engine_output::engine_output(engine_t &engine, const options_t &opts)
@@ -79,8 +80,9 @@ void engine_output::write_handshake() {
 bool engine_output::fill_batch() {
     if (e_.raw_)
         return fill_raw_batch();
-    const size_t limit = out_size_.now();
-    enc_.resize_staging(limit);  // empty here (the last batch is written); no-op if unchanged
+    // The staging run is empty here (the last batch is written); no-op if unchanged.
+    enc_.resize_staging(out_size_.now());
+    batch_limit_ = out_size_.now();  // add_sealed may raise it for large sealed frames
     add_heartbeats();
     size_t frames = 0;
     bool full = false;
@@ -93,7 +95,7 @@ bool engine_output::fill_batch() {
             break;
         }
         ++frames;
-        if (enc_.pending_bytes() + sealed_.size() >= limit) {
+        if (enc_.pending_bytes() + sealed_.size() >= batch_limit_) {
             full = true;
             if (first_write_depends_on_more(e_.opts_.batch.first_write,
                                             enc_.pending_bytes() + sealed_.size()))
@@ -205,11 +207,31 @@ bool engine_output::add_frame(msg_t &m) {
 }
 
 // Transform path: the sealed frame is appended to this batch's byte run.
+//
+// A frame larger than a batch is not the batch's end when more such frames are
+// queued: up to sealed_run_bytes of them are sealed into one batch before it
+// is written.  With one large sealed frame per batch the peer's IO thread read
+// a frame, opened it and found its socket empty (the next frame was still
+// being sealed here), so it woke its application thread for every message,
+// which took the one message and slept again: about one sleep/wake cycle per
+// 256 KiB message on one core (docs/profiling/2026-12-03-curve-large.md).  A
+// batch of several lets the peer find the next frame queued behind the one it
+// opened, and its wake-up deferral (engine_input.hpp) then wakes the
+// application once for the run.  Only what is already queued joins: a lone
+// message is written as soon as it is sealed.  Small frames keep the adaptive
+// batch size.  The cost: the first frame of a run waits for the others' sealing
+// (about 0.1-0.2 ms per 256 KiB frame), and the sealed run's buffer keeps up to
+// sealed_run_bytes plus one frame per streaming connection.
+//
 // A SUB/XSUB's subscription message (\x01/\x00 + topic) goes as a sealed
 // SUBSCRIBE/CANCEL command to a ZMTP 3.1 peer, as libzmq sends it.
 bool engine_output::add_sealed(msg_t &m) {
-    if (!sealed_.empty() && sealed_.size() + m.size() > out_size_.now())
+    const bool large = m.size() > out_size_.now();
+    const size_t room = large ? std::max(out_size_.now(), sealed_run_bytes) : out_size_.now();
+    if (!sealed_.empty() && sealed_.size() + m.size() > room)
         return false;
+    if (large)
+        batch_limit_ = std::max(batch_limit_, room);
     auto body = bytes_of(m);
     const bool sub_side = e_.opts_.type == ZMQ_SUB || e_.opts_.type == ZMQ_XSUB;
     if (sub_side && !out_more_ && !m.has_more() && !body.empty() && body[0] <= 1 &&

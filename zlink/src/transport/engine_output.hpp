@@ -59,6 +59,9 @@ public:
     std::size_t batch_bytes() const noexcept { return out_size_.now(); }
 
     static constexpr std::size_t max_pending_pongs = 16;
+    // Sealed (CURVE) frames larger than a batch share one batch up to this many
+    // bytes when they are queued together (add_sealed).
+    static constexpr std::size_t sealed_run_bytes = 1024 * 1024;
 
 private:
     void write_handshake();
@@ -78,7 +81,8 @@ private:
 
     engine_t &e_;
     wire::frame_encoder enc_;
-    batch_size out_size_;  // the next write batch's bytes
+    batch_size out_size_;          // the next write batch's bytes
+    std::size_t batch_limit_ = 0;  // the batch being filled stops at this many bytes
     write_state write_ = write_state::idle;
     // The batch's first sendmsg is still to come, and whether more frames
     // waited behind it: they decide its cap (transport/write_cap.hpp).

@@ -85,7 +85,22 @@ struct stress_case {
     int hwm;  // both sides; 0 = the default
     bool pull_binds;
     int pause_every;
+    bool curve = false;  // CURVE: the sender seals, the receiver opens each frame
 };
+
+// CURVE with the PULL as server: the engine's reads then deliver opened frames
+// (engine_input::open_frame), and a PUSH may seal several large messages into
+// one batch (engine_output::add_sealed).
+void use_curve(void *pull, void *push) {
+    char server_public[41], server_secret[41], client_public[41], client_secret[41];
+    ASSERT_EQ(zmq_curve_keypair(server_public, server_secret), 0);
+    ASSERT_EQ(zmq_curve_keypair(client_public, client_secret), 0);
+    set_int(pull, ZMQ_CURVE_SERVER, 1);
+    ASSERT_EQ(zmq_setsockopt(pull, ZMQ_CURVE_SECRETKEY, server_secret, 40), 0);
+    ASSERT_EQ(zmq_setsockopt(push, ZMQ_CURVE_SERVERKEY, server_public, 40), 0);
+    ASSERT_EQ(zmq_setsockopt(push, ZMQ_CURVE_PUBLICKEY, client_public, 40), 0);
+    ASSERT_EQ(zmq_setsockopt(push, ZMQ_CURVE_SECRETKEY, client_secret, 40), 0);
+}
 
 class WakeStress : public ::testing::TestWithParam<stress_case> {};
 
@@ -101,6 +116,8 @@ TEST_P(WakeStress, EveryMessageArrivesInOrder) {
         set_int(pull, ZMQ_RCVHWM, c.hwm);
         set_int(push, ZMQ_SNDHWM, c.hwm);
     }
+    if (c.curve)
+        use_curve(pull, push);
     void *binder = c.pull_binds ? pull : push;
     void *connecter = c.pull_binds ? push : pull;
     ASSERT_EQ(zmq_bind(binder, "tcp://127.0.0.1:*"), 0);
@@ -113,13 +130,14 @@ TEST_P(WakeStress, EveryMessageArrivesInOrder) {
     zmq_ctx_term(ctx);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, WakeStress,
-                         ::testing::Values(stress_case{"default_hwm_bind", 0, true, 0},
-                                           stress_case{"default_hwm_connect_pausing", 0, false, 7},
-                                           stress_case{"hwm2_bind_pausing", 2, true, 3},
-                                           stress_case{"hwm5_connect", 5, false, 0}),
-                         [](const ::testing::TestParamInfo<stress_case> &i) {
-                             return std::string(i.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, WakeStress,
+    ::testing::Values(stress_case{"default_hwm_bind", 0, true, 0},
+                      stress_case{"default_hwm_connect_pausing", 0, false, 7},
+                      stress_case{"hwm2_bind_pausing", 2, true, 3},
+                      stress_case{"hwm5_connect", 5, false, 0},
+                      stress_case{"curve_default_hwm_bind", 0, true, 0, true},
+                      stress_case{"curve_hwm2_connect_pausing", 2, false, 3, true}),
+    [](const ::testing::TestParamInfo<stress_case> &i) { return std::string(i.param.name); });
 
 }  // namespace

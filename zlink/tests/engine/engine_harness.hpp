@@ -61,6 +61,7 @@ public:
     bool answer_zap_at_once = false;
     bool keep = false;  // also keep the received messages themselves
     std::vector<msg_t> kept;
+    std::function<void()> on_pull;  // called before each frame is handed to the engine
 
     ~recording_host() override {
         for (auto &m : outbox)
@@ -99,6 +100,8 @@ public:
         if (outbox.empty())
             return false;
         ++pulls;
+        if (on_pull)
+            on_pull();
         m = outbox.front();
         outbox.pop_front();
         return true;

@@ -7,7 +7,9 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/ioctl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -386,6 +388,46 @@ TEST_F(EnginePair, FrameTransformCarriesSubscribeAndCancelCommands) {
                                                            5),
                                                false}}));
     EXPECT_EQ(ta->sealed, 2);
+}
+
+// Large messages queued together are sealed into one batch, up to
+// engine_output::sealed_run_bytes, before the batch is written: the peer then
+// finds the next frame queued behind the one it has just read.  Seen from the
+// peer's socket: while the engine pulls the run's frames nothing has arrived
+// yet; the first frame beyond the run is pulled after the batch was written.
+TEST_F(EngineRaw, LargeSealedMessagesShareOneBatchUpToTheRun) {
+    start(options_for(ZMQ_PAIR),
+          std::make_unique<test_handshake>(zlink::wire::handshake_options{}, true, false));
+    write_all(peer(), greeting_bytes() + ready_bytes("PAIR"));
+    ASSERT_TRUE(run_until(ioc, [&] { return host.ready.has_value(); }));
+    read_available(peer());  // greeting + READY
+    constexpr std::size_t size = 100 * 1024;
+    const std::size_t per_run = zlink::engine_output::sealed_run_bytes / size;
+    ASSERT_GE(per_run, 2u);
+    const std::size_t count = per_run + 3;
+    std::vector<int> queued;  // bytes waiting at the peer when each frame was pulled
+    host.on_pull = [&] {
+        int n = 0;
+        ::ioctl(peer(), FIONREAD, &n);
+        queued.push_back(n);
+    };
+    for (std::size_t i = 0; i < count; ++i)
+        host.outbox.push_back(make_msg(pattern(size, static_cast<int>(i)), false));
+    host.engine->restart_output();
+    std::string got;
+    ASSERT_TRUE(run_until(ioc, [&] {
+        got += read_available(peer());
+        return host.outbox.empty() && host.engine->output().writing() == zlink::write_state::idle &&
+               got.size() >= count * size;
+    }));
+    ASSERT_GE(queued.size(), count);
+    // The run's frames and the refused one after them were all pulled before the
+    // first write; then the refused one again, with the batch on its way.
+    const auto first_written =
+        std::find_if(queued.begin(), queued.end(), [](int n) { return n > 0; });
+    const auto pulled_before = static_cast<std::size_t>(first_written - queued.begin());
+    EXPECT_GE(pulled_before, 2u) << "one large frame per batch";
+    EXPECT_LE(pulled_before, per_run + 1) << "the batch grew past the run";
 }
 
 TEST_F(EngineRaw, FrameTransformPutsOnlyMessageCommandsOnTheWire) {
