@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -36,7 +37,7 @@ class Row:
     lo: float = math.nan    # the range of the diffs (%, positive = candidate better)
     hi: float = math.nan
     gmean: float = math.nan  # geometric mean of the ratios (> 1 = candidate better)
-    planned: int = 0         # comparisons behind lo, hi and gmean
+    planned: int = 0         # comparisons behind gmean
 
     @property
     def n(self) -> int:     # planned comparisons: those with a verdict
@@ -71,23 +72,21 @@ class Result:
     def counts_text(self) -> str:
         if self.kind == "spread":
             return self.spread_text()
-        if not self.rows:
-            return "no such comparison in this run"
-        out, labels = [], list(dict.fromkeys(r.label for r in self.rows))
-        for label in labels:
-            body = ", ".join(r.text() for r in self.rows if r.label == label)
-            out.append(f"{label}: {body}" if label else body)
-        return "; ".join(out)
+        return self._per_label(Row.text)
 
     def geomean_text(self) -> str:
         """Per by-group and metric, the geometric mean of the candidate's ratios (oriented so
         that above 1 is better: throughput cand/ref, latency ref/cand) over its planned
         comparisons: the one figure a sweep of cells is often summarised by."""
+        return self._per_label(Row.gmean_text)
+
+    def _per_label(self, text_of) -> str:
+        """One clause per by-group ("label: metric ..., metric ..."), in the rows' order."""
         if not self.rows:
             return "no such comparison in this run"
         out, labels = [], list(dict.fromkeys(r.label for r in self.rows))
         for label in labels:
-            body = ", ".join(r.gmean_text() for r in self.rows if r.label == label)
+            body = ", ".join(text_of(r) for r in self.rows if r.label == label)
             out.append(f"{label}: {body}" if label else body)
         return "; ".join(out)
 
@@ -227,15 +226,11 @@ def _counts(comparisons: Comparison, cmp: pd.DataFrame) -> tuple[Row, ...]:
                 continue
             counts = {str(k): int(v) for k, v in m["verdict"].value_counts().items()}
             planned = m[m["verdict"] != compare.NOT_PLANNED]["diff_pct"].dropna()
-            planned = planned[planned > -100]   # a ratio of 0 has no logarithm
+            ratios = [r for r in 1 + planned / 100 if r > 0]   # a ratio of 0 has no logarithm
             rows.append(Row(label, metric, counts, float(planned.min()) if len(planned) else math.nan,
                             float(planned.max()) if len(planned) else math.nan,
-                            _geometric_mean(1 + planned / 100), len(planned)))
+                            statistics.geometric_mean(ratios) if ratios else math.nan, len(ratios)))
     return tuple(rows)
-
-
-def _geometric_mean(ratios: pd.Series) -> float:
-    return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if len(ratios) else math.nan
 
 
 def _tuple(values) -> tuple:
