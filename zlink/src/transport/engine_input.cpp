@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <asio/post.hpp>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 
 #include "transport/engine.hpp"
@@ -89,7 +88,6 @@ void engine_input::read_loop() {
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             body_in_place_ = false;  // the next turn chooses its buffer again
-            set_low_water();
             wait_readable();
             break;
         }
@@ -118,28 +116,6 @@ void engine_input::wait_readable() {
                             if (!self->stopped())
                                 self->input_.read_loop();
                         });
-}
-
-// The low-water mark for the coming wait: the missing rest of a large body,
-// else 1 (see the header).  A setsockopt only when the mark changes.
-void engine_input::set_low_water() {
-    const int fd = e_.sock_.native_handle();
-    if (low_water_ < 0) {
-        int domain = 0;
-        socklen_t len = sizeof domain;
-        const bool tcp = ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
-                         (domain == AF_INET || domain == AF_INET6);
-        low_water_ = tcp ? 1 : 0;
-    }
-    if (low_water_ == 0)
-        return;
-    int want = 1;
-    if (next_read_in_place() && !e_.watching_silence_)
-        want = static_cast<int>(std::min<std::size_t>(dec_.body_remaining().size(), INT_MAX));
-    if (want == low_water_)
-        return;
-    if (::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof want) == 0)
-        low_water_ = want;
 }
 
 // The next read goes straight into the body being decoded: a large body

@@ -26,18 +26,6 @@
 // (docs/profiling/2026-12-02-wakeups.md).  A lone message still wakes the
 // socket at once: its read is short, or the next read finds the socket empty.
 //
-// Waiting for the rest of a large body (tcp only): before it waits for
-// readability the loop sets SO_RCVLOWAT to the bytes the body still misses, so
-// the kernel wakes this thread once the body is there instead of at every
-// segment that arrives; the mark goes back to 1 before a wait for anything
-// else.  Over tcp in split placement the receiver read a 256 KiB body in
-// ~54 KiB pieces, one wake-up of this thread each
-// (docs/profiling/2026-12-04-receive-low-water.md).  The kernel caps the mark
-// (half the largest receive buffer, and grows the buffer to fit it), so a body
-// larger than the buffer still wakes the reader in time.  Not with heartbeats:
-// every partial read counts as hearing from the peer there.  AF_UNIX ignores
-// the mark in poll(), so ipc does not set it.
-//
 // It belongs to its engine and calls it back for what is not about reading:
 // the handshake (bytes before it is done), failures, PINGs (heartbeats live in
 // the lifecycle, engine.cpp).
@@ -105,7 +93,6 @@ public:
 private:
     void read_loop();
     void wait_readable();
-    void set_low_water();
     asio::mutable_buffer next_read_buffer();
     bool next_read_in_place() const;
     void on_read(const asio::error_code &ec, std::size_t n);
@@ -134,9 +121,6 @@ private:
     bool last_read_in_place_ = false;  // ... and it was a large body's rest
     bool wake_deferred_ = false;       // a flush in this loop let the wake-up wait
     std::size_t frames_in_ = 0;        // frames decoded, ever (per-read counts)
-    // SO_RCVLOWAT as last set (1: the kernel's default); -1 until the socket is
-    // known to be tcp, 0 when it is not (the low-water mark is then not used).
-    int low_water_ = -1;
 };
 
 }  // namespace zlink

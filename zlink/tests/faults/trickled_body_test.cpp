@@ -1,11 +1,13 @@
 // A large body that arrives in pieces, with pauses between them, from a
-// hand-made ZMTP peer over tcp. The receiver waits for the rest of a large
-// body with SO_RCVLOWAT set to the bytes still missing
-// (transport/engine_input.hpp), and puts the mark back to 1 before it waits for
-// anything else. These cases fail if the mark asks for more than will come
-// (the body's last byte never wakes the reader), if it stays raised after the body (a lone short
-// message that follows waits forever), or if a peer that hangs up mid-body
-// goes unnoticed while the mark is raised.
+// hand-made ZMTP peer over tcp: the reader goes back to waiting for
+// readability in the middle of a body, then must complete it, deliver a lone
+// short message that follows at once, and notice a peer that hangs up
+// mid-body. Written for the receive low-water mark tried on 2026-12-04
+// (docs/profiling/2026-12-04-receive-low-water.md: the reader waited for a
+// body's whole rest with SO_RCVLOWAT; taken out again, it cost split tcp
+// throughput); these cases failed when that mark was left raised after a body
+// or asked for one byte more than the body missed, and they hold any reader
+// that waits mid-body to the same.
 #include "fault_util.hpp"
 #include "zmtp_bytes.hpp"
 
@@ -37,10 +39,11 @@ std::string pattern(std::size_t n) {
     return s;
 }
 
-// A client whose segments carry at most 1,000 bytes.  Loopback's own MSS is
-// 64 KiB, and the kernel wakes a reader whose receive window is under one MSS
-// whatever its mark: with small segments a mark that asks for more than will
-// come is seen (the read never wakes).
+// A client whose segments carry at most 1,000 bytes, so a body's pieces and
+// its last byte arrive as the test sends them.  (Loopback's own MSS is 64 KiB,
+// and the kernel wakes a reader whose receive window is under one MSS whatever
+// its SO_RCVLOWAT: with small segments a reader that waits for too many bytes
+// is seen.)
 test_support::unique_fd connect_small_segments(int port) {
     test_support::unique_fd fd(::socket(AF_INET, SOCK_STREAM, 0));
     if (!fd)
@@ -118,8 +121,8 @@ TEST_F(TrickledBody, BodyInPiecesThenALoneShortMessage) {
     EXPECT_EQ(take(), "after") << "a short message after the body waited for more bytes";
 }
 
-// The last byte of the body arrives alone, and nothing after it: the mark must
-// not ask for more than the body misses.
+// The last byte of the body arrives alone, and nothing after it: a reader
+// that waits for more than the body misses never delivers it.
 TEST_F(TrickledBody, LastByteAlone) {
     const std::string body = pattern(body_size);
     put(long_frame_header(body_size) + body.substr(0, body_size - 1));
