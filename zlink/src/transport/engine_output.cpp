@@ -52,6 +52,7 @@ void engine_output::pump() {
             return;
         }
         first_write_pending_ = true;
+        pause_after_first_ = pause_for_peer();
         write_batch();
     }
 }
@@ -261,10 +262,13 @@ bool engine_output::write_batch() {
     while (!gather_.empty()) {
         std::error_code ec;
         // A batch's first write: the rule's cap, or the knob's when that is smaller.
-        const size_t first = first_write_pending_ && e_.opts_.batch.first_write > 0
-                                 ? first_write_cap(e_.opts_.batch.first_write,
-                                                   gather_.pending_bytes(), more_waiting_)
-                                 : 0;
+        size_t first = first_write_pending_ && e_.opts_.batch.first_write > 0
+                           ? first_write_cap(e_.opts_.batch.first_write, gather_.pending_bytes(),
+                                             more_waiting_)
+                           : 0;
+        const bool pausing = first_write_pending_ && pause_after_first_;
+        if (pausing)
+            first = pause_first_bytes;
         gather_.write_to(e_.sock_.native_handle(),
                          first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
         if (ec == std::errc::resource_unavailable_try_again) {
@@ -274,6 +278,11 @@ bool engine_output::write_batch() {
         first_write_pending_ = false;
         if (ec) {
             e_.write_failed();
+            return false;
+        }
+        if (pausing && !gather_.empty()) {
+            pause_after_first_ = false;
+            wait_writable();  // the rest once the peer has read the first bytes
             return false;
         }
     }
@@ -289,6 +298,17 @@ bool engine_output::host_has_frame() {
         return false;
     e_.host_->return_frame(next);
     return true;
+}
+
+// Whether this batch's first write pauses for the peer (transport/peer_pause.hpp):
+// checked in the order of cost, the placement last (two syscalls, once a second).
+bool engine_output::pause_for_peer() {
+    const std::size_t bytes = gather_.pending_bytes();
+    if (!pause_candidate(e_.opts_.batch.pause_for_peer, bytes) || more_waiting_)
+        return false;
+    if (host_has_frame())
+        return false;
+    return peer_.elsewhere(e_.sock_.native_handle());
 }
 
 void engine_output::wait_writable() {

@@ -7,7 +7,8 @@
 // handshake's bytes, and carries the PINGs and PONGs the lifecycle queues.
 //
 // The batch is as large as out_size_ says (transport/batch_size.hpp); its
-// first write may be capped (transport/write_cap.hpp).
+// first write may be capped (transport/write_cap.hpp), or over ipc be 8 KiB
+// followed by a wait for the peer (transport/peer_pause.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "core/options.hpp"
 #include "transport/batch_size.hpp"
 #include "transport/engine_gather.hpp"
+#include "transport/peer_pause.hpp"
 #include "wire/frame_encoder.hpp"
 
 namespace zlink {
@@ -74,6 +76,7 @@ private:
     bool seal_command(std::span<const uint8_t> body);
     bool write_batch();
     bool host_has_frame();
+    bool pause_for_peer();
     void wait_writable();
     void yield();
     void batch_written();
@@ -88,6 +91,10 @@ private:
     // waited behind it: they decide its cap (transport/write_cap.hpp).
     bool first_write_pending_ = false;
     bool more_waiting_ = false;
+    // This batch's first write is 8 KiB and the rest waits for writability
+    // (transport/peer_pause.hpp); where the peer runs, looked up now and then.
+    bool pause_after_first_ = false;
+    peer_placement peer_;
     bool out_more_ = false;  // the last frame added had MORE
     bool close_after_flush_ = false;
     std::vector<msg_t> in_flight_;      // bodies the gather list references

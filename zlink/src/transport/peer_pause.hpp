@@ -1,0 +1,55 @@
+// peer_pause: over ipc, a lone mid-size message to a peer pinned to other CPUs
+// goes out as 8 KiB, a wait until the peer has read them, then the rest.
+//
+// Why: with a core per side (sender and receiver processes pinned to different
+// CPUs), zlink's ipc 64 KiB round trips ran at 40-47 us p50 against libzmq's
+// 23-27 us (scorecard-placements 20261204T165438Z-6613, split, -36% to -48%;
+// the same since 2026-11-25).  libzmq writes 8 KiB, waits in epoll until the
+// socket is writable again, and writes the rest; a unix socket wakes its
+// writer when the reader frees queued data, so the rest goes once the peer is
+// awake and reading.  A zlink probe that did the same ran the split round trip
+// in 25-31 us, but lost the one-core lead (12.8 -> 17 us) and split stream
+// throughput (it paused after every message)
+// (experiments/split-cores/README.md, "libzmq's pause between its two writes").
+// Why the pause pays is inferred, not traced: this guest halts an idle vCPU at
+// once, and the paused pattern wakes the peer soon after it went idle.
+//
+// So the pause is kept to where it paid: ipc (the peer's pid is known:
+// SO_PEERCRED), the peer's allowed CPUs disjoint from this thread's (it can
+// never share our core: one-core and free placement keep the single write), a
+// batch of one message between pause_min_batch and pause_max_batch, and
+// nothing queued behind it (a stream keeps its throughput).
+#pragma once
+#include <chrono>
+#include <cstddef>
+
+namespace zlink {
+
+inline constexpr std::size_t pause_first_bytes = 8 * 1024;
+inline constexpr std::size_t pause_min_batch = 16 * 1024;
+inline constexpr std::size_t pause_max_batch = 128 * 1024;
+
+// Whether a batch of batch_bytes is a candidate (before asking whether frames
+// wait behind it or where the peer runs, which cost a pull and syscalls).
+constexpr bool pause_candidate(bool enabled, std::size_t batch_bytes) noexcept {
+    return enabled && batch_bytes > pause_min_batch && batch_bytes <= pause_max_batch;
+}
+
+// Whether the process at the other end of the unix socket fd may only run on
+// CPUs this thread may not: both affinity masks are read, and any failure
+// (not a unix socket, no such process, a mask larger than cpu_set_t) says no.
+bool peer_pinned_elsewhere(int fd) noexcept;
+
+// peer_pinned_elsewhere() for one connection, asked again at most once per
+// second: placement is usually set at start, but a process may pin itself
+// after it connected.
+class peer_placement {
+public:
+    bool elsewhere(int fd) noexcept;
+
+private:
+    std::chrono::steady_clock::time_point next_look_{};
+    bool elsewhere_ = false;
+};
+
+}  // namespace zlink

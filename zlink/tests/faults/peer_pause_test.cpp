@@ -1,0 +1,178 @@
+// The ipc pause for a peer pinned to other CPUs (transport/peer_pause.hpp),
+// over a real ipc connection to a hand-made ZMTP peer.  The peer is this
+// process: SO_PEERCRED then names our pid, whose affinity is the main
+// thread's, so pinning the main thread to one CPU and the context's IO thread
+// to another puts the "peer" elsewhere and every lone mid-size message takes
+// the paused path (8 KiB, a wait for writability, the rest).  Each frame is
+// read back byte for byte: fails if the paused path loses, repeats or reorders
+// bytes at its cut, or leaves the rest unsent.  (Whether the cut happens is
+// tested on the decision itself: tests/engine/peer_pause_test.cpp.  From
+// outside it cannot be seen: Asio's wait for writability on a socket with
+// room ends at once, so the rest follows after one trip through epoll.)
+#include "fault_util.hpp"
+#include "zmtp_bytes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace faults;
+
+namespace {
+
+constexpr std::size_t header_bytes = 9;  // long frame: flags + 8-byte size
+
+std::string ready_pair() {
+    const std::string name = "Socket-Type", value = "PAIR";
+    std::string body = "\x05READY";
+    body += static_cast<char>(name.size());
+    body += name;
+    body += std::string("\0\0\0", 3) + static_cast<char>(value.size());
+    body += value;
+    return std::string("\x04", 1) + static_cast<char>(body.size()) + body;
+}
+
+std::string pattern(std::size_t n, int seed) {
+    std::string s(n, '\0');
+    for (std::size_t i = 0; i < n; ++i)
+        s[i] = static_cast<char>(static_cast<unsigned char>(i * 13 + seed + i / 509));
+    return s;
+}
+
+std::vector<int> allowed_cpus() {
+    cpu_set_t m;
+    CPU_ZERO(&m);
+    std::vector<int> out;
+    if (::sched_getaffinity(0, sizeof m, &m) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &m))
+                out.push_back(c);
+    return out;
+}
+
+class PeerPause : public ::testing::Test {
+protected:
+    void SetUp() override {
+        cpus_ = allowed_cpus();
+        if (cpus_.size() < 2)
+            GTEST_SKIP() << "needs two CPUs to pin the two ends apart; this process has "
+                         << cpus_.size();
+        CPU_ZERO(&saved_);
+        ASSERT_EQ(::sched_getaffinity(0, sizeof saved_, &saved_), 0);
+        saved_valid_ = true;
+    }
+    void TearDown() override {
+        if (fd_ >= 0)
+            ::close(fd_);
+        if (s_)
+            zmq_close(s_);
+        if (ctx_)
+            zmq_ctx_term(ctx_);
+        if (!path_.empty())
+            ::unlink(path_.c_str());
+        if (saved_valid_)
+            ::sched_setaffinity(0, sizeof saved_, &saved_);
+    }
+
+    // Main thread (the "peer" SO_PEERCRED names) on cpus_[0], the IO thread on io_cpu.
+    void start(int io_cpu) {
+        cpu_set_t m;
+        CPU_ZERO(&m);
+        CPU_SET(cpus_[0], &m);
+        ASSERT_EQ(::sched_setaffinity(0, sizeof m, &m), 0);
+        ctx_ = zmq_ctx_new();
+        ASSERT_NE(ctx_, nullptr);
+        ASSERT_EQ(zmq_ctx_set(ctx_, ZMQ_THREAD_AFFINITY_CPU_ADD, io_cpu), 0);
+        s_ = zmq_socket(ctx_, ZMQ_PAIR);
+        ASSERT_NE(s_, nullptr);
+        set_int(s_, ZMQ_LINGER, 0);
+        path_ = "/tmp/zlink-peer-pause-" + std::to_string(::getpid()) + ".sock";
+        ::unlink(path_.c_str());
+        ASSERT_EQ(zmq_bind(s_, ("ipc://" + path_).c_str()), 0);
+
+        fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        ASSERT_GE(fd_, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path_.c_str());
+        ASSERT_EQ(::connect(fd_, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+        const std::string hello = greeting() + ready_pair();
+        ASSERT_EQ(::send(fd_, hello.data(), hello.size(), MSG_NOSIGNAL), ssize_t(hello.size()));
+        // Its greeting, then its READY (a short command: 0x04, size, body).
+        read_exactly(64);
+        const std::string head = read_exactly(2);
+        ASSERT_EQ(head.size(), 2u);
+        read_exactly(static_cast<unsigned char>(head[1]));
+    }
+
+    std::string read_exactly(std::size_t n) {
+        std::string out(n, '\0');
+        std::size_t got = 0;
+        while (got < n) {
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, 5000) <= 0)
+                break;
+            const ssize_t r = ::recv(fd_, out.data() + got, n - got, 0);
+            if (r <= 0)
+                break;
+            got += static_cast<std::size_t>(r);
+        }
+        out.resize(got);
+        return out;
+    }
+
+    // Sends one message, lets the IO thread write what it will before the
+    // peer reads, and returns how many bytes were in the socket by then; then
+    // reads the whole frame and checks it byte for byte.
+    std::size_t bytes_before_reading(std::size_t size, int seed) {
+        const std::string body = pattern(size, seed);
+        EXPECT_EQ(zmq_send(s_, body.data(), body.size(), 0), int(body.size()));
+        std::this_thread::sleep_for(100ms);
+        const std::size_t frame = (size > 255 ? header_bytes : 2) + size;
+        std::string got(frame, '\0');
+        const ssize_t first = ::recv(fd_, got.data(), frame, MSG_DONTWAIT);
+        EXPECT_GT(first, 0);
+        if (first <= 0)
+            return 0;
+        const std::string rest = read_exactly(frame - static_cast<std::size_t>(first));
+        EXPECT_EQ(rest.size(), frame - static_cast<std::size_t>(first))
+            << "the frame's rest never came";
+        got.replace(static_cast<std::size_t>(first), rest.size(), rest);
+        EXPECT_TRUE(got.substr(frame - size) == body) << "the body arrived with other bytes";
+        return static_cast<std::size_t>(first);
+    }
+
+    std::vector<int> cpus_;
+    cpu_set_t saved_{};
+    bool saved_valid_ = false;
+    void *ctx_ = nullptr;
+    void *s_ = nullptr;
+    int fd_ = -1;
+    std::string path_;
+};
+
+// The IO thread on another CPU than the peer: the paused path, for sizes
+// around the cut and the range's ends, each frame intact.
+TEST_F(PeerPause, MessagesToAPeerElsewhereArriveIntact) {
+    start(cpus_[1]);
+    int seed = 0;
+    for (std::size_t size :
+         {std::size_t(64 * 1024), std::size_t(16 * 1024 + 1), std::size_t(8 * 1024 + 1),
+          std::size_t(100 * 1024), std::size_t(128 * 1024), std::size_t(200 * 1024)})
+        EXPECT_GT(bytes_before_reading(size, ++seed), 0u) << size;
+}
+
+// The same CPU for both: the single write, intact.
+TEST_F(PeerPause, MessagesToAPeerOnOurCpuArriveIntact) {
+    start(cpus_[0]);
+    EXPECT_GT(bytes_before_reading(64 * 1024, 1), 0u);
+    EXPECT_GT(bytes_before_reading(100 * 1024, 2), 0u);
+}
+
+}  // namespace
