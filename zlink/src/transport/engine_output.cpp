@@ -282,7 +282,7 @@ bool engine_output::write_batch() {
         }
         if (pausing && !gather_.empty()) {
             pause_after_first_ = false;
-            wait_writable();  // the rest once the peer has read the first bytes
+            wait_writable();  // the rest after one trip through epoll (peer_pause.hpp)
             return false;
         }
     }

@@ -1,18 +1,19 @@
 // peer_pause: over ipc, a lone mid-size message to a peer pinned to other CPUs
-// goes out as 8 KiB, a wait until the peer has read them, then the rest.
+// goes out as 8 KiB, one trip through epoll (Asio's wait for writability, which
+// ends at once on a socket with room), then the rest.
 //
 // Why: with a core per side (sender and receiver processes pinned to different
 // CPUs), zlink's ipc 64 KiB round trips ran at 40-47 us p50 against libzmq's
 // 23-27 us (scorecard-placements 20261204T165438Z-6613, split, -36% to -48%;
-// the same since 2026-11-25).  libzmq writes 8 KiB, waits in epoll until the
-// socket is writable again, and writes the rest; a unix socket wakes its
-// writer when the reader frees queued data, so the rest goes once the peer is
-// awake and reading.  A zlink probe that did the same ran the split round trip
-// in 25-31 us, but lost the one-core lead (12.8 -> 17 us) and split stream
-// throughput (it paused after every message)
-// (experiments/split-cores/README.md, "libzmq's pause between its two writes").
-// Why the pause pays is inferred, not traced: this guest halts an idle vCPU at
-// once, and the paused pattern wakes the peer soon after it went idle.
+// the same since 2026-11-25).  libzmq writes 8 KiB, goes back to epoll for
+// writability (which it has at once: there is room), and writes the rest.  A
+// zlink probe that did the same ran the split round trip in 25-31 us, but lost
+// the one-core lead (12.8 -> 17 us) and split stream throughput: it paused
+// after every message (experiments/split-cores/README.md, "libzmq's pause
+// between its two writes").  Why the pause pays is inferred, not traced: this
+// guest halts an idle vCPU at once, and the first 8 KiB start the peer's
+// wake-up while the rest is written
+// (docs/profiling/2026-12-04-ipc-peer-pause.md, with the before/after).
 //
 // So the pause is kept to where it paid: ipc (the peer's pid is known:
 // SO_PEERCRED), the peer's allowed CPUs disjoint from this thread's (it can
