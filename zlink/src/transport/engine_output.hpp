@@ -8,7 +8,7 @@
 //
 // The batch is as large as out_size_ says (transport/batch_size.hpp); its
 // first write may be capped (transport/write_cap.hpp), or over ipc be 8 KiB
-// followed by a wait for the peer (transport/peer_pause.hpp).
+// with the rest after one trip through epoll (transport/peer_pause.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
