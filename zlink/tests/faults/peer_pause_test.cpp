@@ -27,16 +27,6 @@ namespace {
 
 constexpr std::size_t header_bytes = 9;  // long frame: flags + 8-byte size
 
-std::string ready_pair() {
-    const std::string name = "Socket-Type", value = "PAIR";
-    std::string body = "\x05READY";
-    body += static_cast<char>(name.size());
-    body += name;
-    body += std::string("\0\0\0", 3) + static_cast<char>(value.size());
-    body += value;
-    return std::string("\x04", 1) + static_cast<char>(body.size()) + body;
-}
-
 std::string pattern(std::size_t n, int seed) {
     std::string s(n, '\0');
     for (std::size_t i = 0; i < n; ++i)
@@ -101,7 +91,7 @@ protected:
         a.sun_family = AF_UNIX;
         std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path_.c_str());
         ASSERT_EQ(::connect(fd_, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
-        const std::string hello = greeting() + ready_pair();
+        const std::string hello = greeting() + ready("PAIR");
         ASSERT_EQ(::send(fd_, hello.data(), hello.size(), MSG_NOSIGNAL), ssize_t(hello.size()));
         // Its greeting, then its READY (a short command: 0x04, size, body).
         read_exactly(64);

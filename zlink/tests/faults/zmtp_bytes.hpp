@@ -17,8 +17,9 @@ inline std::string greeting(int major = 3, int minor = 1, const std::string &mec
     g.replace(12, mech.size(), mech);
     return g;
 }
-inline std::string ready_dealer() {
-    const std::string name = "Socket-Type", value = "DEALER";
+// READY with one property, Socket-Type = type.
+inline std::string ready(const std::string &type) {
+    const std::string name = "Socket-Type", value = type;
     std::string body = "\x05READY";
     body += static_cast<char>(name.size());
     body += name;
@@ -26,6 +27,7 @@ inline std::string ready_dealer() {
     body += value;
     return std::string("\x04", 1) + static_cast<char>(body.size()) + body;
 }
+inline std::string ready_dealer() { return ready("DEALER"); }
 inline std::string long_frame_header(uint64_t size) {
     std::string h(1, '\x02');  // long, no MORE
     for (int i = 7; i >= 0; --i)
