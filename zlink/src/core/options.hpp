@@ -134,7 +134,7 @@ struct options_t {
         int out_ceiling = knobs_t::adaptive_ceiling;
         int max_transfer = 0;  // one write's cap, 0: none
         int first_write = 0;   // a batch's first sendmsg cap, 0: none (transport/write_cap.hpp)
-        // ipc: a lone mid-size message to a peer pinned to other CPUs goes as
+        // ipc, tcp: a lone mid-size message to a peer on other CPUs goes as
         // 8 KiB, a trip through epoll, then the rest (transport/peer_pause.hpp)
         bool pause_for_peer = false;
     };

@@ -1,7 +1,10 @@
 #include "transport/peer_pause.hpp"
 
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/socket.h>
+
+#include <cstring>
 
 namespace zlink {
 
@@ -20,10 +23,51 @@ bool peer_pinned_elsewhere(int fd) noexcept {
     return CPU_COUNT(&theirs) > 0 && CPU_COUNT(&both) == 0;
 }
 
+bool is_loopback(const void *address, unsigned length) noexcept {
+    sa_family_t family{};
+    if (length < sizeof family)
+        return false;
+    std::memcpy(&family, address, sizeof family);
+    if (family == AF_INET && length >= sizeof(sockaddr_in)) {
+        sockaddr_in a{};
+        std::memcpy(&a, address, sizeof a);
+        return (ntohl(a.sin_addr.s_addr) >> 24) == 127;
+    }
+    if (family == AF_INET6 && length >= sizeof(sockaddr_in6)) {
+        sockaddr_in6 a{};
+        std::memcpy(&a, address, sizeof a);
+        const auto *b = a.sin6_addr.s6_addr;
+        if (IN6_IS_ADDR_LOOPBACK(&a.sin6_addr))
+            return true;
+        return IN6_IS_ADDR_V4MAPPED(&a.sin6_addr) && b[12] == 127;
+    }
+    return false;
+}
+
+bool loopback_peer_ran_elsewhere(int fd) noexcept {
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &peer_len) != 0 ||
+        !is_loopback(&peer, peer_len))
+        return false;
+    int cpu = -1;
+    socklen_t cpu_len = sizeof cpu;
+    if (::getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &cpu_len) != 0 || cpu < 0 ||
+        cpu >= CPU_SETSIZE)
+        return false;
+    cpu_set_t ours;
+    CPU_ZERO(&ours);
+    return ::sched_getaffinity(0, sizeof ours, &ours) == 0 && !CPU_ISSET(cpu, &ours);
+}
+
+bool peer_elsewhere(int fd) noexcept {
+    return peer_pinned_elsewhere(fd) || loopback_peer_ran_elsewhere(fd);
+}
+
 bool peer_placement::elsewhere(int fd) noexcept {
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_look_) {
-        elsewhere_ = peer_pinned_elsewhere(fd);
+        elsewhere_ = peer_elsewhere(fd);
         next_look_ = now + std::chrono::seconds(1);
     }
     return elsewhere_;

@@ -1,6 +1,6 @@
-// peer_pause: over ipc, a lone mid-size message to a peer pinned to other CPUs
-// goes out as 8 KiB, one trip through epoll (Asio's wait for writability, which
-// ends at once on a socket with room), then the rest.
+// peer_pause: a lone mid-size message to a peer running on other CPUs goes out
+// as 8 KiB, one trip through epoll (Asio's wait for writability, which ends at
+// once on a socket with room), then the rest.
 //
 // Why: with a core per side (sender and receiver processes pinned to different
 // CPUs), zlink's ipc 64 KiB round trips ran at 40-47 us p50 against libzmq's
@@ -15,11 +15,16 @@
 // wake-up while the rest is written
 // (docs/profiling/2026-12-04-ipc-peer-pause.md, with the before/after).
 //
-// So the pause is kept to where it paid: ipc (the peer's pid is known:
-// SO_PEERCRED), the peer's allowed CPUs disjoint from this thread's (it can
-// never share our core: one-core and free placement keep the single write), a
-// batch of one message between pause_min_batch and pause_max_batch, and
-// nothing queued behind it (a stream keeps its throughput).
+// So the pause is kept to where it paid: a peer that cannot share our core
+// (one-core and free placement keep the single write), a batch of one message
+// between pause_min_batch and pause_max_batch, and nothing queued behind it (a
+// stream keeps its throughput).  Where the peer runs:
+// - ipc: its pid (SO_PEERCRED), whose allowed CPUs must be disjoint from ours;
+// - tcp on loopback: the CPU that last delivered its segments to us
+//   (SO_INCOMING_CPU; loopback delivers in the sender's context, on the
+//   sender's CPU), which must be one this thread may not run on.  Other tcp
+//   peers never pause: over a real network that CPU is the NIC's, not the
+//   peer's.
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -41,7 +46,19 @@ constexpr bool pause_candidate(bool enabled, std::size_t batch_bytes) noexcept {
 // (not a unix socket, no such process, a mask larger than cpu_set_t) says no.
 bool peer_pinned_elsewhere(int fd) noexcept;
 
-// peer_pinned_elsewhere() for one connection, asked again at most once per
+// Whether the tcp socket fd is connected over loopback and its peer's last
+// segment was delivered on a CPU this thread may not run on.  Any failure (not
+// tcp, not loopback, no segment yet) says no.
+bool loopback_peer_ran_elsewhere(int fd) noexcept;
+
+// Whether a peer address is on this host's loopback (127.0.0.0/8, ::1, and
+// 127.0.0.0/8 mapped into IPv6).
+bool is_loopback(const void *sockaddr, unsigned length) noexcept;
+
+// The peer of fd is elsewhere by whichever of the two tests its socket allows.
+bool peer_elsewhere(int fd) noexcept;
+
+// peer_elsewhere() for one connection, asked again at most once per
 // second: placement is usually set at start, but a process may pin itself
 // after it connected.
 class peer_placement {

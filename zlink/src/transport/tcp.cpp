@@ -78,6 +78,7 @@ public:
         // tcp only (transport/write_cap.hpp says why); under ZMQ_ASIO_TCP_MAX_TRANSFER
         // the first write takes the smaller of the two.
         b.first_write = static_cast<int>(first_write_bytes);
+        b.pause_for_peer = true;  // on loopback only (transport/peer_pause.hpp)
     }
     bool dials_through_socks() const override { return true; }
 

@@ -1,9 +1,11 @@
-// The ipc pause for a peer pinned to other CPUs (transport/peer_pause.hpp),
-// over a real ipc connection to a hand-made ZMTP peer.  The peer is this
-// process: SO_PEERCRED then names our pid, whose affinity is the main
-// thread's, so pinning the main thread to one CPU and the context's IO thread
-// to another puts the "peer" elsewhere and every lone mid-size message takes
-// the paused path (8 KiB, a wait for writability, the rest).  Each frame is
+// The pause for a peer on other CPUs (transport/peer_pause.hpp), over a real
+// ipc or tcp loopback connection to a hand-made ZMTP peer.  The peer is this
+// process's main thread: over ipc SO_PEERCRED names our pid, whose affinity
+// is the main thread's; over tcp the peer's segments (its greeting) are
+// delivered on the main thread's CPU.  So pinning the main thread to one CPU
+// and the context's IO thread to another puts the "peer" elsewhere and every
+// lone mid-size message takes the paused path (8 KiB, a wait for
+// writability, the rest).  Each frame is
 // read back byte for byte: fails if the paused path loses, repeats or reorders
 // bytes at its cut, or leaves the rest unsent.  (Whether the cut happens is
 // tested on the decision itself: tests/engine/peer_pause_test.cpp.  From
@@ -14,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -69,8 +73,10 @@ protected:
             ::sched_setaffinity(0, sizeof saved_, &saved_);
     }
 
-    // Main thread (the "peer" SO_PEERCRED names) on cpus_[0], the IO thread on io_cpu.
-    void start(int io_cpu) {
+    enum class transport { ipc, tcp };
+
+    // Main thread (the peer) on cpus_[0], the IO thread on io_cpu.
+    void start(int io_cpu, transport over = transport::ipc) {
         cpu_set_t m;
         CPU_ZERO(&m);
         CPU_SET(cpus_[0], &m);
@@ -81,16 +87,11 @@ protected:
         s_ = zmq_socket(ctx_, ZMQ_PAIR);
         ASSERT_NE(s_, nullptr);
         set_int(s_, ZMQ_LINGER, 0);
-        path_ = "/tmp/zlink-peer-pause-" + std::to_string(::getpid()) + ".sock";
-        ::unlink(path_.c_str());
-        ASSERT_EQ(zmq_bind(s_, ("ipc://" + path_).c_str()), 0);
-
-        fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        if (over == transport::tcp)
+            connect_tcp();
+        else
+            connect_ipc();
         ASSERT_GE(fd_, 0);
-        sockaddr_un a{};
-        a.sun_family = AF_UNIX;
-        std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path_.c_str());
-        ASSERT_EQ(::connect(fd_, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
         const std::string hello = greeting() + ready("PAIR");
         ASSERT_EQ(::send(fd_, hello.data(), hello.size(), MSG_NOSIGNAL), ssize_t(hello.size()));
         // Its greeting, then its READY (a short command: 0x04, size, body).
@@ -98,6 +99,33 @@ protected:
         const std::string head = read_exactly(2);
         ASSERT_EQ(head.size(), 2u);
         read_exactly(static_cast<unsigned char>(head[1]));
+    }
+
+    void connect_ipc() {
+        path_ = "/tmp/zlink-peer-pause-" + std::to_string(::getpid()) + ".sock";
+        ::unlink(path_.c_str());
+        ASSERT_EQ(zmq_bind(s_, ("ipc://" + path_).c_str()), 0);
+        fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        ASSERT_GE(fd_, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path_.c_str());
+        ASSERT_EQ(::connect(fd_, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    }
+
+    void connect_tcp() {
+        ASSERT_EQ(zmq_bind(s_, "tcp://127.0.0.1:*"), 0);
+        char endpoint[256] = {};
+        size_t len = sizeof endpoint;
+        ASSERT_EQ(zmq_getsockopt(s_, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
+        const std::string text = endpoint;
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_port = htons(static_cast<uint16_t>(std::stoi(text.substr(text.rfind(':') + 1))));
+        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        ASSERT_GE(fd_, 0);
+        ASSERT_EQ(::connect(fd_, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
     }
 
     std::string read_exactly(std::size_t n) {
@@ -148,6 +176,17 @@ TEST_F(PeerPause, MessagesToAPeerElsewhereArriveIntact) {
     for (std::size_t size :
          {std::size_t(64 * 1024), std::size_t(16 * 1024 + 1), std::size_t(8 * 1024 + 1),
           std::size_t(100 * 1024), std::size_t(128 * 1024), std::size_t(200 * 1024)})
+        EXPECT_TRUE(frame_arrives_intact(size, ++seed)) << size;
+}
+
+// Over tcp on loopback: the peer's greeting came from another CPU, so the
+// same paused path, each frame intact.
+TEST_F(PeerPause, MessagesToALoopbackTcpPeerElsewhereArriveIntact) {
+    start(cpus_[1], transport::tcp);
+    int seed = 0;
+    for (std::size_t size :
+         {std::size_t(64 * 1024), std::size_t(16 * 1024 + 1), std::size_t(100 * 1024),
+          std::size_t(128 * 1024), std::size_t(200 * 1024)})
         EXPECT_TRUE(frame_arrives_intact(size, ++seed)) << size;
 }
 
