@@ -7,8 +7,9 @@
 // handshake's bytes, and carries the PINGs and PONGs the lifecycle queues.
 //
 // The batch is as large as out_size_ says (transport/batch_size.hpp); its
-// first write may be capped (transport/write_cap.hpp), or over ipc be 8 KiB
-// with the rest after one trip through epoll (transport/peer_pause.hpp).
+// first write may be capped (transport/write_cap.hpp), or, for a peer on
+// other CPUs, be 8 KiB with the rest after one trip through epoll
+// (transport/peer_pause.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
