@@ -11,8 +11,9 @@
 // the one-core lead (12.8 -> 17 us) and split stream throughput: it paused
 // after every message (experiments/split-cores/README.md, "libzmq's pause
 // between its two writes").  Why the pause pays is inferred, not traced: this
-// guest halts an idle vCPU at once, and the first 8 KiB start the peer's
-// wake-up while the rest is written
+// guest halts an idle vCPU at once (a traced wake-up from halt took a median
+// 20 us: docs/profiling/2026-12-04-ipc-split-modes.md), and the first 8 KiB
+// start the peer's wake-up while the rest is written
 // (docs/profiling/2026-12-04-ipc-peer-pause.md, with the before/after).
 //
 // So the pause is kept to where it paid: a peer that cannot share our core
