@@ -134,9 +134,12 @@ struct options_t {
         int out_ceiling = knobs_t::adaptive_ceiling;
         int max_transfer = 0;  // one write's cap, 0: none
         int first_write = 0;   // a batch's first sendmsg cap, 0: none (transport/write_cap.hpp)
-        // ipc, tcp: a lone mid-size message to a peer on other CPUs goes as
+        // tcp: a lone mid-size message to a loopback peer on other CPUs goes as
         // 8 KiB, a trip through epoll, then the rest (transport/peer_pause.hpp)
         bool pause_for_peer = false;
+        // ipc: to a peer on other CPUs, the IO thread also waits for writability
+        // once, so it wakes whenever the peer drains the socket (transport/drain_wake.hpp)
+        bool drain_wake = false;
     };
 
     int type = -1;

@@ -53,6 +53,7 @@ void engine_output::pump() {
         }
         first_write_pending_ = true;
         pause_after_first_ = pause_for_peer();
+        arm_drain_wake();
         write_batch();
     }
 }
@@ -309,6 +310,22 @@ bool engine_output::pause_for_peer() {
     if (host_has_frame())
         return false;
     return peer_.elsewhere(e_.sock_.native_handle());
+}
+
+// Once per connection, over ipc to a peer pinned to other CPUs: one wait for
+// writability, whose handler does nothing.  Its lasting effect is the point
+// (transport/drain_wake.hpp): Asio leaves write interest registered with epoll
+// for the descriptor's life, so from now on this IO thread wakes whenever
+// the peer takes bytes off the socket, and its CPU is awake for the answer.
+// The placement is looked up with the pause's (at most once a second), so a
+// process that pins itself after connecting is still caught.
+void engine_output::arm_drain_wake() {
+    if (drain_wake_armed_ || !e_.opts_.batch.drain_wake ||
+        !peer_.elsewhere(e_.sock_.native_handle()))
+        return;
+    drain_wake_armed_ = true;
+    e_.sock_.async_wait(asio::socket_base::wait_write,
+                        [self = e_.shared_from_this()](const asio::error_code &) {});
 }
 
 void engine_output::wait_writable() {

@@ -7,9 +7,10 @@
 // handshake's bytes, and carries the PINGs and PONGs the lifecycle queues.
 //
 // The batch is as large as out_size_ says (transport/batch_size.hpp); its
-// first write may be capped (transport/write_cap.hpp), or, for a peer on
-// other CPUs, be 8 KiB with the rest after one trip through epoll
-// (transport/peer_pause.hpp).
+// first write may be capped (transport/write_cap.hpp), or, for a tcp loopback
+// peer on other CPUs, be 8 KiB with the rest after one trip through epoll
+// (transport/peer_pause.hpp).  Over ipc to a peer on other CPUs the IO thread
+// is woken whenever the peer drains the socket (transport/drain_wake.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "core/msg.hpp"
 #include "core/options.hpp"
 #include "transport/batch_size.hpp"
+#include "transport/drain_wake.hpp"
 #include "transport/engine_gather.hpp"
 #include "transport/peer_pause.hpp"
 #include "wire/frame_encoder.hpp"
@@ -78,6 +80,7 @@ private:
     bool write_batch();
     bool host_has_frame();
     bool pause_for_peer();
+    void arm_drain_wake();
     void wait_writable();
     void yield();
     void batch_written();
@@ -96,7 +99,8 @@ private:
     // (transport/peer_pause.hpp); where the peer runs, looked up now and then.
     bool pause_after_first_ = false;
     peer_placement peer_;
-    bool out_more_ = false;  // the last frame added had MORE
+    bool drain_wake_armed_ = false;  // for good: epoll keeps the interest (drain_wake.hpp)
+    bool out_more_ = false;          // the last frame added had MORE
     bool close_after_flush_ = false;
     std::vector<msg_t> in_flight_;      // bodies the gather list references
     gather_list gather_;                // the batch's unwritten bytes

@@ -77,7 +77,7 @@ public:
     std::span<const knob_desc> knobs() const override { return ipc_knobs; }
     void resolve_batch(const knobs_t &k, options_t::batch_options &b) const override {
         resolve_batch_sizes(k, ZMQ_ASIO_IN_BATCH_SIZE_IPC, ZMQ_ASIO_OUT_BATCH_SIZE_IPC, b);
-        b.pause_for_peer = true;  // the peer's pid (transport/peer_pause.hpp)
+        b.drain_wake = true;  // to a peer pinned elsewhere (transport/drain_wake.hpp)
     }
 
     int bind_endpoint(const std::string &address, const options_t &, endpoint_type &out,

@@ -1,31 +1,29 @@
-// peer_pause: a lone mid-size message to a peer running on other CPUs goes out
-// as 8 KiB, one trip through epoll (Asio's wait for writability, which ends at
-// once on a socket with room), then the rest.
+// peer_pause: over tcp on loopback, a lone mid-size message to a peer running
+// on other CPUs goes out as 8 KiB, one trip through epoll (Asio's wait for
+// writability, which ends at once on a socket with room), then the rest.
 //
-// Why: with a core per side (sender and receiver processes pinned to different
-// CPUs), zlink's ipc 64 KiB round trips ran at 40-47 us p50 against libzmq's
-// 23-27 us (scorecard-placements 20261204T165438Z-6613, split, -36% to -48%;
-// the same since 2026-11-25).  libzmq writes 8 KiB, goes back to epoll for
-// writability (which it has at once: there is room), and writes the rest.  A
-// zlink probe that did the same ran the split round trip in 25-31 us, but lost
-// the one-core lead (12.8 -> 17 us) and split stream throughput: it paused
-// after every message (experiments/split-cores/README.md, "libzmq's pause
-// between its two writes").  Why the pause pays is inferred, not traced: this
-// guest halts an idle vCPU at once (a traced wake-up from halt took a median
-// 20 us: docs/profiling/2026-12-04-ipc-split-modes.md), and the first 8 KiB
-// start the peer's wake-up while the rest is written
-// (docs/profiling/2026-12-04-ipc-peer-pause.md, with the before/after).
+// Why: libzmq writes 8 KiB, goes back to epoll, and writes the rest.  With a
+// core per side, the same cut made zlink's split tcp 64 KiB round trips 5-9%
+// faster at p50 (before/after run 20261204T200325Z-2cd0,
+// docs/profiling/2026-12-04-tcp-peer-pause.md); streams were unchanged.
 //
-// So the pause is kept to where it paid: a peer that cannot share our core
-// (one-core and free placement keep the single write), a batch of one message
-// between pause_min_batch and pause_max_batch, and nothing queued behind it (a
-// stream keeps its throughput).  Where the peer runs:
-// - ipc: its pid (SO_PEERCRED), whose allowed CPUs must be disjoint from ours;
+// It was built for ipc first (split ipc 64 KiB p50 +22% to +44%, run 5bc0),
+// but over ipc the cut itself was not what paid: the wait for writability
+// registered EPOLLOUT, which wakes the IO thread when the peer drains the
+// socket (transport/drain_wake.hpp has the probes).  ipc now registers that
+// interest directly and writes whole batches.
+//
+// Kept to where it paid: a peer that cannot share our core (one-core and
+// free placement keep the single write), a batch of one message between
+// pause_min_batch and pause_max_batch, and nothing queued behind it (a stream
+// keeps its throughput).  Where the peer runs:
 // - tcp on loopback: the CPU that last delivered its segments to us
 //   (SO_INCOMING_CPU; loopback delivers in the sender's context, on the
 //   sender's CPU), which must be one this thread may not run on.  Other tcp
 //   peers never pause: over a real network that CPU is the NIC's, not the
 //   peer's.
+// - ipc (for the drain wake): its pid (SO_PEERCRED), whose allowed CPUs must
+//   be disjoint from ours.
 #pragma once
 #include <chrono>
 #include <cstddef>
