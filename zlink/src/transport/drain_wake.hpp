@@ -17,7 +17,7 @@
 // or still in its short way into halt when the answer arrives.  libzmq gets
 // the same wake for a message that fills its socket: its EPOLLOUT interest
 // stays until the write after the last one finds nothing to send
-// (docs/profiling/2026-12-05-drain-wake.md, with the traces).
+// (docs/profiling/2026-12-04-drain-wake.md, with the traces).
 //
 // History: the peer pause (transport/peer_pause.hpp) first did this over ipc
 // without anyone knowing.  Its wait for writability between the 8 KiB and the

@@ -11,6 +11,10 @@
 // tested on the decision itself: tests/engine/peer_pause_test.cpp.  From
 // outside it cannot be seen: Asio's wait for writability on a socket with
 // room ends at once, so the rest follows after one trip through epoll.)
+//
+// Over ipc the same placement arms the drain wake instead (transport/
+// drain_wake.hpp): the IO thread wakes when the peer reads what it sent.  That
+// is seen from outside in the IO thread's voluntary context switches.
 #include "fault_util.hpp"
 #include "zmtp_bytes.hpp"
 
@@ -22,7 +26,11 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <chrono>
+#include <dirent.h>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace faults;
@@ -36,6 +44,28 @@ std::string pattern(std::size_t n, int seed) {
     for (std::size_t i = 0; i < n; ++i)
         s[i] = static_cast<char>(static_cast<unsigned char>(i * 13 + seed + i / 509));
     return s;
+}
+
+// The voluntary context switches of this process's thread named name, or -1.
+long voluntary_switches_of(const std::string &name) {
+    DIR *d = ::opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    long found = -1;
+    while (dirent *e = ::readdir(d)) {
+        const std::string task = std::string("/proc/self/task/") + e->d_name;
+        std::string comm;
+        std::getline(std::ifstream(task + "/comm"), comm);
+        if (comm != name)
+            continue;
+        std::ifstream status(task + "/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
+                found = std::stol(line.substr(line.find(':') + 1));
+        break;
+    }
+    ::closedir(d);
+    return found;
 }
 
 std::vector<int> allowed_cpus() {
@@ -144,6 +174,21 @@ protected:
         return out;
     }
 
+    // How many times the IO thread went to sleep while the peer read one
+    // short frame that was already sent and written (the thread asleep before
+    // and after: nothing else is due on an idle connection).
+    long io_thread_sleeps_while_the_peer_drains() {
+        const std::string body(64, 'x');
+        EXPECT_EQ(zmq_send(s_, body.data(), body.size(), 0), int(body.size()));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const long before = voluntary_switches_of("zlink/IO/0");
+        EXPECT_EQ(read_exactly(2 + body.size()).size(), 2 + body.size());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const long after = voluntary_switches_of("zlink/IO/0");
+        EXPECT_GE(before, 0) << "no thread named zlink/IO/0";
+        return after - before;
+    }
+
     // Sends one message and reads its frame back byte for byte; false (with
     // the failures said) when it does not arrive whole within 5 s.
     bool frame_arrives_intact(std::size_t size, int seed) {
@@ -195,6 +240,22 @@ TEST_F(PeerPause, MessagesToAPeerOnOurCpuArriveIntact) {
     start(cpus_[0]);
     EXPECT_TRUE(frame_arrives_intact(64 * 1024, 1));
     EXPECT_TRUE(frame_arrives_intact(100 * 1024, 2));
+}
+
+// ipc, the peer pinned elsewhere: its read of our frame wakes the IO thread
+// (the drain wake); on the IO thread's own CPU nothing wakes it.  Each frame
+// is read only after the IO thread is asleep again, so the count is the
+// drain's alone.
+TEST_F(PeerPause, AnIpcPeerElsewhereWakesTheIoThreadByDraining) {
+    start(cpus_[1]);
+    EXPECT_TRUE(frame_arrives_intact(64, 1));  // the first batch arms it
+    EXPECT_GE(io_thread_sleeps_while_the_peer_drains(), 1);
+}
+
+TEST_F(PeerPause, AnIpcPeerOnOurCpuDoesNotWakeTheIoThreadByDraining) {
+    start(cpus_[0]);
+    EXPECT_TRUE(frame_arrives_intact(64, 1));
+    EXPECT_EQ(io_thread_sleeps_while_the_peer_drains(), 0);
 }
 
 }  // namespace
