@@ -1,7 +1,8 @@
-// pause_candidate: which batch sizes may pause for the peer, and where the peer
-// runs, over ipc (its pid) and tcp on loopback (the CPU that delivered its last
-// segment) (transport/peer_pause.hpp); the pause itself is tested over a real
-// ipc connection in tests/faults/peer_pause_test.cpp.
+// pause_candidate: which batch sizes may pause for the peer (tcp loopback), and
+// where the peer runs, over ipc (its pid: the drain wake's test) and tcp on
+// loopback (the CPU that delivered its last segment) (transport/peer_pause.hpp,
+// transport/drain_wake.hpp); the pause and the drain wake themselves are tested
+// over real connections in tests/faults/peer_pause_test.cpp.
 #include "transport/peer_pause.hpp"
 
 #include <arpa/inet.h>

@@ -1,27 +1,24 @@
-// The pause for a peer on other CPUs (transport/peer_pause.hpp), over a real
-// ipc or tcp loopback connection to a hand-made ZMTP peer.  The peer is this
-// process's main thread: over ipc SO_PEERCRED names our pid, whose affinity
-// is the main thread's; over tcp the peer's segments (its greeting) are
-// delivered on the main thread's CPU.  So pinning the main thread to one CPU
-// and the context's IO thread to another puts the "peer" elsewhere and every
-// lone mid-size message takes the paused path (8 KiB, a wait for
-// writability, the rest).  Each frame is
-// read back byte for byte: fails if the paused path loses, repeats or reorders
-// bytes at its cut, or leaves the rest unsent.  (Whether the cut happens is
-// tested on the decision itself: tests/engine/peer_pause_test.cpp.  From
-// outside it cannot be seen: Asio's wait for writability on a socket with
-// room ends at once, so the rest follows after one trip through epoll.)
-//
-// Over ipc the same placement arms the drain wake instead (transport/
-// drain_wake.hpp): the IO thread wakes when the peer reads what it sent.  That
-// is seen from outside in the IO thread's voluntary context switches.
+// A peer on other CPUs, over a real ipc or tcp loopback connection to a
+// hand-made ZMTP peer.  The peer is this process's main thread: over ipc
+// SO_PEERCRED names our pid, whose affinity is the main thread's; over tcp the
+// peer's segments (its greeting) are delivered on the main thread's CPU.  So
+// pinning the main thread to one CPU and the context's IO thread to another
+// puts the "peer" elsewhere:
+// - over tcp every lone mid-size message takes the paused path
+//   (transport/peer_pause.hpp: 8 KiB, a wait for writability, the rest).  Each
+//   frame is read back byte for byte: fails if the paused path loses, repeats or
+//   reorders bytes at its cut, or leaves the rest unsent.  (Whether the cut
+//   happens is tested on the decision itself: tests/engine/peer_pause_test.cpp.
+//   From outside it cannot be seen: Asio's wait for writability on a socket
+//   with room ends at once, so the rest follows after one trip through epoll.)
+// - over ipc the drain wake is armed instead (transport/drain_wake.hpp): the
+//   IO thread wakes when the peer reads what it sent, seen from outside in the
+//   IO thread's voluntary context switches; its frames must arrive intact too.
 #include "fault_util.hpp"
 #include "zmtp_bytes.hpp"
 
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -145,17 +142,7 @@ protected:
 
     void connect_tcp() {
         ASSERT_EQ(zmq_bind(s_, "tcp://127.0.0.1:*"), 0);
-        char endpoint[256] = {};
-        size_t len = sizeof endpoint;
-        ASSERT_EQ(zmq_getsockopt(s_, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
-        const std::string text = endpoint;
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        a.sin_port = htons(static_cast<uint16_t>(std::stoi(text.substr(text.rfind(':') + 1))));
-        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        ASSERT_GE(fd_, 0);
-        ASSERT_EQ(::connect(fd_, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+        fd_ = test_support::connect_loopback(test_support::port_of(last_endpoint(s_))).release();
     }
 
     std::string read_exactly(std::size_t n) {
@@ -213,8 +200,8 @@ protected:
     std::string path_;
 };
 
-// The IO thread on another CPU than the peer: the paused path, for sizes
-// around the cut and the range's ends, each frame intact.
+// ipc, the IO thread on another CPU than the peer (the drain wake armed), for sizes
+// around the old cut and the pause range's ends, each frame intact.
 TEST_F(PeerPause, MessagesToAPeerElsewhereArriveIntact) {
     start(cpus_[1]);
     int seed = 0;
@@ -225,7 +212,7 @@ TEST_F(PeerPause, MessagesToAPeerElsewhereArriveIntact) {
 }
 
 // Over tcp on loopback: the peer's greeting came from another CPU, so the
-// same paused path, each frame intact.
+// paused path, each frame intact.
 TEST_F(PeerPause, MessagesToALoopbackTcpPeerElsewhereArriveIntact) {
     start(cpus_[1], transport::tcp);
     int seed = 0;
