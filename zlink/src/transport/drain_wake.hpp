@@ -30,7 +30,9 @@
 // Cost: one extra wake-up of this IO thread per drain by the peer, CPU time
 // on our core.  So only where the peer runs on other CPUs (its pid's
 // affinity, transport/peer_pause.hpp's peer_pinned_elsewhere): on a shared
-// core the wake would only take the core from the thread doing the work.
+// core the wake would only take the core from the thread doing the work, and
+// with unpinned processes it did (a probe armed there: free placement ipc 64 B
+// p50 30-36% slower; docs/profiling/2026-12-04-drain-wake.md).
 // Not over tcp: it signals write space only after a write found the buffer
 // full (SOCK_NOSPACE), so the interest alone wakes nobody.
 #pragma once
