@@ -9,41 +9,14 @@
 #include <cstdio>
 #include <sched.h>
 
-#include <dirent.h>
-
-#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
 
+#include "thread_switches.hpp"
 #include "zmq.h"
 
 namespace {
-
-// Thread name -> voluntary context switches, for this process's zlink IO threads.
-std::map<std::string, long> io_thread_switches() {
-    std::map<std::string, long> out;
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
-        return out;
-    while (dirent *e = readdir(d)) {
-        if (e->d_name[0] == '.')
-            continue;
-        std::ifstream status(std::string("/proc/self/task/") + e->d_name + "/status");
-        std::string line, name;
-        long switches = -1;
-        while (std::getline(status, line)) {
-            if (line.rfind("Name:", 0) == 0)
-                name = line.substr(line.find_first_not_of(" \t", 5));
-            else if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
-                switches = std::stol(line.substr(24));
-        }
-        if (name.rfind("zlink/IO/", 0) == 0)
-            out[name] += switches;
-    }
-    closedir(d);
-    return out;
-}
 
 // Two PUSH->PULL connections (as the bench's forward and return paths), 2000 round
 // trips over them; returns each IO thread's switches during the exchange.
@@ -66,7 +39,7 @@ std::map<std::string, long> round_trips_over_two_connections() {
     EXPECT_EQ(zmq_recv(in, buf, sizeof buf, 0), 1);
     EXPECT_EQ(zmq_send(back_out, "y", 1, 0), 1);
     EXPECT_EQ(zmq_recv(back_in, buf, sizeof buf, 0), 1);
-    auto before = io_thread_switches();
+    auto before = test_support::io_thread_switches();
     std::thread echo([&] {
         for (int i = 0; i < 2000; ++i) {
             zmq_recv(in, buf, sizeof buf, 0);
@@ -79,7 +52,7 @@ std::map<std::string, long> round_trips_over_two_connections() {
         zmq_recv(back_in, mine, sizeof mine, 0);
     }
     echo.join();
-    auto after = io_thread_switches();
+    auto after = test_support::io_thread_switches();
     for (auto &[name, n] : after)
         n -= before[name];
     int zero = 0;

@@ -15,6 +15,7 @@
 //   IO thread wakes when the peer reads what it sent, seen from outside in the
 //   IO thread's voluntary context switches; its frames must arrive intact too.
 #include "fault_util.hpp"
+#include "thread_switches.hpp"
 #include "zmtp_bytes.hpp"
 
 #include <gtest/gtest.h>
@@ -24,8 +25,6 @@
 #include <sys/un.h>
 
 #include <chrono>
-#include <dirent.h>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,26 +42,11 @@ std::string pattern(std::size_t n, int seed) {
     return s;
 }
 
-// The voluntary context switches of this process's thread named name, or -1.
+// The voluntary context switches of the IO thread named name, or -1.
 long voluntary_switches_of(const std::string &name) {
-    DIR *d = ::opendir("/proc/self/task");
-    if (!d)
-        return -1;
-    long found = -1;
-    while (dirent *e = ::readdir(d)) {
-        const std::string task = std::string("/proc/self/task/") + e->d_name;
-        std::string comm;
-        std::getline(std::ifstream(task + "/comm"), comm);
-        if (comm != name)
-            continue;
-        std::ifstream status(task + "/status");
-        for (std::string line; std::getline(status, line);)
-            if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
-                found = std::stol(line.substr(line.find(':') + 1));
-        break;
-    }
-    ::closedir(d);
-    return found;
+    const auto all = test_support::io_thread_switches();
+    const auto it = all.find(name);
+    return it == all.end() ? -1 : it->second;
 }
 
 std::vector<int> allowed_cpus() {
