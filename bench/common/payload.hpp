@@ -3,7 +3,8 @@
 // size >= 8: bytes 0..7 = sequence number (little endian); the last byte (size >= 9)
 //            is a tag derived from the sequence number; every kSamplePeriod-th
 //            sequence number also gets its whole body filled with a pattern derived
-//            from the sequence number, which the receiver compares byte for byte.
+//            from the sequence number (64-bit words, payload.cpp), which the receiver
+//            compares in full.
 //            Writing the whole body for every message would make the harness, not
 //            the library, the bottleneck at large sizes; sampling keeps the check
 //            cheap while still catching corruption that is not a one-off.
@@ -28,6 +29,7 @@ inline constexpr std::uint64_t kSamplePeriod = 64;
 // hang: the harness itself stops making progress at shutdown (the watchdog must end it).
 enum class Fault { none, skip, corrupt, stall, hang };
 
+std::uint64_t pattern_word(std::uint64_t seq, std::size_t word);
 std::uint8_t pattern_byte(std::uint64_t seq, std::size_t index);
 bool is_sampled(std::uint64_t seq);
 
