@@ -22,7 +22,7 @@ def options():
     for flag in ("--sizes", "--transports", "--write-sizes", "--io-waits", "--mode", "--role", "--bind",
                  "--connect", "--pin-sender", "--pin-receiver", "--process-model"):
         p.add_argument(flag)
-    for flag in ("--bytes", "--lat-count", "--timeout-ms", "--sndbuf", "--rcvbuf"):
+    for flag in ("--bytes", "--lat-count", "--timeout-ms", "--sndbuf", "--rcvbuf", "--source-messages"):
         p.add_argument(flag, type=int)
     a = p.parse_args()
     a.role, a.mode = a.role or "both", a.mode or "both"
@@ -66,7 +66,8 @@ def main() -> None:
     print(json.dumps({
         "schema": "testbed.ceiling/2", "clock": "fake", "role": a.role, "process_model": model,
         "settings": {"bytes": a.bytes, "lat_count": a.lat_count, "write_sizes": a.write_sizes,
-                     "io_waits": a.io_waits, "mode": a.mode, "sndbuf": a.sndbuf, "rcvbuf": a.rcvbuf},
+                     "io_waits": a.io_waits, "mode": a.mode, "sndbuf": a.sndbuf, "rcvbuf": a.rcvbuf,
+                     "source_messages": a.source_messages or 1},
         "placement": {"sender": a.pin_sender, "receiver": a.pin_receiver}, "threads": [],
         "rows": rows(a, info)}))
 

@@ -298,6 +298,22 @@ def test_ceiling_handoff_counts_exactly_the_streamed_bytes(lib, capsys, model):
         assert thr["io"] == "handoff" and thr["bytes"] == 4194304 and thr["seconds"] > 0
 
 
+def test_ceiling_source_ring_streams_the_same_bytes(lib, capsys):
+    """--source-messages: the sender walks a ring of 5 x 64 KiB with 128 KiB writes (so
+    a write that would run past the ring's end starts again at its beginning); the row
+    still counts exactly the streamed bytes, and the setting is echoed."""
+    code = cli.main(["ceiling", "--sizes", "65536", "--transports", "tcp,ipc", "--bytes", "4194304",
+                     "--write-sizes", "131072", "--io-waits", "blocking", "--mode", "thr", "--json",
+                     "--process-model", "two-process", "--source-messages", "5"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert validate.ceiling_problems(result) == []
+    assert result["settings"]["source_messages"] == 5
+    assert sorted(r["transport"] for r in result["rows"]) == ["ipc", "tcp"]
+    for row in result["rows"]:
+        assert row["throughput"]["bytes"] == 4194304 and row["throughput"]["write_size"] == 131072
+
+
 def test_ceiling_table_and_bad_arguments(lib, capsys):
     assert cli.main(["ceiling", "--sizes", "1024", "--bytes", "2097152", "--lat-count", "50"]) == 0
     out = capsys.readouterr().out
@@ -306,7 +322,8 @@ def test_ceiling_table_and_bad_arguments(lib, capsys):
     for args, fragment in ((["--sizes", "64,x"], "--sizes"), (["--pin-sender", "99999"], "--pin-sender"),
                            (["--role", "sender"], "--connect is required"),
                            (["--role", "receiver", "--bind", "inproc://x"], "--bind"),
-                           (["--io-waits", "spin"], "--io-waits")):
+                           (["--io-waits", "spin"], "--io-waits"),
+                           (["--source-messages", "0"], "--source-messages")):
         r = run_bench([probe, *args], timeout_s=30)
         assert r.exit_code == 2 and fragment in r.stderr, (args, r.stderr)
 

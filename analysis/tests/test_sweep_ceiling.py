@@ -53,6 +53,7 @@ def test_the_ceiling_table_is_read_with_its_defaults(tmp_path):
     exp = config.load(experiment(tmp_path, "[ceiling]\nsizes = [1024]\n\n[perf]"))
     assert exp.ceiling.sizes == (1024,) and exp.ceiling.io_waits == ("coalesce", "handoff")
     assert exp.ceiling.write_sizes == (262144, 1048576) and exp.ceiling.lat_count == 300
+    assert exp.ceiling.source_messages == 1
     assert config.load(write_experiment(tmp_path)).ceiling is None
 
 
@@ -62,6 +63,8 @@ def test_the_ceiling_table_is_read_with_its_defaults(tmp_path):
     ("sizes = [1024]\nbytes = 1000", "ceiling.bytes", "1048576.."),
     ("sizes = [1024]\nio_waits = [\"spin\"]", "ceiling.io_waits", "blocking, poll, coalesce, handoff"),
     ("sizes = [1024]\nwrite_sizes = [0]", "ceiling.write_sizes", ">= 1"),
+    ("sizes = [1024]\nsource_messages = 0", "ceiling.source_messages", "1..4096"),
+    ("sizes = [1024]\nsource_messages = \"16\"", "ceiling.source_messages", "1..4096"),
     ("sizes = [1024]\nevery = 2", "ceiling.every", "sizes"),
 ])
 def test_a_bad_ceiling_table_names_file_key_and_what_is_allowed(tmp_path, table, key, allowed):
@@ -192,6 +195,24 @@ def test_the_report_shows_each_librarys_share_of_the_probe_of_its_batches(tmp_pa
     assert "libzmq-4.3.5 50% (50-50%) | zlink 62% (62-62%)" in text  # p50: 5/10, 5/8
     assert "%) ABOVE" not in text and "went ABOVE" not in text
     assert "| 50% (50-50%) / 75% (75-75%) |" in text  # the detail tables' column
+    assert "The probe's sender wrote every message from one buffer (cache-hot)" in text
+    assert {ln["result"]["settings"]["source_messages"] for ln in lines(run_dir)} == {1}
+
+
+def test_a_source_ring_is_passed_to_every_probe_and_named_in_the_report(tmp_path):
+    """[ceiling].source_messages: the probe's sender writes from a ring of that many
+    messages (as a zero-copy cell's --send-buffers ring), and the report says so."""
+    listing = make_prebuilt(tmp_path, {"libzmq-4.3.5": {}, "zlink": {}}, FAKES)
+    exp = experiment(tmp_path, CEILING.replace("[perf]", "source_messages = 16\n\n[perf]"))
+    assert run_testbed(["run", str(exp), "--out", str(tmp_path / "out")], env_for(listing)).returncode == 0
+    run_dir = only_run_dir(tmp_path / "out")
+    probes = lines(run_dir)
+    assert probes and all(ln["result"]["settings"]["source_messages"] == 16 for ln in probes)
+    assert all("--source-messages" in " ".join(ln["command"]["both"]) for ln in probes)
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert m["ceiling"]["source_messages"] == 16
+    text = report.render_run(run_dir).read_text()
+    assert "wrote from a ring of 16 message-sized buffers (`[ceiling].source_messages`)" in text
 
 
 def test_a_library_above_the_in_run_probe_is_flagged(tmp_path):
@@ -228,6 +249,7 @@ def test_the_real_probe_runs_inside_a_sweep(tmp_path, built_library, model):
     assert ln["result"]["process_model"] == model
     settings = ln["result"]["settings"]
     assert settings["bytes"] == 2097152 and settings["io_waits"] == ["blocking"]
+    assert settings["source_messages"] == 1
     (row,) = ln["result"]["rows"]
     assert row["transport"] == "tcp" and row["msg_size"] == 1024
     assert row["throughput"]["bytes_per_sec"] > 0 and row["latency"]["p50"] > 0

@@ -189,6 +189,7 @@ void write_context(JsonWriter &w, const ProbeOptions &o, const std::vector<Threa
         .value("sndbuf", o.sndbuf)
         .value("rcvbuf", o.rcvbuf)
         .value("bytes", o.bytes)
+        .value("source_messages", o.source_messages)
         .value("lat_count", o.lat_samples);
     w.begin_array("write_sizes");
     for (std::size_t ws : o.write_sizes)

@@ -26,6 +26,8 @@ namespace {
         "65536,262144,1048576)\n"
         "  --io-waits W,...     ways of waiting to try: blocking, poll, coalesce, handoff (default "
         "all)\n"
+        "  --source-messages N  the sender writes from a ring of N message-sized buffers,\n"
+        "                       1..4096 (default 1: one buffer)\n"
         "  --mode M             thr|lat|both (default both)\n"
         "  --sndbuf N --rcvbuf N  SO_SNDBUF/SO_RCVBUF like the cells' --sndbuf/--rcvbuf (default "
         "OS)\n"
@@ -104,7 +106,9 @@ void parse_flag(ProbeOptions &a, std::string_view f, std::string_view v, bool &m
         a.write_sizes.clear();
         for (const auto &s : list(f, v))
             a.write_sizes.push_back(number(f, s, 1, 1ULL << 30));
-    } else if (f == "--timeout-ms")
+    } else if (f == "--source-messages")
+        a.source_messages = number(f, v, 1, 4096);
+    else if (f == "--timeout-ms")
         a.timeout_ms = static_cast<int>(number(f, v, 1, 3'600'000));
     else if (f == "--sndbuf")
         a.sndbuf = static_cast<int>(number(f, v, 0, 1 << 30));

@@ -22,6 +22,11 @@ struct ProbeOptions {
     std::vector<std::size_t> write_sizes{65536, 262144, 1048576};
     // Ways of waiting tried per write size (stream_io.hpp).
     std::vector<IoWait> io_waits{IoWait::blocking, IoWait::poll, IoWait::coalesce, IoWait::handoff};
+    // The sender writes from a ring of this many source buffers of the row's message
+    // size (1: one buffer, always cache-hot), as the bench's zero-copy sender sends from
+    // its --send-buffers ring: a ring larger than the cache makes the kernel's copy read
+    // from farther away, for the pump as for the libraries.
+    std::uint64_t source_messages = 1;
     int timeout_ms = 10000;
     int sndbuf = -1, rcvbuf = -1;  // SO_SNDBUF/SO_RCVBUF as ZMQ_SNDBUF/RCVBUF would set them
     Mode mode = Mode::both;

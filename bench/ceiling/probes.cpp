@@ -106,10 +106,18 @@ void send_stream(const Endpoint &ep, const ProbeOptions &o, std::size_t size,
     h.count = o.bytes;
     RawSocket sock = open_row(ep, o, h);
     StreamIo s(sock, io, o.timeout_ms);
-    std::vector<char> buf(write_size, 'x');
+    // Writes walk a source region of o.source_messages messages (at least one write),
+    // starting again at its beginning when the next write would run past its end.
+    const std::size_t region =
+        std::max<std::size_t>(write_size, static_cast<std::size_t>(size * o.source_messages));
+    std::vector<char> buf(region, 'x');
+    std::size_t at = 0;
     for (std::uint64_t sent = 0, total = h.warm + h.count; sent < total;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(write_size, total - sent));
-        s.write_all(buf.data(), n);
+        if (at + n > region)
+            at = 0;
+        s.write_all(buf.data() + at, n);
+        at += n;
         sent += n;
     }
     char ack = 0;

@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write sizes to try per row, the best counts (default 65536,262144,1048576)")
     parser.add_argument("--io-waits",
                         help="ways of waiting per row: blocking, poll, coalesce, handoff (default all)")
+    parser.add_argument("--source-messages", type=int,
+                        help="the sender writes from a ring of N message-sized buffers, as the bench's "
+                             "zero-copy sender from its --send-buffers ring (default 1: one buffer)")
     parser.add_argument("--mode", choices=("thr", "lat", "both"), help="what to measure (default both)")
     parser.add_argument("--process-model", choices=("one-process", "two-process"), default="one-process",
                         help="two threads of one process (default), or a receiver and a sender process per "
@@ -124,7 +127,8 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
                     lib: str = "libzmq-4.3.5", *, transports: str = DEFAULT_TRANSPORTS,
                     process_model: str = "one-process", **options: object) -> dict:
     """Runs ceiling_probe and returns its validated result plus `host`. `options`:
-    pin_sender, pin_receiver, sndbuf, rcvbuf, write_sizes, io_waits, mode (None = default)."""
+    pin_sender, pin_receiver, sndbuf, rcvbuf, write_sizes, io_waits, source_messages, mode
+    (None = default)."""
     from testbed.toolchain.libraries import LibraryUnavailable, ensure_built
     try:
         build = ensure_built(lib)
@@ -148,7 +152,8 @@ def measure_ceiling(sizes: str = DEFAULT_SIZES, nbytes: int | None = None, lat_c
 
 
 def main(args: argparse.Namespace) -> int:
-    names = ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_sizes", "io_waits", "mode")
+    names = ("pin_sender", "pin_receiver", "sndbuf", "rcvbuf", "write_sizes", "io_waits", "source_messages",
+             "mode")
     options = {k: getattr(args, k) for k in names}
     try:
         result = measure_ceiling(args.sizes, args.bytes, args.lat_count, args.lib, transports=args.transports,

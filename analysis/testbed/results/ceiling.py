@@ -141,7 +141,15 @@ def shares(probe_lines: list[dict], df) -> dict | None:
         cells[key] = {"share": _median(shares), "lo": shares[0], "hi": shares[-1], "n": len(shares),
                       "ceiling": _median(bound), "ceiling_lo": bound[0], "ceiling_hi": bound[-1]}
     failed = [ln for ln in lines if ln.get("status") != "ok"]
-    return {"cells": cells, "probes": len(lines), "failed": failed}
+    sources = sorted({source_messages(ln) for ln in lines if ln.get("status") == "ok"})
+    return {"cells": cells, "probes": len(lines), "failed": failed, "source_messages": sources}
+
+
+def source_messages(line: dict) -> int:
+    """How many message-sized source buffers the probe's sender cycled through (1 when
+    the probe predates the option: it always wrote from one buffer)."""
+    settings = (line.get("result") or {}).get("settings") or {}
+    return int(settings.get("source_messages", 1))
 
 
 def _median(values: list[float]) -> float:

@@ -59,7 +59,7 @@ def section(shares: dict | None, cmp: pd.DataFrame) -> list[str]:
              "probe's of the same batch (p50 latency: the probe's over the library's), per repetition; "
              "shown as the median over the pairs and their range, the ceiling as the probe's median and "
              f"range. {ABOVE}: the library's median went beyond the probe, so the probe did not bound "
-             "that cell.", ""]
+             "that cell.", "", _source_text(shares.get("source_messages") or [1]), ""]
     table = rows(shares, cmp)
     if table:
         head = ["Pattern", "Transport", "Size", "Placement", "Process", "IO threads", "Config", "Metric",
@@ -84,6 +84,18 @@ def section(shares: dict | None, cmp: pd.DataFrame) -> list[str]:
                   f"{str(f.get('failure') or '')[:160]}" for f in sorted(failed, key=_failure_order)]
         lines.append("")
     return lines
+
+
+def _source_text(sources: list[int]) -> str:
+    """Where the probe's sender wrote from: the source's cache residence is part of the
+    bound (a ring of 16 x 256 KiB is past this host's 2 MiB L2; one buffer is not)."""
+    if sources == [1]:
+        return ("The probe's sender wrote every message from one buffer (cache-hot); a cell that "
+                "sends zero-copy from a ring of buffers (`BENCH_SEND_BUFFERS`) reads its source from "
+                "farther away than the probe did.")
+    rings = ", ".join(str(n) for n in sources)
+    return (f"The probe's sender wrote from a ring of {rings} message-sized buffers (`[ceiling]."
+            "source_messages`), as a cell sending zero-copy from a ring of that size does.")
 
 
 def _failure_order(f: dict) -> tuple:

@@ -63,6 +63,7 @@ def _options(exp, cell: Cell, pins: placement.Pins) -> dict:
     spec = exp.ceiling
     return {"sizes": cell.msg_size, "mode": exp.mode, "bytes": spec.bytes, "lat_count": spec.lat_count,
             "write_sizes": ",".join(map(str, spec.write_sizes)), "io_waits": ",".join(spec.io_waits),
+            "source_messages": spec.source_messages if spec.source_messages != 1 else None,
             "timeout_ms": exp.bench_timeout_ms, "pin_sender": pins.sender, "pin_receiver": pins.receiver}
 
 

@@ -9,6 +9,9 @@ and socket buffers (sweep/ceiling.py); the report shows each library's share of 
     bytes = 33554432           # streamed per try (each write size x way of waiting)
     write_sizes = [262144, 1048576]  # optional: the probe's write sizes to try (best counts)
     io_waits = ["coalesce", "handoff"]  # optional: the probe's ways of waiting to try
+    source_messages = 16       # optional: the probe's sender writes from a ring of this many
+                               # message-sized buffers (default 1: one cache-hot buffer), to
+                               # bound cells that send zero-copy from a ring of that size
     lat_count = 300            # round trips per latency row (mode lat/both)
 """
 from __future__ import annotations
@@ -41,11 +44,13 @@ class CeilingSpec:
     write_sizes: tuple[int, ...] = DEFAULT_WRITE_SIZES
     io_waits: tuple[str, ...] = DEFAULT_IO_WAITS
     lat_count: int = DEFAULT_LAT_COUNT
+    source_messages: int = 1
 
     def as_manifest(self) -> dict:
         return {"sizes": list(self.sizes), "transports": list(TRANSPORTS), "bytes": self.bytes,
                 "write_sizes": list(self.write_sizes), "io_waits": list(self.io_waits),
-                "lat_count": self.lat_count, "process_models": list(PROCESS_MODELS)}
+                "lat_count": self.lat_count, "source_messages": self.source_messages,
+                "process_models": list(PROCESS_MODELS)}
 
 
 def all_sizes(doc: dict) -> tuple[set[int], set[str]]:
@@ -86,6 +91,7 @@ def parse(path: Path, top: Section, doc: dict, kind: str, sweep: dict) -> Ceilin
         write_sizes=_write_sizes(sec),
         io_waits=sec.str_list("io_waits", IO_WAITS, DEFAULT_IO_WAITS),
         lat_count=_bounded(sec, "lat_count", DEFAULT_LAT_COUNT, 1, 10_000_000),
+        source_messages=_bounded(sec, "source_messages", 1, 1, 4096),  # ceiling_probe's bounds
     )
     sec.done()
     return spec
