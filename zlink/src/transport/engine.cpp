@@ -58,6 +58,7 @@ void engine_t::terminate() {
     asio::error_code ignore;
     sock_.shutdown(asio::socket_base::shutdown_both, ignore);
     sock_.close(ignore);
+    output_.drop_write_waiter();  // a duplicate of the descriptor (engine_output::wait_writable)
     handshake_timer_.cancel();
     heartbeat_timer_.cancel();
 }

@@ -1,5 +1,8 @@
 #include "transport/engine_output.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <asio/post.hpp>
 #include <asio/write.hpp>
@@ -24,7 +27,8 @@ std::span<const uint8_t> bytes_of(const msg_t &m) {
 engine_output::engine_output(engine_t &engine, const options_t &opts)
     : e_(engine), enc_(engine_t::batch_bytes(opts.batch.out)),
       out_size_(engine_t::batch_bytes(opts.batch.out),
-                engine_t::batch_bytes(opts.batch.out_ceiling), batch_size::start::at_ceiling) {}
+                engine_t::batch_bytes(opts.batch.out_ceiling), batch_size::start::at_ceiling),
+      write_wait_fd_(engine.sock_.get_executor()) {}
 
 engine_output::~engine_output() { release_in_flight(); }
 
@@ -47,6 +51,7 @@ void engine_output::pump() {
             return yield();
         more_waiting_ = false;
         if (!fill_batch()) {
+            drop_write_waiter();  // idle: no write interest left behind (wait_writable())
             if (close_after_flush_ && !e_.stopped())
                 e_.stop(engine_end{true, 0, 0, true, "closed after flush"});
             return;
@@ -324,23 +329,69 @@ void engine_output::arm_drain_wake() {
         !peer_.elsewhere(e_.sock_.native_handle()))
         return;
     drain_wake_armed_ = true;
+    drop_write_waiter();  // the socket's own interest wakes us from now on (pump: idle here)
     e_.sock_.async_wait(asio::socket_base::wait_write,
                         [self = e_.shared_from_this()](const asio::error_code &) {});
 }
 
+// A wait for writability, when the socket buffer is full or the tcp pause waits.
+// Asio registers EPOLLOUT for a descriptor the first time a write waits on it and
+// keeps it for the descriptor's life.  On a unix socket that means a wake-up of
+// this IO thread every time the peer frees bytes we sent, whether or not anything
+// waits to be written: the drain wake (drain_wake.hpp), wanted only for a peer
+// pinned elsewhere.  Elsewhere over ipc it cost a one-core 256 KiB stream about one
+// extra sleep and wake of the sender's IO thread per message, once any write had
+// waited (docs/profiling/2026-12-05-ceiling-source.md).  So over ipc, unless the
+// drain wake is armed, the wait goes through a duplicate of the descriptor
+// (write_waiter()), closed again when the output goes idle: the interest lasts
+// while something waits to be written, as libzmq's does.  tcp keeps the
+// socket's own: it signals write space only after a write found the buffer full.
 void engine_output::wait_writable() {
     write_ = write_state::writable;
-    e_.sock_.async_wait(asio::socket_base::wait_write,
-                        [self = e_.shared_from_this()](const asio::error_code &ec) {
-                            auto &out = self->output_;
-                            out.write_ = write_state::idle;
-                            if (self->stopped())
-                                return;
-                            if (ec)
-                                return self->write_failed();
-                            if (out.write_batch())
-                                out.pump();
-                        });
+    auto done = [self = e_.shared_from_this()](const asio::error_code &ec) {
+        auto &out = self->output_;
+        out.write_ = write_state::idle;
+        if (self->stopped())
+            return;
+        if (ec)
+            return self->write_failed();
+        if (out.write_batch())
+            out.pump();
+    };
+    if (auto *waiter = write_waiter())
+        waiter->async_wait(asio::posix::descriptor_base::wait_write, std::move(done));
+    else
+        e_.sock_.async_wait(asio::socket_base::wait_write, std::move(done));
+}
+
+// The duplicate descriptor for wait_writable(), opened on first use; null where the
+// socket's own interest is wanted or harmless, or when no duplicate can be made
+// (then the socket's own: correct, only with the extra wake-ups).
+asio::posix::stream_descriptor *engine_output::write_waiter() {
+    if (!e_.opts_.batch.drain_wake || drain_wake_armed_)
+        return nullptr;
+    if (write_wait_fd_.is_open())
+        return &write_wait_fd_;
+    const int fd = ::fcntl(e_.sock_.native_handle(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return nullptr;
+    asio::error_code ec;
+    write_wait_fd_.assign(fd, ec);  // registers it with epoll (no write interest yet)
+    if (ec) {
+        ::close(fd);
+        return nullptr;
+    }
+    return &write_wait_fd_;
+}
+
+// Asio deregisters an assigned descriptor from epoll before closing it (it may be a
+// duplicate, whose registration would otherwise outlive it), so the socket is left
+// with no write interest.
+void engine_output::drop_write_waiter() noexcept {
+    if (!write_wait_fd_.is_open())
+        return;
+    asio::error_code ignore;
+    write_wait_fd_.close(ignore);
 }
 
 void engine_output::yield() {

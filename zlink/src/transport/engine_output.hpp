@@ -12,6 +12,7 @@
 // (transport/peer_pause.hpp).  Over ipc to a peer on other CPUs the IO thread
 // is woken whenever the peer drains the socket (transport/drain_wake.hpp).
 #pragma once
+#include <asio/posix/stream_descriptor.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -58,6 +59,9 @@ public:
     void queue_ping() noexcept { ping_due_ = true; }
     // A write failed: from now on pump() writes nothing.
     void mark_broken() noexcept { write_ = write_state::broken; }
+    // Closes the descriptor write waits go through (write_waiter()), cancelling a
+    // wait in progress; the engine calls it when it stops.
+    void drop_write_waiter() noexcept;
     bool closing_when_drained() const noexcept { return close_after_flush_; }
 
     write_state writing() const noexcept { return write_; }
@@ -82,6 +86,7 @@ private:
     bool pause_for_peer();
     void arm_drain_wake();
     void wait_writable();
+    asio::posix::stream_descriptor *write_waiter();
     void yield();
     void batch_written();
     void release_in_flight();
@@ -100,7 +105,11 @@ private:
     bool pause_after_first_ = false;
     peer_placement peer_;
     bool drain_wake_armed_ = false;  // for good: epoll keeps the interest (drain_wake.hpp)
-    bool out_more_ = false;          // the last frame added had MORE
+    // Over ipc without the drain wake: a duplicate of the socket's descriptor that
+    // waits for writability while the output is busy, closed when it goes idle, so
+    // the socket itself never gets write interest (wait_writable()).
+    asio::posix::stream_descriptor write_wait_fd_;
+    bool out_more_ = false;  // the last frame added had MORE
     bool close_after_flush_ = false;
     std::vector<msg_t> in_flight_;      // bodies the gather list references
     gather_list gather_;                // the batch's unwritten bytes

@@ -25,6 +25,7 @@
 #include <sys/un.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -227,6 +228,66 @@ TEST_F(PeerPause, AnIpcPeerOnOurCpuDoesNotWakeTheIoThreadByDraining) {
     start(cpus_[0]);
     EXPECT_TRUE(frame_arrives_intact(64, 1));
     EXPECT_EQ(io_thread_sleeps_while_the_peer_drains(), 0);
+}
+
+// Without the drain wake, a write that had to wait for room leaves no wake-up
+// behind (engine_output::wait_writable): once the output is idle again, the peer
+// draining the socket does not wake the IO thread.  Fails where the wait registers
+// write interest on the socket itself (Asio keeps it for the descriptor's life).
+// The frames that waited arrive intact.
+TEST_F(PeerPause, AWriteThatWaitedForRoomLeavesNoDrainWakeBehind) {
+    start(cpus_[0]);
+    const std::size_t size = 256 * 1024, messages = 8;  // 2 MiB: past the socket's buffer
+    std::vector<std::string> bodies;
+    for (std::size_t i = 0; i < messages; ++i) {
+        bodies.push_back(pattern(size, int(i) + 1));
+        ASSERT_EQ(zmq_send(s_, bodies.back().data(), size, 0), int(size));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the IO thread waits for room
+    for (const auto &body : bodies) {
+        const std::string got = read_exactly(header_bytes + size);
+        ASSERT_EQ(got.size(), header_bytes + size) << "a frame did not arrive whole";
+        EXPECT_TRUE(got.substr(header_bytes) == body) << "a frame arrived with other bytes";
+    }
+    EXPECT_EQ(io_thread_sleeps_while_the_peer_drains(), 0);
+}
+
+// Closing the socket while a write waits for room (through its duplicate
+// descriptor) ends the connection: the peer reads to the end of the stream, and
+// no descriptor is left open once the context is gone.
+TEST_F(PeerPause, ClosingWhileAWriteWaitsForRoomEndsTheConnection) {
+    const auto open_fds = [] {
+        long n = 0;
+        for (const auto &entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+            (void)entry;
+            ++n;
+        }
+        return n;
+    };
+    const long before = open_fds();
+    start(cpus_[0]);
+    const std::string body(256 * 1024, 'z');
+    for (int i = 0; i < 8; ++i)
+        ASSERT_EQ(zmq_send(s_, body.data(), body.size(), 0), int(body.size()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    zmq_close(s_);
+    s_ = nullptr;
+    ASSERT_EQ(zmq_ctx_term(ctx_), 0);
+    ctx_ = nullptr;
+    std::string rest;
+    for (;;) {
+        const std::string got = read_exactly(64 * 1024);
+        if (got.empty())
+            break;
+        rest += got;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    ASSERT_EQ(::poll(&p, 1, 0), 1);
+    char byte;
+    EXPECT_EQ(::recv(fd_, &byte, 1, MSG_DONTWAIT), 0)
+        << "the peer does not see the end of the stream";
+    EXPECT_LT(rest.size(), 8 * (header_bytes + body.size())) << "linger 0: not everything was sent";
+    EXPECT_EQ(open_fds(), before + 1) << "descriptors left open (the peer's own is the +1)";
 }
 
 }  // namespace
