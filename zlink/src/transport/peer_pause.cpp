@@ -8,19 +8,33 @@
 
 namespace zlink {
 
-bool peer_pinned_elsewhere(int fd) noexcept {
+namespace {
+
+// The calling thread's CPUs and those of the peer process of unix socket fd.
+bool affinities(int fd, cpu_set_t &ours, cpu_set_t &theirs) noexcept {
     ucred cred{};
     socklen_t len = sizeof cred;
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0)
         return false;
-    cpu_set_t ours, theirs, both;
     CPU_ZERO(&ours);
     CPU_ZERO(&theirs);
-    if (::sched_getaffinity(0, sizeof ours, &ours) != 0 ||
-        ::sched_getaffinity(cred.pid, sizeof theirs, &theirs) != 0)
+    return ::sched_getaffinity(0, sizeof ours, &ours) == 0 &&
+           ::sched_getaffinity(cred.pid, sizeof theirs, &theirs) == 0;
+}
+
+}  // namespace
+
+bool peer_pinned_elsewhere(int fd) noexcept {
+    cpu_set_t ours, theirs, both;
+    if (!affinities(fd, ours, theirs))
         return false;
     CPU_AND(&both, &ours, &theirs);
     return CPU_COUNT(&theirs) > 0 && CPU_COUNT(&both) == 0;
+}
+
+bool peer_on_our_only_cpu(int fd) noexcept {
+    cpu_set_t ours, theirs;
+    return affinities(fd, ours, theirs) && CPU_COUNT(&ours) == 1 && CPU_EQUAL(&ours, &theirs);
 }
 
 bool is_loopback(const void *address, unsigned length) noexcept {
@@ -64,13 +78,13 @@ bool peer_elsewhere(int fd) noexcept {
     return peer_pinned_elsewhere(fd) || loopback_peer_ran_elsewhere(fd);
 }
 
-bool peer_placement::elsewhere(int fd) noexcept {
+void peer_placement::look(int fd) noexcept {
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_look_) {
         elsewhere_ = peer_elsewhere(fd);
+        on_our_only_cpu_ = peer_on_our_only_cpu(fd);
         next_look_ = now + std::chrono::seconds(1);
     }
-    return elsewhere_;
 }
 
 }  // namespace zlink
