@@ -338,10 +338,10 @@ void engine_output::arm_drain_wake() {
 // Asio registers EPOLLOUT for a descriptor the first time a write waits on it and
 // keeps it for the descriptor's life.  On a unix socket that means a wake-up of
 // this IO thread every time the peer frees bytes we sent, whether or not anything
-// waits to be written: the drain wake (drain_wake.hpp), wanted only for a peer
-// pinned elsewhere.  Elsewhere over ipc it cost a one-core 256 KiB stream about one
-// extra sleep and wake of the sender's IO thread per message, once any write had
-// waited (docs/profiling/2026-12-05-ceiling-source.md).  So over ipc to a peer
+// waits to be written: the drain wake (drain_wake.hpp), wanted for a peer pinned
+// elsewhere.  With both ends on one CPU it cost a one-core ipc 256 KiB stream
+// about one extra sleep and wake of the sender's IO thread per message, once any
+// write had waited (docs/profiling/2026-12-05-ceiling-source.md).  So over ipc to a peer
 // on our only CPU, the wait goes through a duplicate of the descriptor
 // (write_waiter()), closed again when the output goes idle: the interest lasts
 // while something waits to be written, as libzmq's does.  With unpinned

@@ -105,9 +105,9 @@ private:
     bool pause_after_first_ = false;
     peer_placement peer_;
     bool drain_wake_armed_ = false;  // for good: epoll keeps the interest (drain_wake.hpp)
-    // Over ipc without the drain wake: a duplicate of the socket's descriptor that
-    // waits for writability while the output is busy, closed when it goes idle, so
-    // the socket itself never gets write interest (wait_writable()).
+    // Over ipc to a peer on our only CPU: a duplicate of the socket's descriptor
+    // that waits for writability while the output is busy, closed when it goes
+    // idle, so the socket itself never gets write interest (wait_writable()).
     asio::posix::stream_descriptor write_wait_fd_;
     bool out_more_ = false;  // the last frame added had MORE
     bool close_after_flush_ = false;
