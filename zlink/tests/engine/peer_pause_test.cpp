@@ -86,17 +86,33 @@ struct accepted_pair {
     }
 };
 
-// From a thread pinned to `cpu`: is the peer (the main thread's CPUs) elsewhere?
-bool elsewhere_from(int cpu, int fd) {
-    bool result = false;
+// Runs f on a thread pinned to cpu; false if the pin fails.
+template <typename F>
+bool on_cpu(int cpu, F f) {
+    bool pinned = false;
     std::thread t([&] {
         cpu_set_t m;
         CPU_ZERO(&m);
         CPU_SET(cpu, &m);
-        if (::sched_setaffinity(0, sizeof m, &m) == 0)
-            result = zlink::peer_pinned_elsewhere(fd);
+        pinned = ::sched_setaffinity(0, sizeof m, &m) == 0;
+        if (pinned)
+            f();
     });
     t.join();
+    return pinned;
+}
+
+// From a thread pinned to `cpu`: is the peer (the main thread's CPUs) elsewhere?
+bool elsewhere_from(int cpu, int fd) {
+    bool result = false;
+    on_cpu(cpu, [&] { result = zlink::peer_pinned_elsewhere(fd); });
+    return result;
+}
+
+// From a thread pinned to `cpu`: is the peer on that thread's only CPU?
+bool on_our_only_cpu_from(int cpu, int fd) {
+    bool result = false;
+    on_cpu(cpu, [&] { result = zlink::peer_on_our_only_cpu(fd); });
     return result;
 }
 
@@ -117,18 +133,7 @@ TEST(PeerPause, APeerOnOurOnlyCpuIsTold) {
         GTEST_SKIP() << "needs two CPUs; this process has " << cpus.size();
     accepted_pair p;
     ASSERT_GE(p.server, 0) << std::strerror(errno);
-    const auto from = [&](int cpu) {
-        bool result = false;
-        std::thread t([&] {
-            cpu_set_t m;
-            CPU_ZERO(&m);
-            CPU_SET(cpu, &m);
-            if (::sched_setaffinity(0, sizeof m, &m) == 0)
-                result = zlink::peer_on_our_only_cpu(p.server);
-        });
-        t.join();
-        return result;
-    };
+    const auto from = [&](int cpu) { return on_our_only_cpu_from(cpu, p.server); };
     EXPECT_FALSE(from(cpus[0])) << "an unpinned peer may run on other CPUs";
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -224,22 +229,6 @@ struct tcp_pair {
                 ::close(fd);
     }
 };
-
-// Runs f on a thread pinned to cpu; false if the pin fails.
-template <typename F>
-bool on_cpu(int cpu, F f) {
-    bool pinned = false;
-    std::thread t([&] {
-        cpu_set_t m;
-        CPU_ZERO(&m);
-        CPU_SET(cpu, &m);
-        pinned = ::sched_setaffinity(0, sizeof m, &m) == 0;
-        if (pinned)
-            f();
-    });
-    t.join();
-    return pinned;
-}
 
 }  // namespace
 
