@@ -5,6 +5,8 @@
 // over real connections in tests/faults/peer_pause_test.cpp.
 #include "transport/peer_pause.hpp"
 
+#include "allowed_cpus.hpp"
+
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -125,10 +127,7 @@ TEST(PeerPause, APeerOnOurOnlyCpuIsTold) {
     cpu_set_t saved;
     CPU_ZERO(&saved);
     ASSERT_EQ(::sched_getaffinity(0, sizeof saved, &saved), 0);
-    std::vector<int> cpus;
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &saved))
-            cpus.push_back(c);
+    const std::vector<int> cpus = test_support::allowed_cpus();
     if (cpus.size() < 2)
         GTEST_SKIP() << "needs two CPUs; this process has " << cpus.size();
     accepted_pair p;
@@ -159,10 +158,7 @@ TEST(PeerPause, APeerPinnedToOtherCpusIsElsewhere) {
     cpu_set_t saved;
     CPU_ZERO(&saved);
     ASSERT_EQ(::sched_getaffinity(0, sizeof saved, &saved), 0);
-    std::vector<int> cpus;
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &saved))
-            cpus.push_back(c);
+    const std::vector<int> cpus = test_support::allowed_cpus();
     if (cpus.size() < 2)
         GTEST_SKIP() << "needs two CPUs; this process has " << cpus.size();
     accepted_pair p;
@@ -237,13 +233,7 @@ struct tcp_pair {
 // finds the peer elsewhere; one pinned to the same CPU does not; an unpinned
 // one (it may run anywhere) never does.
 TEST(PeerPause, ALoopbackPeerThatSentFromAnotherCpuIsElsewhere) {
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    ASSERT_EQ(::sched_getaffinity(0, sizeof all, &all), 0);
-    std::vector<int> cpus;
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &all))
-            cpus.push_back(c);
+    const std::vector<int> cpus = test_support::allowed_cpus();
     if (cpus.size() < 2)
         GTEST_SKIP() << "needs two CPUs; this process has " << cpus.size();
     tcp_pair p;

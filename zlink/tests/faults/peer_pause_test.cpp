@@ -14,6 +14,7 @@
 // - over ipc the drain wake is armed instead (transport/drain_wake.hpp): the
 //   IO thread wakes when the peer reads what it sent, seen from outside in the
 //   IO thread's voluntary context switches; its frames must arrive intact too.
+#include "allowed_cpus.hpp"
 #include "fault_util.hpp"
 #include "thread_switches.hpp"
 #include "zmtp_bytes.hpp"
@@ -50,21 +51,10 @@ long voluntary_switches_of(const std::string &name) {
     return it == all.end() ? -1 : it->second;
 }
 
-std::vector<int> allowed_cpus() {
-    cpu_set_t m;
-    CPU_ZERO(&m);
-    std::vector<int> out;
-    if (::sched_getaffinity(0, sizeof m, &m) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &m))
-                out.push_back(c);
-    return out;
-}
-
 class PeerPause : public ::testing::Test {
 protected:
     void SetUp() override {
-        cpus_ = allowed_cpus();
+        cpus_ = test_support::allowed_cpus();
         if (cpus_.size() < 2)
             GTEST_SKIP() << "needs two CPUs to pin the two ends apart; this process has "
                          << cpus_.size();
