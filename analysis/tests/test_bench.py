@@ -196,6 +196,30 @@ def test_pubsub_at_a_finite_hwm_counts_its_losses(lib, transport, hwm, mode):
     assert "delivered" in r.stderr
 
 
+def test_a_lossy_tail_that_arrives_after_the_window_is_skipped_before_the_first_probe(lib):
+    # The sender says it is done half way, waits for the receiver to end its window
+    # (100 ms of silence), then sends the rest: the tail CI's loaded host once delivered
+    # late, which the echo side took for a lost latency probe (exit 4).
+    count = 4000
+    r = run(lib, "PUBSUB", "tcp", 1024, "--inject-fault", "late-tail", count=count, lat_count=20,
+            timeout_ms=5000)
+    assert r.exit_code == 0, r.stderr
+    res = r.result
+    assert validate.bench_result_problems(res, pattern="PUBSUB", transport="tcp", msg_size=1024,
+                                          count=count, lat_count=20) == []
+    thr, ver = res["throughput"], res["verify"]
+    assert thr["delivery"] == "lossy"
+    assert thr["count"] <= count - 100 and thr["lost"] >= 100  # the 100-message tail is not in the window
+    assert 0 < ver["stragglers"] <= 100
+    assert res["latency"]["count"] == ver["lat_received"] == 20
+
+
+@pytest.mark.parametrize("pattern,extra", [("PAIR", ()), ("PUBSUB", ("--hwm", "0"))])
+def test_a_late_tail_needs_a_lossy_stream(lib, pattern, extra):
+    r = run(lib, pattern, "tcp", 1024, "--inject-fault", "late-tail", *extra, count=100, lat_count=10)
+    assert r.exit_code == 2 and "late-tail needs a pattern that drops" in r.stderr
+
+
 def test_pubsub_lossy_needs_a_sequence_number(lib):
     r = run(lib, "PUBSUB", "inproc", 4, count=100, lat_count=10)
     assert r.exit_code == 2 and "--size >= 8" in r.stderr

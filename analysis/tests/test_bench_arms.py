@@ -312,6 +312,21 @@ def test_lossy_pubsub_slices_reuse_their_connection(real):
 
 
 @pytest.mark.slow
+def test_a_late_lossy_tail_is_skipped_by_whichever_slice_comes_next(real):
+    """Every throughput slice's last 100 messages come after its receiver has ended
+    the slice: the next slice on that connection, a throughput warm-up or a latency
+    echo, skips them as stragglers and the run validates."""
+    binary, libs, arms = _arms(real, "PUBSUB")
+    run = run_arms(arms_argv(binary, "tcp", 1024, libs, arms[::2], **{**SHORT, "rounds": 4})
+                   + ["--inject-fault", "late-tail"], timeout_s=60)
+    assert run.result is not None, run.one.stderr
+    assert arms_result_problems(run.result, pattern="PUBSUB", arms=["default", "ref"]) == []
+    thr = [s for r in run.result["rounds"] for s in r["slices"] if s["kind"] == "thr"]
+    assert all(s["count"] <= s["sent"] - 100 for s in thr)
+    assert run.result["verify"]["stragglers"] > 0
+
+
+@pytest.mark.slow
 def test_redeal_pins_unpinned_threads_every_round_and_releases_each_pin(real):
     """Free placement: each process deals its side thread and its arms' library threads
     at every round (3 measured + 1 warm-up, per kind) and gives every pin back."""

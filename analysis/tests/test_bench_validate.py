@@ -76,6 +76,8 @@ def _mutated(path: str, value):
     ("latency.histogram.counts", [0], "non-zero integer"),
     ("verify.ok", False, "verification failed"),
     ("verify.received", 999, "verify.received"),
+    ("verify.stragglers", -1, "verify.stragglers must be a count"),
+    ("verify.stragglers", 3, "only a lossy stream has a late tail"),  # good_result is lossless
     ("library.build_id", "", "library"),
     ("env", {"PATH": "/bin"}, "env"),
     ("settings", {}, "settings"),

@@ -59,9 +59,11 @@ void print_usage(std::FILE *out, const PatternTraits &t) {
         "  --process-model M  one-process|two-process|two-host, recorded as given (default from\n"
         "                     --role: both -> one-process, else two-process)\n"
         "  test only:\n"
-        "  --inject-fault F   skip|corrupt|stall|hang: the sender skips a sequence number,\n"
-        "                     corrupts a message, stops half way, or the harness hangs at\n"
-        "                     shutdown (expect exit 4, 4, 3, 3)\n"
+        "  --inject-fault F   skip|corrupt|stall|hang|late-tail: the sender skips a sequence\n"
+        "                     number, corrupts a message, stops half way, the harness hangs at\n"
+        "                     shutdown (expect exit 4, 4, 3, 3), or (PUB at a finite HWM) the\n"
+        "                     sender says it is done before its last <= 100 messages and sends\n"
+        "                     them after the receiver's window ended (exit 0, stragglers)\n"
         "  --no-peer          run the receiver alone (expect exit 3 after --timeout-ms; --role "
         "both)\n"
         "%s"
@@ -251,7 +253,8 @@ bool parse_flag(Options &o, Given &g, const PatternTraits &t, std::string_view f
                                 {{"skip", Fault::skip},
                                  {"corrupt", Fault::corrupt},
                                  {"stall", Fault::stall},
-                                 {"hang", Fault::hang}});
+                                 {"hang", Fault::hang},
+                                 {"late-tail", Fault::late_tail}});
     } else {
         return parse_placement_flag(o, g, t, flag, val);
     }
@@ -374,6 +377,9 @@ void finish_counts(Options &o, const Given &g, const PatternTraits &t) {
         usage_error(t, "--inject-fault acts in the throughput phase; use --mode thr or both");
     if (o.fault != Fault::none && o.count < 4)
         usage_error(t, "--inject-fault needs --count >= 4");
+    if (o.fault == Fault::late_tail && !(t.drops_at_hwm && o.hwm != 0))
+        usage_error(t, "--inject-fault late-tail needs a pattern that drops at a finite HWM "
+                       "(PUBSUB without --hwm 0): a lossless receiver waits for every message");
     // Losses are counted by the sequence number in bytes 0-7 of every message.
     if (t.drops_at_hwm && o.hwm != 0 && o.size < 8 && o.mode != Mode::lat)
         usage_error(t, std::string(t.name) +

@@ -27,7 +27,7 @@ inline constexpr std::uint64_t kSamplePeriod = 64;
 // Test-only faults; they live in the shared harness so that they behave identically
 // for every library. skip/corrupt/stall: the sender in the throughput phase;
 // hang: the harness itself stops making progress at shutdown (the watchdog must end it).
-enum class Fault { none, skip, corrupt, stall, hang };
+enum class Fault { none, skip, corrupt, stall, hang, late_tail };
 
 std::uint64_t pattern_word(std::uint64_t seq, std::size_t word);
 std::uint8_t pattern_byte(std::uint64_t seq, std::size_t index);

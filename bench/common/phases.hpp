@@ -39,16 +39,18 @@ ThroughputResult receive_throughput(End &b, const SideEnv &env, Clock::time_poin
 ThroughputResult receive_lossy(End &b, const SideEnv &env, Clock::time_point &last_arrival,
                                std::optional<std::string> &sent_text);
 
-// The sender's window, and on the steady clock when it sent the last warm-up message
-// (the span starts there, so it contains the receiver's window).
+// The sending side, throughput: sends, tells the receiver its window and when it
+// sent the last warm-up message (`sent`; the span starts there, so it contains the
+// receiver's window), and waits for the receiver's `thr_done`.
 struct SendWindow {
     double seconds = 0;
-    std::int64_t start_ns = 0;
+    std::string receiver_seconds;  // thr_done's text
 };
 SendWindow send_throughput(End &a, const SideEnv &env);
 
-// Latency: the receiving side echoes o.lat_warmup + o.lat_count messages; the
-// sending side times each round trip.
+// Latency: the receiving side echoes o.lat_warmup + o.lat_count messages (after a
+// lossy pattern it first skips the throughput stream's late tail, counted in
+// verify_state().stragglers); the sending side times each round trip.
 void echo_latency(End &b, const SideEnv &env);
 LatencyResult measure_latency(End &a, const SideEnv &env);
 

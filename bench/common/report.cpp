@@ -129,6 +129,7 @@ std::string render_json(const std::optional<ThroughputResult> &thr,
         .value("expected", verify_state().expected)
         .value("lat_received", verify_state().lat_received)
         .value("lat_expected", verify_state().lat_expected)
+        .value("stragglers", verify_state().stragglers)
         .value("method", verify_state().method);
     if (!verify_state().error.empty())
         w.value("error", verify_state().error);

@@ -267,6 +267,11 @@ def _verify_problems(verify: Any, thr: Any, lat: Any) -> list[str]:
     lat_counts = (verify.get("lat_received"), verify.get("lat_expected"))
     if isinstance(lat, dict) and not lat_counts[0] == lat_counts[1] == lat.get("count"):
         problems.append("verify.lat_received / lat_expected do not match latency.count")
+    stragglers = verify.get("stragglers", 0)
+    if not (isinstance(stragglers, int) and not isinstance(stragglers, bool) and stragglers >= 0):
+        problems.append(f"verify.stragglers must be a count (an integer >= 0), not {stragglers!r}")
+    elif stragglers and not (isinstance(thr, dict) and thr.get("delivery") == "lossy"):
+        problems.append(f"verify.stragglers is {stragglers}, but only a lossy stream has a late tail")
     return problems
 
 
