@@ -287,8 +287,9 @@ SendWindow send_throughput(End &a, const SideEnv &env) {
                 for (;;)
                     std::this_thread::sleep_for(std::chrono::seconds(1));
             if (o.fault == Fault::late_tail && i == bad) {
-                // Says it is done half way and sends the rest once the receiver has
-                // ended its window: a tail a loaded host delivers after the quiet wait.
+                // Says it is done before its last <= 100 messages (fault_seq) and sends
+                // them once the receiver has ended its window: the tail a loaded host
+                // delivers after the receiver's quiet wait.
                 a.end_burst();
                 out.seconds = seconds_between(start, Clock::now());
                 out.receiver_seconds = report_sent(env, out.seconds, span_start);
