@@ -253,6 +253,11 @@ def _placement_problems(result: dict) -> list[str]:
     return problems
 
 
+def _is_count(value: Any) -> bool:
+    """An integer >= 0 (JSON's true/false are not counts, though Python's bool is an int)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _verify_problems(verify: Any, thr: Any, lat: Any) -> list[str]:
     if not isinstance(verify, dict) or not isinstance(verify.get("ok"), bool):
         return ["verify must be an object with a boolean 'ok'"]
@@ -268,7 +273,7 @@ def _verify_problems(verify: Any, thr: Any, lat: Any) -> list[str]:
     if isinstance(lat, dict) and not lat_counts[0] == lat_counts[1] == lat.get("count"):
         problems.append("verify.lat_received / lat_expected do not match latency.count")
     stragglers = verify.get("stragglers", 0)
-    if not (isinstance(stragglers, int) and not isinstance(stragglers, bool) and stragglers >= 0):
+    if not _is_count(stragglers):
         problems.append(f"verify.stragglers must be a count (an integer >= 0), not {stragglers!r}")
     elif stragglers and not (isinstance(thr, dict) and thr.get("delivery") == "lossy"):
         problems.append(f"verify.stragglers is {stragglers}, but only a lossy stream has a late tail")

@@ -13,6 +13,7 @@ from typing import Any
 
 from testbed.bench.validate import (
     RESULT_ROLES,
+    _is_count,
     _number,
     _placement_problems,
     histogram_problems,
@@ -97,11 +98,6 @@ def _libs_and_arms_problems(result: dict, expected_arms: list[str] | None) -> li
     if expected_arms is not None and arm_labels != list(expected_arms):
         problems.append(f"arms are {arm_labels}, expected {list(expected_arms)}")
     return problems
-
-
-def _is_count(value: Any) -> bool:
-    """An integer >= 0 (JSON's true/false are not counts, though Python's bool is an int)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _counters_header_problems(counters: Any, problems: list[str]) -> list[str]:
