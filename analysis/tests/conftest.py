@@ -20,6 +20,16 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "beside: long, and nothing it checks is a speed at risk "
                             "under load: `./testbed test` runs these in a second pytest under "
                             "SCHED_IDLE beside the rest (suites/runners.py)")
+    config.addinivalue_line("markers", "after_the_rest: a `beside` test that times something: "
+                            "it runs last and measures once the rest has ended "
+                            "(tests/after_the_rest.py)")
+
+
+def pytest_collection_modifyitems(items):
+    # The tests marked after_the_rest wait for the rest of the tests to end: last, so the
+    # other `beside` tests are not held up behind the wait. A stable sort: the order
+    # among the others stays pytest's.
+    items.sort(key=lambda item: item.get_closest_marker("after_the_rest") is not None)
 
 
 @pytest.fixture(scope="session")

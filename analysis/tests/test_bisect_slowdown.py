@@ -10,16 +10,21 @@ A throwaway branch in a temporary clone of this repository (never the checkout):
 SAME and C SLOW. A search that takes a SAME midpoint for the bad side names B, one
 that never looks at midpoints names D: both fail here.
 
+When. The builds (A to D) come first, beside whatever else runs; the bisection, which
+times, waits for the rest of the tests to end (after_the_rest.py). Under SCHED_IDLE beside
+ctest and the timed tests, a CI run on 2026-12-05 found B AMBIGUOUS against A (the same
+code, a 40% margin, 12 pairs) and the bisection undecided.
+
 Cost. Builds: three zlink builds and three bench builds. setup's own zlink build goes
 through ccache too (compiler_cache.py), so D costs one compile and B and C none (C took
 4.3 s here); the bench's zmq-facing half recompiles per library. Then three one-cell
-runs of PAIR inproc 64 B throughput (7-12 pairs each), as arms where the arms bench is
+runs of PAIR inproc 64 B throughput (6-20 pairs each), as arms where the arms bench is
 built: GOOD's and the step's zlink alternate in slices inside one process pair. In
 blocks, a CI host once called B (GOOD's code) FAST beyond the 40% margin; as arms at
 load ~11 here B was SAME, 1.015 [0.90, 1.39], and D SLOW, 0.066 [0.042, 0.076]. Measured here,
 2 cores at load ~17 from other jobs: 420 s with one bench build (195 s) left to do,
-and over 15 minutes with a cold ccache (531 s for the zlink build alone). On an idle
-2-core CI host the estimate is 2-3 minutes (budget 4); not yet measured there.
+and over 15 minutes with a cold ccache (531 s for the zlink build alone). In CI on
+2026-12-05, beside the rest from start to end (before the wait): 256 s.
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from pathlib import Path
 
 import pytest
 
+from after_the_rest import wait_for_the_rest
 from testbed import paths
 from testbed.toolchain import zlink_build
 
@@ -66,7 +72,7 @@ io_threads = [1]
 
 [run]
 min_repetitions = 6
-max_repetitions = 12
+max_repetitions = 20        # looks stop at the first decision; the cap is for a noisy spell
 look_every = 2
 min_window_s = 0.1          # at 0.02 s, on a host at load 17, A against B (the same code) gave
                             # an interval of [0.27, 2.9]: AMBIGUOUS, and the bisection undecided
@@ -113,8 +119,21 @@ def _throwaway_branch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, made
 
 
-# beside: minutes of builds; its verdicts are 15x apart (SPIN_US) against a 40% margin
+def _build(names: list[str], env: dict) -> None:
+    """zlink at these revisions, and their bench, built as the bisection would build them
+    (the clone's TESTBED_ROOT; the build cache then serves the bisection)."""
+    code = ("import sys\nfrom testbed.toolchain.libraries import ensure_built\n"
+            "for name in sys.argv[1:]:\n    ensure_built(name)\n")
+    done = subprocess.run([sys.executable, "-c", code, *names], env=env, capture_output=True, text=True,
+                          timeout=1800)
+    assert done.returncode == 0, f"building {names} failed:\n{done.stderr[-4000:]}"
+
+
+# beside: minutes of builds, done beside the rest; the bisection itself times PAIR inproc
+# and must not share the host with timed tests (a CI run once called B, A's own code,
+# AMBIGUOUS against the 40% margin that way): after_the_rest makes it wait.
 @pytest.mark.beside
+@pytest.mark.after_the_rest
 def test_bisect_names_the_slowed_commit(tmp_path):
     if shutil.which("git") is None or shutil.which("cmake") is None:
         pytest.skip("git and cmake are needed to build zlink at revisions")
@@ -128,6 +147,8 @@ def test_bisect_names_the_slowed_commit(tmp_path):
            "TESTBED_RESULTS_DIR": str(tmp_path / "results"),
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # the code under test, not the clone's
     env.pop("TESTBED_PREBUILT", None)
+    _build([f"zlink@{made[step]}" for step in "ABCD"], env)
+    print(wait_for_the_rest())
     started = time.monotonic()
     argv = [sys.executable, "-m", "testbed.cli", "bisect", CELL, made["A"], made["D"],
             "--experiment", str(toml), "--seed", "1"]

@@ -126,6 +126,45 @@ def test_a_pytest_beside_that_ran_nothing_or_died_is_a_failure(monkeypatch, tmp_
     assert (result.passed, result.failed) == (40, 1)
 
 
+def test_a_test_beside_is_told_when_the_rest_has_ended(monkeypatch, tmp_path):
+    """The file named in REST_DONE_ENV appears only once the rest has ended; a beside
+    test waiting on it (here a shell loop) ends after that."""
+    done = tmp_path / "build" / "pytest-beside.rest-done"
+    done.parent.mkdir()
+    done.touch()  # an earlier run's: must not count for this one
+
+    def rest(*args, **kwargs):
+        assert not done.exists(), "told the rest had ended while it ran"
+        return 0, ["40 passed in 9s"]
+
+    monkeypatch.setattr(suites, "_stream", rest)
+    monkeypatch.setattr(suites.paths, "REPO_ROOT", tmp_path)
+    (tmp_path / "analysis").mkdir()
+    told = f'[ -e "${suites.REST_DONE_ENV}" ]'
+    script = (f"for i in $(seq 200); do {told} && break; sleep 0.05; done; "
+              f'if {told}; then echo "3 passed in 1s"; else echo "1 failed in 1s"; fi')
+    monkeypatch.setattr(suites.subprocess, "Popen", lambda cmd, **kw: _POPEN(["sh", "-c", script], **kw))
+    result = suites.run_pytest_beside()
+    assert (result.passed, result.failed) == (43, 0), result.line()
+    assert done.exists()
+
+
+def test_a_timed_test_beside_waits_for_the_rest(monkeypatch, tmp_path):
+    import threading
+
+    from after_the_rest import wait_for_the_rest
+
+    monkeypatch.delenv(suites.REST_DONE_ENV, raising=False)
+    assert wait_for_the_rest() == "not run beside the rest: measuring at once"
+    done = tmp_path / "rest-done"
+    monkeypatch.setenv(suites.REST_DONE_ENV, str(done))
+    assert "measuring anyway" in wait_for_the_rest(limit_s=0.2, poll_s=0.05)
+    threading.Timer(0.3, done.touch).start()
+    started = time.monotonic()
+    assert wait_for_the_rest(poll_s=0.05).startswith("waited")
+    assert time.monotonic() - started >= 0.3
+
+
 def test_the_long_tests_carry_the_marker():
     """The three long tests CI's time was measured on run beside (runners.BESIDE)."""
     files = ["tests/test_results_report.py", "tests/test_bisect_slowdown.py",
@@ -138,6 +177,9 @@ def test_the_long_tests_carry_the_marker():
                  "test_quick_batch_sweep_over_two_array_tasks_merges_into_one_report"):
         assert f"::{name}" in listed, listed
     assert "test_the_summary_states_the_median_within_cell_spread" not in listed
+    # The one that times (after_the_rest) comes last, so the wait holds nothing up.
+    ids = [line for line in listed.splitlines() if "::" in line]
+    assert ids[-1].endswith("::test_bisect_names_the_slowed_commit"), ids
 
 
 def test_api_diff_passes_only_on_exit_0_with_its_summary(monkeypatch, tmp_path):

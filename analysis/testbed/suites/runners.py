@@ -204,6 +204,10 @@ def _add_pytest_counts(result: SuiteResult, lines: list[str], where: str = "") -
 
 
 BESIDE = "beside"  # the marker (tests/conftest.py) of the tests a second pytest runs
+# The file the beside run is told of (in this variable) and finish_pytest_beside creates
+# once the rest has ended: a beside test that times something waits for it
+# (tests/after_the_rest.py), so its measurement never shares the host with the rest.
+REST_DONE_ENV = "TESTBED_BESIDE_REST_DONE"
 
 
 @dataclass
@@ -212,6 +216,7 @@ class Beside:
     proc: subprocess.Popen
     log: Path
     started: float
+    rest_done: Path | None = None  # created once the rest has ended (REST_DONE_ENV)
 
 
 def start_pytest_beside(extra: list[str] | None = None) -> Beside:
@@ -221,11 +226,14 @@ def start_pytest_beside(extra: list[str] | None = None) -> Beside:
     before its first suite: the suites before pytest leave CPU idle too."""
     log = paths.REPO_ROOT / "build" / "pytest-beside.log"
     log.parent.mkdir(parents=True, exist_ok=True)
+    rest_done = log.with_name("pytest-beside.rest-done")
+    rest_done.unlink(missing_ok=True)  # an earlier run's must not release this one's waiters
     cmd = [sys.executable, "-m", "pytest", "tests", "-q", "-m", BESIDE, *(extra or [])]
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=paths.REPO_ROOT / "analysis", stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, preexec_fn=_idle)
-    return Beside(proc, log, time.monotonic())
+                                stdin=subprocess.DEVNULL, preexec_fn=_idle,
+                                env={**os.environ, REST_DONE_ENV: str(rest_done)})
+    return Beside(proc, log, time.monotonic(), rest_done)
 
 
 def stop_pytest_beside(side: Beside) -> None:
@@ -245,6 +253,8 @@ def finish_pytest_beside(side: Beside, extra: list[str] | None = None) -> SuiteR
     try:
         result = run_pytest(None, ["-m", f"not {BESIDE}", *(extra or [])])
         raised = _unidle(side.proc.pid) if side.proc.poll() is None else 0
+        if side.rest_done is not None:  # after the unidle: a waiter measures at this class
+            side.rest_done.touch()
         code = side.proc.wait()
     except BaseException:
         stop_pytest_beside(side)
