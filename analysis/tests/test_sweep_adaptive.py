@@ -321,6 +321,20 @@ def test_with_p99_in_stop_on_the_loop_judges_each_repetitions_p99_paired(tmp_pat
         own = [r["result"]["latency"]["p99"] for r in recs
                if (r["library"], r["config"], r["msg_size"]) == key]
         assert min(own) * (1 - 1 / 128) <= row["pooled_p99_us"] <= max(own) * (1 + 1 / 128)
+    # the report shows each SLOW p99 cell whole: both libraries' pooled round trips and
+    # their curves (the pools found through the report's own tables, not the records)
+    from testbed.results import report
+    text = report.render_run(run_dir, tmp_path / "report").read_text()
+    section = text.split("## The latency calls against the candidate, shown whole")[1].split("\n## ")[0]
+    rows = [line.split(" | ") for line in section.splitlines()
+            if line.startswith("| ") and "Round trips" not in line]
+    assert len(rows) == 8, section  # 4 cells SLOW at p99, two libraries each
+    trips = {(r["library"], r["config"], r["msg_size"]): 0 for r in recs}
+    for r in recs:
+        trips[(r["library"], r["config"], r["msg_size"])] += r["lat_count"]
+    assert sorted(int(row[3].replace(",", "")) for row in rows) == sorted(trips.values())
+    assert all("latency p99 -" in row[1] for row in rows[::2])
+    assert (tmp_path / "report" / "figures" / "latency-shapes.svg").stat().st_size > 0
 
 
 def test_the_summary_counts_verdicts_per_candidate_and_the_aa_false_call_rate():

@@ -19,7 +19,18 @@ from testbed.records.manifest import RunManifest
 from testbed.records.run_dir import RunDir
 from testbed.stats import decide
 
-from . import answer, compare, inflection, load, plots, report, report_detail, report_summary, run_settings
+from . import (
+    answer,
+    compare,
+    inflection,
+    latency_shapes,
+    load,
+    plots,
+    report,
+    report_detail,
+    report_summary,
+    run_settings,
+)
 
 DECIDED = ("FAST", "SLOW")
 
@@ -293,40 +304,27 @@ def spread(view: RunView) -> pd.DataFrame:
         .reset_index()
 
 
-TAIL_KEYS = ["pattern", "transport", "msg_size", "config", "placement", "process_model", "link", "library"]
-
-
 def tail(view: RunView) -> pd.DataFrame:
     """Each cell's round trips pooled over its usable repetitions: the bench's latency
     histograms (testbed.bench.latency_histogram) merged, read at p50/p99/p99.9, beside
     the median and spread of the repetitions' own p99 (what the verdicts pair). A
     pooled p99 far above the repetitions' median says a few repetitions carry the tail.
     Empty for runs from before the histograms (2026-11-27)."""
-    usable = set(map(tuple, view.tidy.loc[view.tidy["status"] == "ok", ["cell_id", "repetition"]]
-                     .drop_duplicates().itertuples(index=False)))
-    tidy_keys = view.tidy.drop_duplicates(["cell_id", "repetition"]).set_index(["cell_id", "repetition"])
-    pooled: dict[tuple, list] = {}
-    for cell in RunDir.at(view.run_dir).cells():
-        key = (cell["cell_id"], cell["repetition"])
-        hist = latency_histogram.of_result(cell.get("result")) if key in usable else None
-        if hist is not None:
-            row = tidy_keys.loc[key]
-            group = tuple(row[k] for k in TAIL_KEYS)
-            pooled.setdefault(group, []).append((hist, (cell["result"]["latency"] or {}).get("p99")))
+    pooled = latency_shapes.pooled(RunDir.at(view.run_dir), view.tidy)
     rows = []
     for group, items in sorted(pooled.items(), key=lambda kv: tuple(map(str, kv[0]))):
         merged = latency_histogram.merge([h for h, _ in items])
         reps_p99 = pd.Series([p for _, p in items if p is not None], dtype=float)
-        rows.append({**dict(zip(TAIL_KEYS, group, strict=True)), "repetitions": len(items),
+        rows.append({**dict(zip(latency_shapes.POOL_KEYS, group, strict=True)), "repetitions": len(items),
                      "round_trips": merged.total,
                      **{f"pooled_{name}_us": merged.percentile(q) / 1000
                         for name, q in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999))},
                      "rep_p99_median_us": reps_p99.median(),
                      "rep_p99_cv_pct": (100 * reps_p99.std() / reps_p99.mean()
                                         if len(reps_p99) > 1 else math.nan)})
-    return pd.DataFrame(rows, columns=[*TAIL_KEYS, "repetitions", "round_trips", "pooled_p50_us",
-                                       "pooled_p99_us", "pooled_p999_us", "rep_p99_median_us",
-                                       "rep_p99_cv_pct"])
+    return pd.DataFrame(rows, columns=[*latency_shapes.POOL_KEYS, "repetitions", "round_trips",
+                                       "pooled_p50_us", "pooled_p99_us", "pooled_p999_us",
+                                       "rep_p99_median_us", "rep_p99_cv_pct"])
 
 
 def counters(view: RunView) -> pd.DataFrame:

@@ -28,6 +28,7 @@ from . import (
     fmt,
     host_speed,
     inflection,
+    latency_shapes,
     load,
     plots,
     report_ceiling,
@@ -108,6 +109,9 @@ def run_inputs(run_dir: Path | RunDir, calibration_run: Path | None = None,
                                            experiments_dir or paths.EXPERIMENTS_DIR),
         "settings": run_settings.of_records(run.raw_records()[0], manifest),
         "counting": report_counting.context(manifest.design or {}, run.counting_cells()),
+        # both sides of every SLOW latency call, pooled (only those cells are read)
+        "latency_shapes": latency_shapes.merged(
+            latency_shapes.pooled(run, df, latency_shapes.wanted_keys(cmp))),
     }
     ctx["brief"] += [("settings, from the records", run_settings.line(ctx["settings"]))]
     return df, cmp, ctx
@@ -215,6 +219,8 @@ def _render(df, cmp, ctx, out_dir: Path, name: str, fig_rel: str, draw: bool = T
     parts += report_detail.broken_ceiling(ctx, cmp)
     parts += report_ceiling.section(ctx.get("ceiling_run"), cmp)
     parts += _inflection_section(infl, best) if _answers(ctx) else _inflection_section_v1(infl, best)
+    if "latency_shapes" in ctx:  # a run's report (an imported table has no histograms)
+        parts += latency_shapes.section(cmp, ctx["latency_shapes"], out_dir, fig_rel, draw)
     if ctx.get("claims"):
         parts += ["## The report's own claims against its raw figures", "",
                   fmt.md_table(["Pattern", "Transport", "Size", "Claimed", "From raw blocks", "Verdict"],

@@ -72,7 +72,9 @@ def _breakdown(lib: pd.DataFrame, metrics: list[str]) -> list[str]:
     return [fmt.md_table(header, rows), ""]
 
 
-def _where(r: dict, shown: list[str]) -> str:
+def where_text(r: dict, shown: list[str]) -> str:
+    """'PAIR ipc 64 KiB split two-process' (the where-columns this report varies, then a
+    configuration other than the default)."""
     parts = [r["transport"], schema.kib(r["msg_size"])] + [r[c] or "-" for c in shown]
     cfg = "" if r["config"] in ("", "default") else f" [{r['config']}]"
     return f"{r['pattern']} {' '.join(parts)}{cfg}"
@@ -85,7 +87,7 @@ def _extremes(lib: pd.DataFrame, shown: list[str]) -> list[str]:
             ["diff_pct", "pattern", "transport", "msg_size"], ascending=[ascending, True, True, True])
         lines += [f"{title} ({verdict}):", ""]
         for r in sub.head(TOP).to_dict("records"):
-            lines.append(f"- {_where(r, shown)}, {schema.metric(r['metric']).label.lower()}: "
+            lines.append(f"- {where_text(r, shown)}, {schema.metric(r['metric']).label.lower()}: "
                          f"{fmt.pct(r['diff_pct'], 1)} {fmt.interval(r['ci_lo_pct'], r['ci_hi_pct'])}"
                          + (f" ({r['test']})" if isinstance(r.get("test"), str) and r["test"] else ""))
         lines += (["- none"] if sub.empty else []) + [""]
