@@ -39,9 +39,20 @@ namespace {
 
 constexpr int reps = 300;
 constexpr int warmup = 50;  // RSS baseline after allocator/thread caches settle
-// Measured growth on a quiet run is 10-200 KiB; 1 MiB catches a leak of
-// about 4 KiB or more per hostile connection.
-constexpr long rss_growth_limit = 1L << 20;
+// After the warm-up the reps fall into three equal windows of 83 connections;
+// RSS is judged by how much each window's peak rose over the previous one's.
+// A leak rises in both steps alike; a one-time rise (an allocator arena or a
+// cache first touched late, which a loaded CI host once put after rep 50:
+// base 5448 KiB, peak +1360 KiB, where quiet runs start near 6100 KiB) rises
+// in one. So the smaller step is the leak's measure: 256 KiB catches about
+// 3.5 KiB or more per hostile connection (checked: a 3.5 KiB malloc per rep
+// rose 292-304 KiB a step). Quiet runs rise 0-200 KiB in all; under three
+// busy loops, up to 240 KiB in all.
+constexpr int rss_windows = 3;
+constexpr long rss_step_limit = 256L << 10;
+// And however the rises fall, memory stays bounded: this catches a leak that
+// grows in bursts.
+constexpr long rss_growth_limit = 8L << 20;
 constexpr int max_msg = 1 << 20;
 
 struct attack_t {
@@ -196,6 +207,8 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
     const attack_t &a = GetParam();
     std::mt19937 rng(12345);
     long rss_base = 0, rss_peak = 0;
+    long window_peak[rss_windows] = {};
+    constexpr int window_reps = (reps - warmup - 1) / rss_windows;
     // Events of the good peer's connection, before any attack.
     while (next_event(200) != -1) {
     }
@@ -214,8 +227,12 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
         ASSERT_TRUE(round_trip(rep)) << "the good peer was not served after rep " << rep;
         if (rep == warmup)
             rss_base = rss_bytes();
-        if (rep > warmup)
-            rss_peak = std::max(rss_peak, rss_bytes());
+        if (rep > warmup) {
+            const long now = rss_bytes();
+            rss_peak = std::max(rss_peak, now);
+            const int w = std::min((rep - warmup - 1) / window_reps, rss_windows - 1);
+            window_peak[w] = std::max(window_peak[w], now);
+        }
     }
     while (next_event(100) != -1) {
     }
@@ -226,6 +243,14 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
     std::printf("%s: RSS after %d reps %ld KiB, peak over the next %d reps %ld KiB (+%ld KiB)\n",
                 a.name, warmup, rss_base >> 10, reps - warmup - 1, rss_peak >> 10,
                 (rss_peak - rss_base) >> 10);
+    long smaller_step = -1;
+    for (int w = 1; w < rss_windows; ++w) {
+        const long step = window_peak[w] - window_peak[w - 1];
+        smaller_step = smaller_step < 0 ? step : std::min(smaller_step, step);
+    }
+    std::printf("%s: window peaks %ld / %ld / %ld KiB, the smaller rise %ld KiB\n", a.name,
+                window_peak[0] >> 10, window_peak[1] >> 10, window_peak[2] >> 10,
+                smaller_step / 1024);
     std::string seen;
     for (auto [ev, n] : events_) {
         char one[32];
@@ -249,7 +274,8 @@ TEST_P(HostileInput, ConnectionClosedPeersServedMemoryBounded) {
                 "builds check it\n",
                 a.name);
 #else
-    EXPECT_LT(rss_peak - rss_base, rss_growth_limit) << "memory grows with each hostile connection";
+    EXPECT_LT(smaller_step, rss_step_limit) << "memory grows with each hostile connection";
+    EXPECT_LT(rss_peak - rss_base, rss_growth_limit) << "memory grows without bound";
 #endif
 }
 
