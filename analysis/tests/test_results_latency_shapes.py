@@ -81,3 +81,16 @@ def test_past_the_panel_limit_the_figure_says_how_many_it_shows(tmp_path):
 def test_the_curve_climbs_to_one_at_bucket_midpoints():
     xs, ys = latency_shapes.curve(_two_modes(0.25, n=8))
     assert ys == [0.25, 1.0] and 17.9 < xs[0] < 18.1 and 28.8 < xs[1] < 29.2
+
+
+def test_two_candidates_slow_in_one_cell_are_two_entries(tmp_path):
+    """A run of three libraries: each pair's calls stay with that pair's curves."""
+    cmp = _cmp({"metric": "lat_p50_us", "verdict": "SLOW"},
+               {"metric": "lat_p50_us", "verdict": "SLOW", "library": "zlink@new", "diff_pct": -5.0})
+    r = cmp.iloc[0].to_dict()
+    hists = {latency_shapes._cell_key(r, lib): _two_modes(share)
+             for lib, share in (("libzmq-4.3.5", 0.5), ("zlink", 0.3), ("zlink@new", 0.4))}
+    text = "\n".join(latency_shapes.section(cmp, hists, tmp_path, "figures", draw_figure=False))
+    rows = [line for line in text.splitlines() if line.startswith("| PAIR")]
+    assert len(rows) == 2 and "-17.0%" in rows[0] and "-5.0%" in rows[1] and "-5.0%" not in rows[0]
+    assert text.count("| zlink@new |") == 1 and text.count("| libzmq-4.3.5 |") == 2

@@ -87,10 +87,11 @@ def _label(r: dict, shown: list[str]) -> str:
 
 
 def _cells(calls: pd.DataFrame) -> list[dict]:
-    """One entry per cell (a cell SLOW at p50 and p99 is shown once), the calls it carries."""
+    """One entry per cell and pair of libraries (a cell SLOW at p50 and p99 is shown
+    once), the calls it carries."""
     cells: dict[tuple, dict] = {}
     for r in calls.to_dict("records"):
-        key = _cell_key(r, "")
+        key = (_cell_key(r, ""), r["reference"], r["library"])
         entry = cells.setdefault(key, {"row": r, "calls": []})
         entry["calls"].append(f"{schema.metric(r['metric']).label.lower()} {fmt.pct(r['diff_pct'], 1)} "
                               f"{fmt.interval(r['ci_lo_pct'], r['ci_hi_pct'])}")
