@@ -10,14 +10,26 @@ import json
 from testbed.records.manifest import RunManifest
 
 
+def loopback_text(lb: dict) -> str:
+    """'tcp congestion control bbr (qdisc pfifo_fast), idle haltpoll/haltpoll, halt poll 0 ns'."""
+    tcp = f"tcp congestion control {lb.get('tcp_congestion_control') or '?'}"
+    if lb.get("default_qdisc"):
+        tcp += f" (qdisc {lb['default_qdisc']})"
+    idle = f"idle {lb.get('cpuidle_driver') or '?'}/{lb.get('cpuidle_governor') or '?'}"
+    poll = lb.get("guest_halt_poll_ns")
+    return ", ".join([tcp, idle] + ([f"guest halt poll {poll} ns"] if poll is not None else []))
+
+
 def brief(m: RunManifest) -> list[tuple[str, str]]:
     """(label, text) rows of the report's run table."""
     host = m.host or {}
     cores = host.get("cores") or host.get("cpus") or "?"
     facts = [host.get("cpu_model"), f"{cores} cores", f"kernel {host.get('kernel', '?')}",
              f"governor {host.get('governor', '?')}", f"turbo {host.get('turbo', '?')}"]
-    out = [("status", str(m.status)), ("host", ", ".join(str(x) for x in facts if x)),
-           ("load before / after", f"{host.get('load_before', '?')} / {host.get('load_after', '?')}")]
+    out = [("status", str(m.status)), ("host", ", ".join(str(x) for x in facts if x))]
+    if host.get("loopback"):  # runs since 2026-12-05
+        out.append(("loopback latency settings", loopback_text(host["loopback"])))
+    out.append(("load before / after", f"{host.get('load_before', '?')} / {host.get('load_after', '?')}"))
     if host.get("competing_before") or host.get("competing_after"):
         out.append(("other work at start / end", " / ".join(
             _competing(host.get(k)) for k in ("competing_before", "competing_after"))))

@@ -51,6 +51,22 @@ def turbo() -> str | None:
     return None
 
 
+def loopback_settings() -> dict:
+    """The host settings behind two-mode loopback round trips (docs/profiling
+    2026-12-04-ipc-split-modes.md, 2026-12-05-tcp-pacing-modes.md): the TCP congestion
+    control (bbr paces loopback segments with a timer), and the idle policy (a vCPU that
+    halts at once, guest_halt_poll_ns 0, costs a wake-up from halt). None where the
+    kernel has no such file."""
+    return {
+        "tcp_congestion_control": _read("/proc/sys/net/ipv4/tcp_congestion_control"),
+        "default_qdisc": _read("/proc/sys/net/core/default_qdisc"),
+        "cpuidle_driver": _read("/sys/devices/system/cpu/cpuidle/current_driver"),
+        "cpuidle_governor": _read("/sys/devices/system/cpu/cpuidle/current_governor_ro")
+        or _read("/sys/devices/system/cpu/cpuidle/current_governor"),
+        "guest_halt_poll_ns": _read("/sys/module/haltpoll/parameters/guest_halt_poll_ns"),
+    }
+
+
 def load_average() -> list[float] | None:
     try:
         return [round(x, 2) for x in os.getloadavg()]
@@ -72,6 +88,7 @@ def host() -> dict:
         "perf_event_paranoid": _read("/proc/sys/kernel/perf_event_paranoid"),
         "memory_kb": next((int(line.split()[1]) for line in (_read("/proc/meminfo") or "").splitlines()
                            if line.startswith("MemTotal")), None),
+        "loopback": loopback_settings(),
         "load_before": load_average(),
         "load_after": None,
     }
