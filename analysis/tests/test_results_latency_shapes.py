@@ -58,10 +58,18 @@ def test_a_mixture_shows_in_the_quantiles_and_the_figure(tmp_path):
 
 
 def test_a_cell_without_histograms_is_listed_and_not_drawn(tmp_path):
+    cmp = _cmp({"metric": "lat_p50_us", "verdict": "SLOW"},
+               {"metric": "lat_p50_us", "verdict": "SLOW", "msg_size": 64})
+    r = cmp.iloc[1].to_dict()  # only the 64 B cell has its round trips
+    hists = {latency_shapes._cell_key(r, lib): _two_modes(0.5) for lib in ("libzmq-4.3.5", "zlink")}
+    text = "\n".join(latency_shapes.section(cmp, hists, tmp_path, "figures", draw_figure=False))
+    assert text.count("| no histogram |") == 2 and text.count("| 1,000 |") == 2
+    assert "(figures/latency-shapes.svg)" in text  # the 64 B cell is drawn
+
+
+def test_a_run_from_before_the_histograms_gets_no_section(tmp_path):
     cmp = _cmp({"metric": "lat_p50_us", "verdict": "SLOW"})
-    text = "\n".join(latency_shapes.section(cmp, {}, tmp_path, "figures"))
-    assert text.count("| no histogram |") == 2
-    assert "latency-shapes.svg" not in text
+    assert latency_shapes.section(cmp, {}, tmp_path, "figures") == []
     assert not (tmp_path / "figures").exists()
 
 

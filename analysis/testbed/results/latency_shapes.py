@@ -100,10 +100,11 @@ def _cells(calls: pd.DataFrame) -> list[dict]:
 
 def section(cmp: pd.DataFrame, hists: dict[tuple, Histogram], out_dir: Path, fig_rel: str,
             draw_figure: bool = True) -> list[str]:
-    """The report's section; nothing when no latency comparison is SLOW. `hists`: merged()
-    of pooled(..., wanted_keys(cmp)). draw_figure=False names the figure, draws nothing."""
+    """The report's section; nothing when no latency comparison is SLOW, or when the run
+    has no histogram for any of them (runs from before 2026-11-27). `hists`: merged() of
+    pooled(..., wanted_keys(cmp)). draw_figure=False names the figure, draws nothing."""
     cells = _cells(slow_calls(cmp))
-    if not cells:
+    if not cells or not any(h.total for h in hists.values()):
         return []
     shown = report_summary.varying(cmp)
     lines = ["## The latency calls against the candidate, shown whole", "",
