@@ -129,10 +129,9 @@ def section(cmp: pd.DataFrame, hists: dict[tuple, Histogram], out_dir: Path, fig
             panels.append((_label(r, shown), entry["calls"], sides))
     lines += [fmt.md_table(header, rows), ""]
     if panels:
-        shown = panels[:MAX_PANELS]
         if draw_figure:
             from . import plots
-            plots.save(draw(shown), Path(out_dir) / fig_rel / STEM)
+            plots.save(draw(panels[:MAX_PANELS]), Path(out_dir) / fig_rel / STEM)
         more = f" (the first {MAX_PANELS} of {len(panels)} cells)" if len(panels) > MAX_PANELS else ""
         lines += [f"![Round-trip distributions of the cells with a SLOW latency call{more}]"
                   f"({fig_rel}/{STEM}.svg)", ""]
