@@ -137,6 +137,9 @@ struct options_t {
         // tcp: a lone mid-size message to a loopback peer on other CPUs goes as
         // 8 KiB, a trip through epoll, then the rest (transport/peer_pause.hpp)
         bool pause_for_peer = false;
+        // tcp: a lone batch a little over one segment goes short piece first where
+        // the connection paces (loopback, BBR) (transport/paced_split.hpp)
+        bool split_when_paced = false;
         // ipc: to a peer on other CPUs, the IO thread also waits for writability
         // once, so it wakes whenever the peer drains the socket (transport/drain_wake.hpp)
         bool drain_wake = false;

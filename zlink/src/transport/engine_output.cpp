@@ -275,6 +275,8 @@ bool engine_output::write_batch() {
         const bool pausing = first_write_pending_ && pause_after_first_;
         if (pausing)
             first = pause_first_bytes;
+        else if (first == 0 && first_write_pending_ && e_.opts_.batch.split_when_paced)
+            first = paced_.first_write(e_.sock_.native_handle(), gather_.pending_bytes());
         gather_.write_to(e_.sock_.native_handle(),
                          first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
         if (ec == std::errc::resource_unavailable_try_again) {

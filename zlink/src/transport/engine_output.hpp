@@ -9,7 +9,8 @@
 // The batch is as large as out_size_ says (transport/batch_size.hpp); its
 // first write may be capped (transport/write_cap.hpp), or, for a tcp loopback
 // peer on other CPUs, be 8 KiB with the rest after one trip through epoll
-// (transport/peer_pause.hpp).  Over ipc to a peer on other CPUs the IO thread
+// (transport/peer_pause.hpp), or, where the connection paces, go short piece
+// first (transport/paced_split.hpp).  Over ipc to a peer on other CPUs the IO thread
 // is woken whenever the peer drains the socket (transport/drain_wake.hpp).
 #pragma once
 #include <asio/posix/stream_descriptor.hpp>
@@ -25,6 +26,7 @@
 #include "transport/batch_size.hpp"
 #include "transport/drain_wake.hpp"
 #include "transport/engine_gather.hpp"
+#include "transport/paced_split.hpp"
 #include "transport/peer_pause.hpp"
 #include "wire/frame_encoder.hpp"
 
@@ -104,6 +106,7 @@ private:
     // (transport/peer_pause.hpp); where the peer runs, looked up now and then.
     bool pause_after_first_ = false;
     peer_placement peer_;
+    paced_split paced_;              // tcp: this connection's pacing, looked up now and then
     bool drain_wake_armed_ = false;  // for good: epoll keeps the interest (drain_wake.hpp)
     // Over ipc to a peer on our only CPU: a duplicate of the socket's descriptor
     // that waits for writability while the output is busy, closed when it goes

@@ -78,7 +78,8 @@ public:
         // tcp only (transport/write_cap.hpp says why); under ZMQ_ASIO_TCP_MAX_TRANSFER
         // the first write takes the smaller of the two.
         b.first_write = static_cast<int>(first_write_bytes);
-        b.pause_for_peer = true;  // on loopback only (transport/peer_pause.hpp)
+        b.pause_for_peer = true;    // on loopback only (transport/peer_pause.hpp)
+        b.split_when_paced = true;  // on loopback only (transport/paced_split.hpp)
     }
     bool dials_through_socks() const override { return true; }
 
