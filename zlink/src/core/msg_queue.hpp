@@ -132,6 +132,9 @@ public:
         return __builtin_expect(slot_ != nullptr, 0) ? slot_->read(m) : queue_.read(m);
     }
     bool conflating() const { return slot_ != nullptr; }
+    // Writer side: the reader has taken everything and sleeps (ypipe::drained);
+    // never for a conflate slot.
+    bool drained() const { return slot_ == nullptr && queue_.drained(); }
     // Valid right after check_read() returned true.
     const msg_t &front() {
         return __builtin_expect(slot_ != nullptr, 0) ? slot_->front() : queue_.front();

@@ -191,6 +191,11 @@ bool pipe_t::check_write() {
 bool pipe_t::write(msg_t &msg) {
     if (!check_write())
         return false;
+    // Straight to the connection only when nothing queued before it is still in
+    // the pipe (direct_send.hpp: I's idle() covers what it took out).  Not counted
+    // for the HWM: the reader never sees it.
+    if (direct_ && direct_send::candidate(msg) && out_->drained() && direct_->try_send(msg))
+        return true;
     const bool more = msg.has_more();
     const bool counted = !more && !(msg.flags() & msg_t::routing_id);
     bytes_ahead_ += msg.size();

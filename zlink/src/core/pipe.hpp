@@ -38,9 +38,11 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/command.hpp"
+#include "core/direct_send.hpp"
 #include "core/msg.hpp"
 #include "core/msg_queue.hpp"
 
@@ -85,6 +87,8 @@ public:
     bool check_write();
     // HWM probe without side effects (no write_activated is owed afterwards).
     bool check_hwm() const { return !full(); }
+    // A large one-frame message may go straight to the connection instead of into
+    // the pipe (set_direct, core/direct_send.hpp); write() then returns true as well.
     bool write(msg_t &msg);
     void rollback();
     enum class wake : std::uint8_t { now, later };
@@ -118,6 +122,10 @@ public:
     // The owning socket's SNDHWM/RCVHWM changed: both directions take the new
     // limits (plus the peer's share), this end at once, the peer by command.
     void update_hwms(int sndhwm, int rcvhwm);
+
+    // A session's pipe: the socket's end may write large messages to the
+    // connection itself (core/direct_send.hpp).  Set before the end is handed over.
+    void set_direct(std::shared_ptr<direct_send> d) { direct_ = std::move(d); }
 
     // Data the socket layer attaches to an end.
     std::string routing_id;          // ROUTER/STREAM: id this socket uses for the peer
@@ -183,8 +191,9 @@ private:
     uint64_t msgs_read_ = 0;
     uint64_t msgs_written_ = 0;
     uint64_t peers_msgs_read_ = 0;
-    size_t bytes_ahead_ = 0;       // written since the reader last ran dry (see flush)
-    bool read_wake_owed_ = false;  // flush(wake::later) found the reader asleep
+    size_t bytes_ahead_ = 0;               // written since the reader last ran dry (see flush)
+    bool read_wake_owed_ = false;          // flush(wake::later) found the reader asleep
+    std::shared_ptr<direct_send> direct_;  // see set_direct
 };
 
 }  // namespace zlink

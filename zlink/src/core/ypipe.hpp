@@ -90,6 +90,12 @@ public:
         return false;
     }
 
+    // Writer-side probe: nothing staged or unread, and the reader marked itself
+    // asleep after taking everything (so it reads nothing until the next flush).
+    bool drained() const {
+        return w_ == flushed_ && published_.load(std::memory_order_acquire) == asleep;
+    }
+
     // ---- reader side ----
     // True if an item is readable.  When the queue is empty the reader is
     // marked asleep, so the next flush() reports that a wake-up is due.

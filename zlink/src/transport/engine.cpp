@@ -55,6 +55,7 @@ void engine_t::terminate() {
     if (stopped())
         return;
     phase_ = engine_phase::stopped;
+    output_.detach_direct();  // the application writes no more to the descriptor
     asio::error_code ignore;
     sock_.shutdown(asio::socket_base::shutdown_both, ignore);
     sock_.close(ignore);

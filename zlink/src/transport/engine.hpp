@@ -57,6 +57,7 @@
 #include <span>
 #include <string>
 
+#include "core/direct_send.hpp"
 #include "core/msg.hpp"
 #include "core/options.hpp"
 #include "transport/engine_input.hpp"
@@ -117,6 +118,13 @@ public:
     // The connection is over.  Called once; after it the engine never calls
     // the host again, and the host may drop the engine.
     virtual void engine_stopped(const engine_end &why) = 0;
+    // Where the application may write large messages to this connection itself
+    // (core/direct_send.hpp); null: it never does.  May change between calls (a
+    // new pipe).
+    virtual const std::shared_ptr<direct_send> &direct_path() {
+        static const std::shared_ptr<direct_send> none;
+        return none;
+    }
 };
 
 // Where a connection is in its life.  Each phase says what may flow.

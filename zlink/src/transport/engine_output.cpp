@@ -42,6 +42,10 @@ void engine_output::queue_pong(std::span<const std::uint8_t> context) {
 // of the io_context), so a busy sender cannot keep this thread from reading or
 // from its other connections.
 void engine_output::pump() {
+    if (e_.ready() && !e_.stopped())
+        sync_direct();
+    if (direct_ && write_ == write_state::idle && !claim_direct())
+        return;  // the rest of the application's write waits for writability
     for (int batches = 0; write_ == write_state::idle && !e_.stopped(); ++batches) {
         if (e_.hs_ && !e_.hs_->outgoing().empty())
             return write_handshake();
@@ -53,7 +57,11 @@ void engine_output::pump() {
         if (!fill_batch()) {
             drop_write_waiter();  // idle: no write interest left behind (wait_writable())
             if (close_after_flush_ && !e_.stopped())
-                e_.stop(engine_end{true, 0, 0, true, "closed after flush"});
+                return e_.stop(engine_end{true, 0, 0, true, "closed after flush"});
+            if (direct_) {
+                arm_drain_wake();  // its batches may all be the application's now
+                direct_->now_idle();
+            }
             return;
         }
         first_write_pending_ = true;
@@ -400,6 +408,60 @@ void engine_output::drop_write_waiter() noexcept {
         return;
     asio::error_code ignore;
     write_wait_fd_.close(ignore);
+}
+
+// Attaches to the session's direct path once the handshake is done, and follows
+// it when the session gets a new pipe (or none).
+void engine_output::sync_direct() {
+    const auto &d = e_.host_->direct_path();
+    if (d == direct_ || !direct_eligible())
+        return;
+    detach_direct();
+    if (!d)
+        return;
+    direct_ = d;
+    std::weak_ptr<engine_t> weak = e_.shared_from_this();
+    direct_->attach(this, e_.sock_.native_handle(), [weak, ex = e_.sock_.get_executor()] {
+        asio::post(ex, [weak] {
+            if (auto self = weak.lock())
+                self->restart_output();
+        });
+    });
+}
+
+// ipc only (the tcp write rules, write_cap.hpp, peer_pause.hpp and paced_split.hpp,
+// decide how this process's writes are cut; the application's write would not),
+// no CURVE (the nonce and sealing are this thread's), not STREAM (no framing), not
+// SUB/XSUB (subscriptions are encoded here).
+bool engine_output::direct_eligible() const {
+    const int type = e_.opts_.type;
+    return e_.opts_.batch.direct_send && !e_.tf_ && !e_.raw_ && type != ZMQ_SUB && type != ZMQ_XSUB;
+}
+
+void engine_output::detach_direct() noexcept {
+    if (!direct_)
+        return;
+    direct_->detach(this);
+    direct_.reset();
+}
+
+// Takes the connection back from the application before anything is pulled or
+// written; a message it left half written goes first, as a batch of its own.
+// false: that batch waits for writability (or the connection failed).
+bool engine_output::claim_direct() {
+    direct_send::rest rest;
+    if (!direct_->claim(rest))
+        return true;
+    gather_.clear();
+    std::size_t skip = rest.written;
+    if (skip < rest.header_size)
+        gather_.add(rest.header + skip, rest.header_size - skip);
+    skip = skip > rest.header_size ? skip - rest.header_size : 0;
+    gather_.add(static_cast<const std::uint8_t *>(rest.msg.data()) + skip, rest.msg.size() - skip);
+    in_flight_.push_back(rest.msg);  // released when written (batch_written)
+    first_write_pending_ = false;
+    pause_after_first_ = false;
+    return write_batch();
 }
 
 void engine_output::yield() {

@@ -17,10 +17,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/direct_send.hpp"
 #include "core/msg.hpp"
 #include "core/options.hpp"
 #include "transport/batch_size.hpp"
@@ -64,6 +66,9 @@ public:
     // Closes the descriptor write waits go through (write_waiter()), cancelling a
     // wait in progress; the engine calls it when it stops.
     void drop_write_waiter() noexcept;
+    // Ends direct writes by the application (core/direct_send.hpp); the engine
+    // calls it before it closes the descriptor.
+    void detach_direct() noexcept;
     bool closing_when_drained() const noexcept { return close_after_flush_; }
 
     write_state writing() const noexcept { return write_; }
@@ -92,6 +97,9 @@ private:
     void yield();
     void batch_written();
     void release_in_flight();
+    void sync_direct();
+    bool direct_eligible() const;
+    bool claim_direct();
 
     engine_t &e_;
     wire::frame_encoder enc_;
@@ -118,6 +126,9 @@ private:
     gather_list gather_;                // the batch's unwritten bytes
     std::vector<std::uint8_t> sealed_;  // transform: sealed frames of this batch
     std::deque<std::string> pongs_;     // contexts of PINGs not yet answered
+    // Where the application may write large messages itself while this output is
+    // idle (core/direct_send.hpp); null where it may not.
+    std::shared_ptr<direct_send> direct_;
     bool ping_due_ = false;
 };
 

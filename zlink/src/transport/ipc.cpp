@@ -77,7 +77,8 @@ public:
     std::span<const knob_desc> knobs() const override { return ipc_knobs; }
     void resolve_batch(const knobs_t &k, options_t::batch_options &b) const override {
         resolve_batch_sizes(k, ZMQ_ASIO_IN_BATCH_SIZE_IPC, ZMQ_ASIO_OUT_BATCH_SIZE_IPC, b);
-        b.drain_wake = true;  // to a peer pinned elsewhere (transport/drain_wake.hpp)
+        b.drain_wake = true;   // to a peer pinned elsewhere (transport/drain_wake.hpp)
+        b.direct_send = true;  // large messages, while the IO thread is idle (core/direct_send.hpp)
     }
 
     int bind_endpoint(const std::string &address, const options_t &, endpoint_type &out,

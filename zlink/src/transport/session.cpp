@@ -253,6 +253,8 @@ void session_t::attach_new_pipe() {
                                   opts_.conflate_out(), opts_.conflate_in());
     pipe_ = pp.b;
     pipe_->set_sink(this);
+    direct_ = std::make_shared<direct_send>();
+    pp.a->set_direct(direct_);
     pp.a->peer_routing_id = peer_id_;
     pp.a->peer_socket_type = peer_type_;
     if (connect_side_)
@@ -456,6 +458,7 @@ void session_t::pipe_terminated(pipe_t *pipe) {
     if (pipe != pipe_)
         return;
     pipe_ = nullptr;
+    direct_.reset();  // the engine lets go at its next turn (engine_output::sync_direct)
     drop_out_pending();
     // STREAM ends a connection by ending its pipe (an empty message). As in
     // libzmq, a raw endpoint is then over: no new pipe, no reconnect.
