@@ -60,6 +60,13 @@ pipe_t::pair_t pipe_t::create_pair(executor *exec_a, executor *exec_b, int hwm_a
     return {a, b};
 }
 
+void pipe_t::share_direct_send(pair_t pair) {
+    auto d = std::make_shared<direct_send>();
+    pair.a->direct_ = d;
+    pair.a->writes_direct_ = true;
+    pair.b->direct_ = std::move(d);
+}
+
 void pipe_t::discard_unused_pair(pipe_t *end) {
     delete end->pair_refs_;
     delete end->in_;
@@ -194,7 +201,7 @@ bool pipe_t::write(msg_t &msg) {
     // Straight to the connection only when nothing queued before it is still in
     // the pipe (direct_send.hpp: I's idle() covers what it took out).  Not counted
     // for the HWM: the reader never sees it.
-    if (direct_ && direct_send::candidate(msg) && out_->drained() && direct_->try_send(msg))
+    if (writes_direct_ && direct_send::candidate(msg) && out_->drained() && direct_->try_send(msg))
         return true;
     const bool more = msg.has_more();
     const bool counted = !more && !(msg.flags() & msg_t::routing_id);

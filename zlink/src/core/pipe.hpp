@@ -123,9 +123,11 @@ public:
     // limits (plus the peer's share), this end at once, the peer by command.
     void update_hwms(int sndhwm, int rcvhwm);
 
-    // A session's pipe: the socket's end may write large messages to the
-    // connection itself (core/direct_send.hpp).  Set before the end is handed over.
-    void set_direct(std::shared_ptr<direct_send> d) { direct_ = std::move(d); }
+    // A session's pipe: end a (the socket's) may write large messages to the
+    // connection itself (core/direct_send.hpp); end b's owner (the session) hands
+    // the object to its engine (direct()).  Before either end is handed over.
+    static void share_direct_send(pair_t pair);
+    const std::shared_ptr<direct_send> &direct() const { return direct_; }
 
     // Data the socket layer attaches to an end.
     std::string routing_id;          // ROUTER/STREAM: id this socket uses for the peer
@@ -193,7 +195,8 @@ private:
     uint64_t peers_msgs_read_ = 0;
     size_t bytes_ahead_ = 0;               // written since the reader last ran dry (see flush)
     bool read_wake_owed_ = false;          // flush(wake::later) found the reader asleep
-    std::shared_ptr<direct_send> direct_;  // see set_direct
+    std::shared_ptr<direct_send> direct_;  // see share_direct_send
+    bool writes_direct_ = false;
 };
 
 }  // namespace zlink

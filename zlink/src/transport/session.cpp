@@ -251,10 +251,9 @@ void session_t::attach_new_pipe() {
     socket_base_t *s = owner();
     auto pp = pipe_t::create_pair(&s->commands(), thread(), opts_.sndhwm, opts_.rcvhwm,
                                   opts_.conflate_out(), opts_.conflate_in());
+    pipe_t::share_direct_send(pp);
     pipe_ = pp.b;
     pipe_->set_sink(this);
-    direct_ = std::make_shared<direct_send>();
-    pp.a->set_direct(direct_);
     pp.a->peer_routing_id = peer_id_;
     pp.a->peer_socket_type = peer_type_;
     if (connect_side_)
@@ -371,6 +370,11 @@ void session_t::flush_frames(bool more_coming) {
         pipe_->flush(more_coming ? pipe_t::wake::later : pipe_t::wake::now);
 }
 
+const std::shared_ptr<direct_send> &session_t::direct_path() {
+    static const std::shared_ptr<direct_send> none;
+    return pipe_ ? pipe_->direct() : none;
+}
+
 bool session_t::pull_frame(msg_t &frame) {
     for (;;) {
         if (out_pending_valid_) {
@@ -457,8 +461,7 @@ void session_t::pipe_terminated(pipe_t *pipe) {
     auto self = hold();
     if (pipe != pipe_)
         return;
-    pipe_ = nullptr;
-    direct_.reset();  // the engine lets go at its next turn (engine_output::sync_direct)
+    pipe_ = nullptr;  // and its direct path: the engine lets go at its next turn
     drop_out_pending();
     // STREAM ends a connection by ending its pipe (an empty message). As in
     // libzmq, a raw endpoint is then over: no new pipe, no reconnect.

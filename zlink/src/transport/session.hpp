@@ -72,7 +72,7 @@ public:
     void zap_replied(const wire::zap_reply &reply) override;
     void zap_failed(wire::wire_error error) override;
     void engine_stopped(const engine_end &why) override;
-    const std::shared_ptr<direct_send> &direct_path() override { return direct_; }
+    const std::shared_ptr<direct_send> &direct_path() override;
     // connecter_host
     void connected(socket_type sock) override;
     void connect_delayed(int error) override;
@@ -101,7 +101,6 @@ private:
     options_t opts_;
     const bool connect_side_;
     pipe_t *pipe_;
-    std::shared_ptr<direct_send> direct_;  // shared with pipe_'s peer (attach_new_pipe)
     bool per_connection_pipe_;             // ROUTER/STREAM: a new pipe per connection
     bool ever_connected_ = false;
     std::shared_ptr<connecter_t> connecter_;  // connect side only

@@ -64,6 +64,7 @@ int stream_transport::connect(socket_base_t &s, const endpoint_t &ep,
     if (!o.immediate && ((!o.role.recv_routing_id && !o.role.raw_socket) || named_peer)) {
         auto pp = pipe_t::create_pair(&s.commands(), t, o.sndhwm, o.rcvhwm, o.conflate_out(),
                                       o.conflate_in());
+        pipe_t::share_direct_send(pp);
         socket_end = pp.a;
         session_end = pp.b;
         socket_end->routing_id = o.connect_routing_id;
