@@ -5,29 +5,41 @@
 
 namespace zlink {
 
-bool direct_send::try_send(msg_t &m) noexcept {
-    if (!open_.load(std::memory_order_relaxed))
+bool direct_send::try_send(msg_t *frames, std::size_t count) noexcept {
+    if (count == 0 || count > max_frames || !open_.load(std::memory_order_relaxed))
         return false;
     // Never wait for I: when it holds the mutex it is claiming the connection.
     std::unique_lock lock(mutex_, std::try_to_lock);
     if (!lock.owns_lock() || !open_.load(std::memory_order_relaxed) || !idle_)
         return false;
-    header_size_ = wire::write_frame_header(header_, m.size(), false, false);
-    iovec iov[2] = {{header_, header_size_}, {m.data(), m.size()}};
+    iovec iov[2 * max_frames];
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        header_sizes_[i] =
+            wire::write_frame_header(headers_[i], frames[i].size(), i + 1 < count, false);
+        iov[2 * i] = {headers_[i], header_sizes_[i]};
+        iov[2 * i + 1] = {frames[i].data(), frames[i].size()};
+        total += header_sizes_[i] + frames[i].size();
+    }
     msghdr h{};
     h.msg_iov = iov;
-    h.msg_iovlen = 2;
+    h.msg_iovlen = 2 * count;
     const ssize_t n = ::sendmsg(fd_, &h, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n <= 0)
         return false;  // a full buffer or a failure: the pipe's way, I sees the failure
     sent_.fetch_add(1, std::memory_order_relaxed);
-    if (static_cast<std::size_t>(n) == header_size_ + m.size()) {
-        m.close();
-        m.init();
+    if (static_cast<std::size_t>(n) == total) {
+        for (std::size_t i = 0; i < count; ++i) {
+            frames[i].close();
+            frames[i].init();
+        }
         return true;
     }
-    rest_ = m;
-    m.init();
+    for (std::size_t i = 0; i < count; ++i) {
+        rest_[i] = frames[i];
+        frames[i].init();
+    }
+    rest_count_ = count;
     rest_written_ = static_cast<std::size_t>(n);
     idle_ = false;  // I owns the connection until the rest is out
     auto wake = wake_io_;
@@ -54,21 +66,32 @@ void direct_send::detach(const void *owner) noexcept {
     fd_ = -1;
     idle_ = false;
     wake_io_ = nullptr;
-    rest_.close();
-    rest_.init();
+    drop_rest();
+}
+
+void direct_send::drop_rest() noexcept {
+    for (std::size_t i = 0; i < rest_count_; ++i) {
+        rest_[i].close();
+        rest_[i].init();
+    }
+    rest_count_ = 0;
     rest_written_ = 0;
 }
 
 bool direct_send::claim(rest &out) noexcept {
     std::lock_guard lock(mutex_);
     idle_ = false;
-    if (rest_written_ == 0)
+    if (rest_count_ == 0)
         return false;
-    out.msg = rest_;
-    rest_.init();
-    out.header = header_;
-    out.header_size = header_size_;
+    for (std::size_t i = 0; i < rest_count_; ++i) {
+        out.frames[i] = rest_[i];
+        rest_[i].init();
+        out.headers[i] = headers_[i];
+        out.header_sizes[i] = header_sizes_[i];
+    }
+    out.count = rest_count_;
     out.written = rest_written_;
+    rest_count_ = 0;
     rest_written_ = 0;
     return true;
 }

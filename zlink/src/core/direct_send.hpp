@@ -20,8 +20,9 @@
 // the rest, follow it.  A write the kernel refuses whole (a full buffer, a
 // broken connection) leaves the message to the pipe, as if nothing had been tried.
 //
-// Where: one-frame messages of at least min_bytes (small messages batch on I:
-// a syscall each from A would cost streams their batching), on connections whose
+// Where: messages of at least min_bytes in at most max_frames frames (small
+// messages batch on I: a syscall each from A would cost streams their batching;
+// REQ and REP send a delimiter frame before the body), on connections whose
 // engine attached (ipc, no CURVE, not STREAM or SUB/XSUB: engine_output says so).
 // The HWM does not count a message sent this way (it never entered the pipe).
 #pragma once
@@ -38,29 +39,41 @@ namespace zlink {
 
 class direct_send {
 public:
-    static constexpr std::size_t min_bytes = 32 * 1024;
+    static constexpr std::size_t min_bytes = 32 * 1024;  // the whole message's body bytes
+    static constexpr std::size_t max_frames = 4;         // REQ/REP: delimiter and body
 
-    direct_send() { rest_.init(); }
-    ~direct_send() { rest_.close(); }
+    direct_send() {
+        for (auto &m : rest_)
+            m.init();
+    }
+    ~direct_send() { drop_rest(); }
     direct_send(const direct_send &) = delete;
     direct_send &operator=(const direct_send &) = delete;
 
-    // Whether a message may go this way at all (its shape, not the connection's state).
-    static bool candidate(const msg_t &m) noexcept {
-        return m.size() >= min_bytes && m.flags() == 0 && !m.is_delimiter();
+    // Whether a frame may go this way (its shape, not the connection's state):
+    // a message frame with no flag but MORE (no command, no routing id).
+    static bool candidate_frame(const msg_t &m) noexcept {
+        return (m.flags() & ~msg_t::more) == 0 && !m.is_delimiter();
     }
 
-    // A: writes m if a connection is attached and idle.  true: m was written, or
-    // written in part and the rest handed to the IO thread; m is left empty.
-    // false: nothing was written; m is untouched (queue it).
-    bool try_send(msg_t &m) noexcept;
+    // A: writes the count frames of one message (all but the last with MORE) if a
+    // connection is attached and idle.  true: written, or written in part and the
+    // rest handed to the IO thread; the frames are left empty.  false: nothing was
+    // written; the frames are untouched (queue them).
+    bool try_send(msg_t *frames, std::size_t count) noexcept;
 
-    // What A left half written, for I to finish (claim()).
+    // What A left half written, for I to finish (claim()): its frames and their
+    // headers (valid until I calls now_idle()), and how many bytes went.
     struct rest {
-        msg_t msg;                   // the message (its body is read until written)
-        const std::uint8_t *header;  // its frame header, valid until now_idle()
-        std::size_t header_size = 0;
-        std::size_t written = 0;  // bytes of header + body already written
+        rest() {
+            for (auto &f : frames)
+                f.init();
+        }
+        msg_t frames[max_frames];
+        const std::uint8_t *headers[max_frames] = {};
+        std::size_t header_sizes[max_frames] = {};
+        std::size_t count = 0;
+        std::size_t written = 0;
     };
 
     // I (the engine, once its handshake is done): A may write to fd from now on,
@@ -80,16 +93,20 @@ public:
     std::uint64_t sent() const noexcept { return sent_.load(std::memory_order_relaxed); }
 
 private:
+    void drop_rest() noexcept;
+
     std::mutex mutex_;
     std::atomic<bool> open_{false};  // also read without the mutex, as a hint
     bool idle_ = false;
     int fd_ = -1;
     const void *owner_ = nullptr;
     std::function<void()> wake_io_;
-    msg_t rest_;  // valid when rest_written_ > 0
+    // The message left half written (rest_count_ > 0), and its frames' headers.
+    msg_t rest_[max_frames];
+    std::size_t rest_count_ = 0;
     std::size_t rest_written_ = 0;
-    std::uint8_t header_[wire::max_header_size] = {};
-    std::size_t header_size_ = 0;
+    std::uint8_t headers_[max_frames][wire::max_header_size] = {};
+    std::size_t header_sizes_[max_frames] = {};
     std::atomic<std::uint64_t> sent_{0};
 };
 

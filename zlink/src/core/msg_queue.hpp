@@ -135,6 +135,10 @@ public:
     // Writer side: the reader has taken everything and sleeps (ypipe::drained);
     // never for a conflate slot.
     bool drained() const { return slot_ == nullptr && queue_.drained(); }
+    bool drained_before_staged() const {
+        return slot_ == nullptr && queue_.drained_before_staged();
+    }
+    std::uint64_t staged() const { return slot_ == nullptr ? queue_.staged() : 0; }
     // Valid right after check_read() returned true.
     const msg_t &front() {
         return __builtin_expect(slot_ != nullptr, 0) ? slot_->front() : queue_.front();

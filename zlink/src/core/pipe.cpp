@@ -198,10 +198,7 @@ bool pipe_t::check_write() {
 bool pipe_t::write(msg_t &msg) {
     if (!check_write())
         return false;
-    // Straight to the connection only when nothing queued before it is still in
-    // the pipe (direct_send.hpp: I's idle() covers what it took out).  Not counted
-    // for the HWM: the reader never sees it.
-    if (writes_direct_ && direct_send::candidate(msg) && out_->drained() && direct_->try_send(msg))
+    if (writes_direct_ && !msg.has_more() && write_direct(msg))
         return true;
     const bool more = msg.has_more();
     const bool counted = !more && !(msg.flags() & msg_t::routing_id);
@@ -211,6 +208,35 @@ bool pipe_t::write(msg_t &msg) {
     if (counted)
         ++msgs_written_;
     return true;
+}
+
+// Straight to the connection (core/direct_send.hpp), with the frames of this
+// message staged before it, only when nothing queued before the message is still
+// in the pipe (I's idle() covers what it took out).  Not counted for the HWM: the
+// reader never sees it.  false: nothing changed, queue msg as usual.
+bool pipe_t::write_direct(msg_t &msg) {
+    const std::uint64_t staged = out_->staged();
+    if (staged + 1 > direct_send::max_frames || !direct_send::candidate_frame(msg) ||
+        !out_->drained_before_staged())
+        return false;
+    msg_t frames[direct_send::max_frames];
+    const std::size_t count = static_cast<std::size_t>(staged) + 1;
+    std::size_t bytes = msg.size();
+    frames[count - 1] = msg;
+    for (std::size_t i = count - 1; i-- > 0;) {
+        out_->unwrite(frames[i]);  // the last staged first
+        bytes += frames[i].size();
+    }
+    bool ok = bytes >= direct_send::min_bytes;
+    for (std::size_t i = 0; ok && i + 1 < count; ++i)
+        ok = direct_send::candidate_frame(frames[i]);
+    if (ok && direct_->try_send(frames, count)) {
+        msg.init();  // frames[count - 1] was it, now sent
+        return true;
+    }
+    for (std::size_t i = 0; i + 1 < count; ++i)
+        out_->write(frames[i], true);  // back as they were
+    return false;
 }
 
 void pipe_t::rollback() {

@@ -157,6 +157,7 @@ private:
     void on_delimiter();
     void release();
     static int compute_lwm(int hwm);
+    bool write_direct(msg_t &msg);
     bool full() const {
         return hwm_ > 0 && msgs_written_ - peers_msgs_read_ >= static_cast<uint64_t>(hwm_);
     }

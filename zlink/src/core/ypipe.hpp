@@ -92,9 +92,13 @@ public:
 
     // Writer-side probe: nothing staged or unread, and the reader marked itself
     // asleep after taking everything (so it reads nothing until the next flush).
-    bool drained() const {
-        return w_ == flushed_ && published_.load(std::memory_order_acquire) == asleep;
+    bool drained() const { return w_ == flushed_ && drained_before_staged(); }
+    // The same, except for staged items of an incomplete message (not yet flushed).
+    bool drained_before_staged() const {
+        return complete_ == flushed_ && published_.load(std::memory_order_acquire) == asleep;
     }
+    // Items of the incomplete message staged so far.
+    uint64_t staged() const { return w_ - complete_; }
 
     // ---- reader side ----
     // True if an item is readable.  When the queue is empty the reader is

@@ -453,12 +453,18 @@ bool engine_output::claim_direct() {
     if (!direct_->claim(rest))
         return true;
     gather_.clear();
-    std::size_t skip = rest.written;
-    if (skip < rest.header_size)
-        gather_.add(rest.header + skip, rest.header_size - skip);
-    skip = skip > rest.header_size ? skip - rest.header_size : 0;
-    gather_.add(static_cast<const std::uint8_t *>(rest.msg.data()) + skip, rest.msg.size() - skip);
-    in_flight_.push_back(rest.msg);  // released when written (batch_written)
+    std::size_t skip = rest.written;  // bytes of headers and bodies already sent
+    auto add_unsent = [&](const void *p, std::size_t n) {
+        const std::size_t gone = std::min(skip, n);
+        skip -= gone;
+        gather_.add(static_cast<const std::uint8_t *>(p) + gone, n - gone);
+    };
+    for (std::size_t i = 0; i < rest.count; ++i) {
+        add_unsent(rest.headers[i], rest.header_sizes[i]);
+        add_unsent(rest.frames[i].data(), rest.frames[i].size());
+        in_flight_.push_back(rest.frames[i]);  // released when written (batch_written)
+        rest.frames[i].init();
+    }
     first_write_pending_ = false;
     pause_after_first_ = false;
     return write_batch();

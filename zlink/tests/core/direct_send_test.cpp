@@ -80,19 +80,21 @@ bool is_frame_of(const std::vector<unsigned char> &wire, std::size_t n) {
 
 }  // namespace
 
-TEST(DirectSend, OnlyLargeOneFrameMessages) {
+// Message frames only: MORE is the one flag allowed (REQ's delimiter frame has it).
+TEST(DirectSend, OnlyMessageFrames) {
     msg_t m;
-    m.init_size(direct_send::min_bytes - 1);
-    EXPECT_FALSE(direct_send::candidate(m));
-    m.close();
-    m.init_size(direct_send::min_bytes);
-    EXPECT_TRUE(direct_send::candidate(m));
+    m.init_size(100);
+    EXPECT_TRUE(direct_send::candidate_frame(m));
     m.set_flags(msg_t::more);
-    EXPECT_FALSE(direct_send::candidate(m));
+    EXPECT_TRUE(direct_send::candidate_frame(m));
     m.close();
-    m.init_size(direct_send::min_bytes);
+    m.init_size(100);
     m.set_flags(msg_t::routing_id);
-    EXPECT_FALSE(direct_send::candidate(m));
+    EXPECT_FALSE(direct_send::candidate_frame(m));
+    m.close();
+    m.init_size(100);
+    m.set_flags(msg_t::command);
+    EXPECT_FALSE(direct_send::candidate_frame(m));
     m.close();
 }
 
@@ -103,13 +105,13 @@ TEST(DirectSend, OnlyWhileAttachedAndIdle) {
     direct_send d;
     int wakes = 0;
     msg_t m = patterned(64 * 1024);
-    EXPECT_FALSE(d.try_send(m));  // not attached
+    EXPECT_FALSE(d.try_send(&m, 1));  // not attached
     d.attach(&d, s.app, [&] { ++wakes; });
-    EXPECT_FALSE(d.try_send(m));  // attached, not idle yet
+    EXPECT_FALSE(d.try_send(&m, 1));  // attached, not idle yet
     d.now_idle();
     direct_send::rest rest;
     EXPECT_FALSE(d.claim(rest));  // I takes it back: nothing was left
-    EXPECT_FALSE(d.try_send(m));
+    EXPECT_FALSE(d.try_send(&m, 1));
     EXPECT_TRUE(s.drain().empty());
     EXPECT_EQ(m.size(), 64u * 1024);  // untouched: it goes into the pipe
     EXPECT_EQ(d.sent(), 0u);
@@ -125,7 +127,7 @@ TEST(DirectSend, AnIdleConnectionGetsTheWholeFrame) {
     d.now_idle();
     frees = 0;
     msg_t m = patterned(64 * 1024);
-    ASSERT_TRUE(d.try_send(m));
+    ASSERT_TRUE(d.try_send(&m, 1));
     EXPECT_EQ(m.size(), 0u);  // left empty
     EXPECT_EQ(frees, 1);      // written whole: freed by the sender at once
     EXPECT_TRUE(is_frame_of(s.drain(), 64 * 1024));
@@ -133,8 +135,32 @@ TEST(DirectSend, AnIdleConnectionGetsTheWholeFrame) {
     EXPECT_EQ(wakes, 0);
     // Still idle: the next one goes the same way.
     msg_t m2 = patterned(40000);
-    ASSERT_TRUE(d.try_send(m2));
+    ASSERT_TRUE(d.try_send(&m2, 1));
     EXPECT_TRUE(is_frame_of(s.drain(), 40000));
+}
+
+// REQ's shape: an empty delimiter frame with MORE, then the body; one sendmsg.
+TEST(DirectSend, TheFramesOfOneMessageGoTogether) {
+    socket_pair s;
+    direct_send d;
+    d.attach(&d, s.app, [] {});
+    d.now_idle();
+    msg_t frames[2];
+    frames[0].init();
+    frames[0].set_flags(msg_t::more);
+    frames[1] = patterned(64 * 1024);
+    ASSERT_TRUE(d.try_send(frames, 2));
+    EXPECT_EQ(frames[1].size(), 0u);
+    std::vector<unsigned char> wire = s.drain();
+    ASSERT_GE(wire.size(), 2u);
+    EXPECT_EQ(wire[0], 0x01);  // short frame, MORE
+    EXPECT_EQ(wire[1], 0x00);  // no body
+    wire.erase(wire.begin(), wire.begin() + 2);
+    EXPECT_TRUE(is_frame_of(wire, 64 * 1024));
+    msg_t too_many[direct_send::max_frames + 1];
+    for (auto &f : too_many)
+        f.init();
+    EXPECT_FALSE(d.try_send(too_many, direct_send::max_frames + 1));
 }
 
 // A socket buffer smaller than the message: the kernel takes part, the rest is
@@ -149,15 +175,16 @@ TEST(DirectSend, APartialWriteIsHandedToTheIoThread) {
     frees = 0;
     constexpr std::size_t n = 4 * 1024 * 1024;
     msg_t m = patterned(n);
-    ASSERT_TRUE(d.try_send(m));
+    ASSERT_TRUE(d.try_send(&m, 1));
     EXPECT_EQ(wakes, 1);
     EXPECT_EQ(frees, 0);  // the IO thread still has to send its rest
     msg_t next = patterned(64 * 1024);
-    EXPECT_FALSE(d.try_send(next));  // I owns the connection now
+    EXPECT_FALSE(d.try_send(&next, 1));  // I owns the connection now
     next.close();
     direct_send::rest rest;
     ASSERT_TRUE(d.claim(rest));
-    EXPECT_EQ(rest.header_size, 9u);
+    ASSERT_EQ(rest.count, 1u);
+    EXPECT_EQ(rest.header_sizes[0], 9u);
     ASSERT_GT(rest.written, 0u);
     ASSERT_LT(rest.written, 9 + n);
     // What the peer got plus what is left is the whole frame.
@@ -165,13 +192,13 @@ TEST(DirectSend, APartialWriteIsHandedToTheIoThread) {
     EXPECT_EQ(wire.size(), rest.written);
     const std::size_t skip = rest.written > 9 ? rest.written - 9 : 0;
     if (rest.written < 9)
-        wire.insert(wire.end(), rest.header + rest.written, rest.header + 9);
-    const auto *body = static_cast<const unsigned char *>(rest.msg.data());
+        wire.insert(wire.end(), rest.headers[0] + rest.written, rest.headers[0] + 9);
+    const auto *body = static_cast<const unsigned char *>(rest.frames[0].data());
     wire.insert(wire.end(), body + skip, body + n);
     EXPECT_TRUE(is_frame_of(wire, n));
     direct_send::rest again;
     EXPECT_FALSE(d.claim(again));  // handed over once
-    rest.msg.close();
+    rest.frames[0].close();
     EXPECT_EQ(frees, 2);
 }
 
@@ -185,7 +212,7 @@ TEST(DirectSend, AFullBufferLeavesTheMessageToThePipe) {
     d.attach(&d, s.app, [] {});
     d.now_idle();
     msg_t m = patterned(64 * 1024);
-    EXPECT_FALSE(d.try_send(m));
+    EXPECT_FALSE(d.try_send(&m, 1));
     EXPECT_EQ(m.size(), 64u * 1024);
     EXPECT_EQ(d.sent(), 0u);
     m.close();
@@ -201,8 +228,8 @@ TEST(DirectSend, DetachStopsWritesAndDropsTheRest) {
     d.now_idle();
     frees = 0;
     msg_t m = patterned(4 * 1024 * 1024);
-    ASSERT_TRUE(d.try_send(m));  // partial: a rest is left
-    d.detach(&stranger);         // not the owner: nothing changes
+    ASSERT_TRUE(d.try_send(&m, 1));  // partial: a rest is left
+    d.detach(&stranger);             // not the owner: nothing changes
     EXPECT_EQ(frees, 0);
     d.detach(&owner);
     EXPECT_EQ(frees, 1);
@@ -210,7 +237,7 @@ TEST(DirectSend, DetachStopsWritesAndDropsTheRest) {
     EXPECT_FALSE(d.claim(rest));
     d.now_idle();  // detached: idle means nothing
     msg_t m2 = patterned(64 * 1024);
-    EXPECT_FALSE(d.try_send(m2));
+    EXPECT_FALSE(d.try_send(&m2, 1));
     m2.close();
 }
 
