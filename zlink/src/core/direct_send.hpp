@@ -20,10 +20,11 @@
 // the rest, follow it.  A write the kernel refuses whole (a full buffer, a
 // broken connection) leaves the message to the pipe, as if nothing had been tried.
 //
-// Where: messages of at least min_bytes in at most max_frames frames (small
-// messages batch on I: a syscall each from A would cost streams their batching;
-// REQ and REP send a delimiter frame before the body), on connections whose
-// engine attached (ipc, no CURVE, not STREAM or SUB/XSUB: engine_output says so).
+// Where: messages whose last frame has at least min_bytes, in at most max_frames
+// frames (small messages batch on I: a syscall each from A would cost streams
+// their batching; REQ and REP send a delimiter frame before the body), on
+// connections whose engine attached (ipc, no CURVE, not STREAM or SUB/XSUB:
+// engine_output says so).
 // The HWM does not count a message sent this way (it never entered the pipe).
 #pragma once
 #include <atomic>
@@ -39,7 +40,7 @@ namespace zlink {
 
 class direct_send {
 public:
-    static constexpr std::size_t min_bytes = 32 * 1024;  // the whole message's body bytes
+    static constexpr std::size_t min_bytes = 32 * 1024;  // of the message's last frame
     static constexpr std::size_t max_frames = 4;         // REQ/REP: delimiter and body
 
     direct_send() {
@@ -51,9 +52,10 @@ public:
     direct_send &operator=(const direct_send &) = delete;
 
     // Whether a frame may go this way (its shape, not the connection's state):
-    // a message frame with no flag but MORE (no command, no routing id).
+    // a message frame (not a command, a routing id or a pipe's delimiter); MORE
+    // and a shared body (zmq_msg_copy, PUB's fan-out) are fine.
     static bool candidate_frame(const msg_t &m) noexcept {
-        return (m.flags() & ~msg_t::more) == 0 && !m.is_delimiter();
+        return (m.flags() & (msg_t::command | msg_t::routing_id)) == 0 && !m.is_delimiter();
     }
 
     // A: writes the count frames of one message (all but the last with MORE) if a

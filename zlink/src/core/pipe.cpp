@@ -211,23 +211,25 @@ bool pipe_t::write(msg_t &msg) {
 }
 
 // Straight to the connection (core/direct_send.hpp), with the frames of this
-// message staged before it, only when nothing queued before the message is still
+// message staged before it (a last frame of at least min_bytes: REQ/REP's body
+// follows their delimiter), only when nothing queued before the message is still
 // in the pipe (I's idle() covers what it took out).  Not counted for the HWM: the
 // reader never sees it.  false: nothing changed, queue msg as usual.
 bool pipe_t::write_direct(msg_t &msg) {
+    // The size first: small messages (most of them) pay one comparison, not a
+    // look at the reader's cache line (that cost 64 B streams 3% in split).
+    if (msg.size() < direct_send::min_bytes)
+        return false;
     const std::uint64_t staged = out_->staged();
     if (staged + 1 > direct_send::max_frames || !direct_send::candidate_frame(msg) ||
         !out_->drained_before_staged())
         return false;
     msg_t frames[direct_send::max_frames];
     const std::size_t count = static_cast<std::size_t>(staged) + 1;
-    std::size_t bytes = msg.size();
     frames[count - 1] = msg;
-    for (std::size_t i = count - 1; i-- > 0;) {
+    for (std::size_t i = count - 1; i-- > 0;)
         out_->unwrite(frames[i]);  // the last staged first
-        bytes += frames[i].size();
-    }
-    bool ok = bytes >= direct_send::min_bytes;
+    bool ok = true;
     for (std::size_t i = 0; ok && i + 1 < count; ++i)
         ok = direct_send::candidate_frame(frames[i]);
     if (ok && direct_->try_send(frames, count)) {

@@ -88,6 +88,10 @@ TEST(DirectSend, OnlyMessageFrames) {
     m.set_flags(msg_t::more);
     EXPECT_TRUE(direct_send::candidate_frame(m));
     m.close();
+    m.init_size(10);             // inline: the flag alone, no body to share
+    m.set_flags(msg_t::shared);  // as a copied message's
+    EXPECT_TRUE(direct_send::candidate_frame(m));
+    m.close();
     m.init_size(100);
     m.set_flags(msg_t::routing_id);
     EXPECT_FALSE(direct_send::candidate_frame(m));
