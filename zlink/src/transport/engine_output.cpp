@@ -30,7 +30,12 @@ engine_output::engine_output(engine_t &engine, const options_t &opts)
                 engine_t::batch_bytes(opts.batch.out_ceiling), batch_size::start::at_ceiling),
       write_wait_fd_(engine.sock_.get_executor()) {}
 
-engine_output::~engine_output() { release_in_flight(); }
+// An engine dropped without terminate() (the context ending) must not leave the
+// application a descriptor that may be reused.
+engine_output::~engine_output() {
+    detach_direct();
+    release_in_flight();
+}
 
 void engine_output::queue_pong(std::span<const std::uint8_t> context) {
     if (pongs_.size() == max_pending_pongs)
