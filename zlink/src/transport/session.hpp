@@ -101,7 +101,7 @@ private:
     options_t opts_;
     const bool connect_side_;
     pipe_t *pipe_;
-    bool per_connection_pipe_;             // ROUTER/STREAM: a new pipe per connection
+    bool per_connection_pipe_;  // ROUTER/STREAM: a new pipe per connection
     bool ever_connected_ = false;
     std::shared_ptr<connecter_t> connecter_;  // connect side only
     std::optional<socket_type> adopted_;      // bind side, until start()
