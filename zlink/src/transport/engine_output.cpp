@@ -464,11 +464,27 @@ bool engine_output::claim_direct() {
         skip -= gone;
         gather_.add(static_cast<const std::uint8_t *>(p) + gone, n - gone);
     };
+    // A small frame's bytes live inside its msg_t, which moves (into in_flight_,
+    // whose storage may move too): they are copied here, into room reserved up
+    // front so that adding them never moves what the gather list points at.
+    std::size_t small = 0;
+    for (std::size_t i = 0; i < rest.count; ++i)
+        small += rest.frames[i].is_external() ? 0 : rest.frames[i].size();
+    direct_small_.clear();
+    direct_small_.reserve(small);
     for (std::size_t i = 0; i < rest.count; ++i) {
+        msg_t &f = rest.frames[i];
         add_unsent(rest.headers[i], rest.header_sizes[i]);
-        add_unsent(rest.frames[i].data(), rest.frames[i].size());
-        in_flight_.push_back(rest.frames[i]);  // released when written (batch_written)
-        rest.frames[i].init();
+        if (f.is_external()) {
+            add_unsent(f.data(), f.size());  // the body stays where it is
+        } else {
+            const auto *p = static_cast<const std::uint8_t *>(f.data());
+            const std::size_t at = direct_small_.size();
+            direct_small_.insert(direct_small_.end(), p, p + f.size());
+            add_unsent(direct_small_.data() + at, f.size());
+        }
+        in_flight_.push_back(f);  // released when written (batch_written)
+        f.init();
     }
     first_write_pending_ = false;
     pause_after_first_ = false;

@@ -129,6 +129,7 @@ private:
     // Where the application may write large messages itself while this output is
     // idle (core/direct_send.hpp); null where it may not.
     std::shared_ptr<direct_send> direct_;
+    std::vector<std::uint8_t> direct_small_;  // small frames of its rest (claim_direct)
     bool ping_due_ = false;
 };
 
