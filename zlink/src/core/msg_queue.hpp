@@ -132,9 +132,8 @@ public:
         return __builtin_expect(slot_ != nullptr, 0) ? slot_->read(m) : queue_.read(m);
     }
     bool conflating() const { return slot_ != nullptr; }
-    // Writer side: the reader has taken everything and sleeps (ypipe::drained);
-    // never for a conflate slot.
-    bool drained() const { return slot_ == nullptr && queue_.drained(); }
+    // Writer side: the reader has taken everything complete and sleeps
+    // (ypipe::drained_before_staged); never for a conflate slot.
     bool drained_before_staged() const {
         return slot_ == nullptr && queue_.drained_before_staged();
     }

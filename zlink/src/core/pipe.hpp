@@ -87,8 +87,8 @@ public:
     bool check_write();
     // HWM probe without side effects (no write_activated is owed afterwards).
     bool check_hwm() const { return !full(); }
-    // A large one-frame message may go straight to the connection instead of into
-    // the pipe (set_direct, core/direct_send.hpp); write() then returns true as well.
+    // A large message may go straight to the connection instead of into the pipe
+    // (share_direct_send, core/direct_send.hpp); write() then returns true as well.
     bool write(msg_t &msg);
     void rollback();
     enum class wake : std::uint8_t { now, later };

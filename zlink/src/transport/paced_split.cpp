@@ -18,13 +18,6 @@ namespace {
 // batches never look anything up.
 constexpr std::size_t smallest_segment = 536;
 
-bool loopback_peer(int fd) noexcept {
-    sockaddr_storage peer{};
-    socklen_t len = sizeof peer;
-    return ::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &len) == 0 &&
-           is_loopback(&peer, len);
-}
-
 bool pacing_congestion_control(int fd) noexcept {
     char name[16] = {};  // the kernel's TCP_CA_NAME_MAX
     socklen_t len = sizeof name;

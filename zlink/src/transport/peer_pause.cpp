@@ -64,11 +64,15 @@ bool is_loopback(const void *address, unsigned length) noexcept {
     return false;
 }
 
-bool loopback_peer_ran_elsewhere(int fd) noexcept {
+bool loopback_peer(int fd) noexcept {
     sockaddr_storage peer{};
-    socklen_t peer_len = sizeof peer;
-    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &peer_len) != 0 ||
-        !is_loopback(&peer, peer_len))
+    socklen_t len = sizeof peer;
+    return ::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &len) == 0 &&
+           is_loopback(&peer, len);
+}
+
+bool loopback_peer_ran_elsewhere(int fd) noexcept {
+    if (!loopback_peer(fd))
         return false;
     int cpu = -1;
     socklen_t cpu_len = sizeof cpu;

@@ -49,6 +49,9 @@ bool peer_pinned_elsewhere(int fd) noexcept;
 // the same single CPU (one-core placement): the peer can only run when we do not.
 bool peer_on_our_only_cpu(int fd) noexcept;
 
+// Whether the socket fd's peer address is on this host's loopback (is_loopback).
+bool loopback_peer(int fd) noexcept;
+
 // Whether the tcp socket fd is connected over loopback and its peer's last
 // segment was delivered on a CPU this thread may not run on.  Any failure (not
 // tcp, not loopback, no segment yet) says no.

@@ -371,8 +371,7 @@ void session_t::flush_frames(bool more_coming) {
 }
 
 const std::shared_ptr<direct_send> &session_t::direct_path() {
-    static const std::shared_ptr<direct_send> none;
-    return pipe_ ? pipe_->direct() : none;
+    return pipe_ ? pipe_->direct() : engine_host::direct_path();  // none without a pipe
 }
 
 bool session_t::pull_frame(msg_t &frame) {
