@@ -1,8 +1,5 @@
 #include "core/direct_send.hpp"
 
-#include <sys/socket.h>
-#include <sys/uio.h>
-
 namespace zlink {
 
 bool direct_send::try_send(msg_t *frames, std::size_t count) noexcept {
@@ -12,23 +9,32 @@ bool direct_send::try_send(msg_t *frames, std::size_t count) noexcept {
     std::unique_lock lock(mutex_, std::try_to_lock);
     if (!lock.owns_lock() || !open_.load(std::memory_order_relaxed) || !idle_)
         return false;
-    iovec iov[2 * max_frames];
+    gather_.clear();
     std::size_t total = 0;
     for (std::size_t i = 0; i < count; ++i) {
         header_sizes_[i] =
             wire::write_frame_header(headers_[i], frames[i].size(), i + 1 < count, false);
-        iov[2 * i] = {headers_[i], header_sizes_[i]};
-        iov[2 * i + 1] = {frames[i].data(), frames[i].size()};
+        gather_.add(headers_[i], header_sizes_[i]);
+        gather_.add(frames[i].data(), frames[i].size());
         total += header_sizes_[i] + frames[i].size();
     }
-    msghdr h{};
-    h.msg_iov = iov;
-    h.msg_iovlen = 2 * count;
-    const ssize_t n = ::sendmsg(fd_, &h, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n <= 0)
-        return false;  // a full buffer or a failure: the pipe's way, I sees the failure
+    const cut c = cut_by_ ? cut_by_(total) : cut{};
+    std::size_t limit = c.first > 0 && (c.cap == 0 || c.first < c.cap) ? c.first : c.cap;
+    std::size_t n = 0;
+    while (!gather_.empty()) {
+        std::error_code ec;
+        const std::size_t wrote = gather_.write_to(fd_, limit, ec);
+        if (wrote == 0)
+            break;  // a full buffer or a failure: I finds out when it writes
+        n += wrote;
+        if (!gather_.empty() && (limit == 0 || wrote < limit))
+            break;  // the kernel took less than asked: its buffer is full
+        limit = c.cap;
+    }
+    if (n == 0)
+        return false;  // nothing went: the pipe's way
     sent_.fetch_add(1, std::memory_order_relaxed);
-    if (static_cast<std::size_t>(n) == total) {
+    if (n == total) {
         for (std::size_t i = 0; i < count; ++i) {
             frames[i].close();
             frames[i].init();
@@ -40,7 +46,7 @@ bool direct_send::try_send(msg_t *frames, std::size_t count) noexcept {
         frames[i].init();
     }
     rest_count_ = count;
-    rest_written_ = static_cast<std::size_t>(n);
+    rest_written_ = n;
     idle_ = false;  // I owns the connection until the rest is out
     auto wake = wake_io_;
     lock.unlock();
@@ -48,11 +54,13 @@ bool direct_send::try_send(msg_t *frames, std::size_t count) noexcept {
     return true;
 }
 
-void direct_send::attach(const void *owner, int fd, std::function<void()> wake_io) {
+void direct_send::attach(const void *owner, int fd, std::function<void()> wake_io,
+                         cut_rule cut_by) {
     std::lock_guard lock(mutex_);
     owner_ = owner;
     fd_ = fd;
     wake_io_ = std::move(wake_io);
+    cut_by_ = std::move(cut_by);
     idle_ = false;  // until I finds nothing to send
     open_.store(true, std::memory_order_relaxed);
 }
@@ -66,6 +74,7 @@ void direct_send::detach(const void *owner) noexcept {
     fd_ = -1;
     idle_ = false;
     wake_io_ = nullptr;
+    cut_by_ = nullptr;
     drop_rest();
 }
 

@@ -23,8 +23,16 @@
 // Where: messages whose last frame has at least min_bytes, in at most max_frames
 // frames (small messages batch on I: a syscall each from A would cost streams
 // their batching; REQ and REP send a delimiter frame before the body), on
-// connections whose engine attached (ipc, no CURVE, not STREAM or SUB/XSUB:
-// engine_output says so).
+// connections whose engine attached (ipc and tcp, no CURVE, not STREAM or
+// SUB/XSUB: engine_output says so).
+//
+// How A cuts its write: as I would cut a lone batch of the same bytes.  Over tcp
+// I's first sendmsg of a batch may be short (transport/write_cap.hpp,
+// peer_pause.hpp, paced_split.hpp) and every one capped (ZMQ_ASIO_TCP_MAX_TRANSFER);
+// the engine gives A that rule (cut_rule) and A writes the pieces back to back.
+// peer_pause's trip through epoll between the first 8 KiB and the rest is the one
+// difference: A does not wait for it (handing the rest to I would cost the wake-up
+// direct sending avoids).
 // The HWM does not count a message sent this way (it never entered the pipe).
 #pragma once
 #include <atomic>
@@ -33,6 +41,7 @@
 #include <functional>
 #include <mutex>
 
+#include "core/gather_list.hpp"
 #include "core/msg.hpp"
 #include "wire/frame.hpp"
 
@@ -46,6 +55,7 @@ public:
     direct_send() {
         for (auto &m : rest_)
             m.init();
+        gather_.reserve(2 * max_frames);  // try_send allocates nothing
     }
     ~direct_send() { drop_rest(); }
     direct_send(const direct_send &) = delete;
@@ -78,9 +88,20 @@ public:
         std::size_t written = 0;
     };
 
+    // How a write of some bytes is cut: the first sendmsg takes at most first
+    // bytes, each later one at most cap (0: no limit).
+    struct cut {
+        std::size_t first = 0;
+        std::size_t cap = 0;
+    };
+    // The engine's rule for a lone batch of the given bytes; A calls it while it
+    // holds the connection (I is idle then, so the rule's state is A's alone).
+    using cut_rule = std::function<cut(std::size_t bytes)>;
+
     // I (the engine, once its handshake is done): A may write to fd from now on,
-    // once I says it is idle; wake_io asks I, from A's thread, to run its output.
-    void attach(const void *owner, int fd, std::function<void()> wake_io);
+    // once I says it is idle; wake_io asks I, from A's thread, to run its output;
+    // cut_by cuts A's writes (empty: one sendmsg for the whole message).
+    void attach(const void *owner, int fd, std::function<void()> wake_io, cut_rule cut_by = {});
     // I: no more direct writes (the descriptor is about to close).  Waits for a
     // write in progress; a message left half written is dropped, as queued ones are
     // when a connection ends.  Only the owner that attached detaches.
@@ -103,6 +124,8 @@ private:
     int fd_ = -1;
     const void *owner_ = nullptr;
     std::function<void()> wake_io_;
+    cut_rule cut_by_;
+    gather_list gather_;  // A's write in progress (kept: no allocation once warm)
     // The message left half written (rest_count_ > 0), and its frames' headers.
     msg_t rest_[max_frames];
     std::size_t rest_count_ = 0;

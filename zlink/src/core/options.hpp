@@ -143,7 +143,7 @@ struct options_t {
         // ipc: to a peer on other CPUs, the IO thread also waits for writability
         // once, so it wakes whenever the peer drains the socket (transport/drain_wake.hpp)
         bool drain_wake = false;
-        // ipc: the application writes a large message to the connection itself when
+        // ipc, tcp: the application writes a large message to the connection itself when
         // the IO thread has nothing to write (core/direct_send.hpp)
         bool direct_send = false;
     };

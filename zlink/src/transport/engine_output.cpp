@@ -275,21 +275,13 @@ bool engine_output::add_sealed(msg_t &m) {
 // false: the socket buffer is full (the rest goes when it is writable) or
 // the connection failed.
 bool engine_output::write_batch() {
-    // 0 = no cap: the whole gather list goes to one sendmsg when the kernel takes it.
-    const size_t cap =
-        e_.opts_.batch.max_transfer > 0 ? static_cast<size_t>(e_.opts_.batch.max_transfer) : 0;
+    const size_t cap = write_cap();
     while (!gather_.empty()) {
         std::error_code ec;
-        // A batch's first write: the rule's cap, or the knob's when that is smaller.
-        size_t first = first_write_pending_ && e_.opts_.batch.first_write > 0
-                           ? first_write_cap(e_.opts_.batch.first_write, gather_.pending_bytes(),
-                                             more_waiting_)
-                           : 0;
+        // A batch's first write: the rules' cut, or the knob's cap when that is smaller.
         const bool pausing = first_write_pending_ && pause_after_first_;
-        if (pausing)
-            first = pause_first_bytes;
-        else if (first == 0 && first_write_pending_ && e_.opts_.batch.split_when_paced)
-            first = paced_.first_write(e_.sock_.native_handle(), gather_.pending_bytes());
+        const size_t first =
+            first_write_pending_ ? first_write(gather_.pending_bytes(), more_waiting_, pausing) : 0;
         gather_.write_to(e_.sock_.native_handle(),
                          first > 0 && (cap == 0 || first < cap) ? first : cap, ec);
         if (ec == std::errc::resource_unavailable_try_again) {
@@ -309,6 +301,36 @@ bool engine_output::write_batch() {
     }
     batch_written();
     return true;
+}
+
+// Every write's cap (ZMQ_ASIO_TCP_MAX_TRANSFER); 0 = none: the whole gather list
+// goes to one sendmsg when the kernel takes it.
+std::size_t engine_output::write_cap() const noexcept {
+    const int cap = e_.opts_.batch.max_transfer;
+    return cap > 0 ? static_cast<std::size_t>(cap) : 0;
+}
+
+// A batch's first sendmsg (0: no cut of its own): 8 KiB when it pauses for the
+// peer, else write_cap.hpp's cap, else, where the connection paces, the short piece.
+std::size_t engine_output::first_write(std::size_t bytes, bool more_waiting, bool pausing) {
+    if (pausing)
+        return pause_first_bytes;
+    const auto &b = e_.opts_.batch;
+    const std::size_t first =
+        b.first_write > 0 ? first_write_cap(b.first_write, bytes, more_waiting) : 0;
+    if (first == 0 && b.split_when_paced)
+        return paced_.first_write(e_.sock_.native_handle(), bytes);
+    return first;
+}
+
+// How the application cuts its direct write of a lone message (core/direct_send.hpp):
+// as this output would cut a batch of those bytes with nothing queued behind it.
+// Called on the application's thread while it holds the connection, when this
+// output is idle, so peer_ and paced_ are not in use here meanwhile.
+direct_send::cut engine_output::direct_cut(std::size_t bytes) {
+    const bool pausing = pause_candidate(e_.opts_.batch.pause_for_peer, bytes) &&
+                         peer_.elsewhere(e_.sock_.native_handle());
+    return {first_write(bytes, false, pausing), write_cap()};
 }
 
 // Asks the host whether a frame waits behind the batch, without taking it:
@@ -426,18 +448,21 @@ void engine_output::sync_direct() {
         return;
     direct_ = d;
     std::weak_ptr<engine_t> weak = e_.shared_from_this();
-    direct_->attach(this, e_.sock_.native_handle(), [weak, ex = e_.sock_.get_executor()] {
+    auto wake = [weak, ex = e_.sock_.get_executor()] {
         asio::post(ex, [weak] {
             if (auto self = weak.lock())
                 self->restart_output();
         });
-    });
+    };
+    const auto &b = e_.opts_.batch;
+    direct_send::cut_rule cut_by;  // none: one sendmsg per message (ipc)
+    if (b.first_write > 0 || b.pause_for_peer || b.split_when_paced || b.max_transfer > 0)
+        cut_by = [this](std::size_t bytes) { return direct_cut(bytes); };
+    direct_->attach(this, e_.sock_.native_handle(), std::move(wake), std::move(cut_by));
 }
 
-// ipc only (the tcp write rules, write_cap.hpp, peer_pause.hpp and paced_split.hpp,
-// decide how this process's writes are cut; the application's write would not),
-// no CURVE (the nonce and sealing are this thread's), not STREAM (no framing), not
-// SUB/XSUB (subscriptions are encoded here).
+// Where the endpoint allows it (ipc, tcp), no CURVE (the nonce and sealing are this thread's), not
+// STREAM (no framing), not SUB/XSUB (subscriptions are encoded here).
 bool engine_output::direct_eligible() const {
     const int type = e_.opts_.type;
     return e_.opts_.batch.direct_send && !e_.tf_ && !e_.raw_ && type != ZMQ_SUB && type != ZMQ_XSUB;

@@ -10,8 +10,10 @@
 // first write may be capped (transport/write_cap.hpp), or, for a tcp loopback
 // peer on other CPUs, be 8 KiB with the rest after one trip through epoll
 // (transport/peer_pause.hpp), or, where the connection paces, go short piece
-// first (transport/paced_split.hpp).  Over ipc to a peer on other CPUs the IO thread
-// is woken whenever the peer drains the socket (transport/drain_wake.hpp).
+// first (transport/paced_split.hpp); the application's own writes of large
+// messages (core/direct_send.hpp) are cut the same way.  Over ipc to a peer on
+// other CPUs the IO thread is woken whenever the peer drains the socket
+// (transport/drain_wake.hpp).
 #pragma once
 #include <asio/posix/stream_descriptor.hpp>
 #include <cstddef>
@@ -23,11 +25,11 @@
 #include <vector>
 
 #include "core/direct_send.hpp"
+#include "core/gather_list.hpp"
 #include "core/msg.hpp"
 #include "core/options.hpp"
 #include "transport/batch_size.hpp"
 #include "transport/drain_wake.hpp"
-#include "transport/engine_gather.hpp"
 #include "transport/paced_split.hpp"
 #include "transport/peer_pause.hpp"
 #include "wire/frame_encoder.hpp"
@@ -89,6 +91,9 @@ private:
     void add_sealed_heartbeats(uint16_t ttl_ds);
     bool seal_command(std::span<const uint8_t> body);
     bool write_batch();
+    std::size_t write_cap() const noexcept;
+    std::size_t first_write(std::size_t bytes, bool more_waiting, bool pausing);
+    direct_send::cut direct_cut(std::size_t bytes);
     bool host_has_frame();
     bool pause_for_peer();
     void arm_drain_wake();

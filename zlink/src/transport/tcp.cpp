@@ -80,6 +80,7 @@ public:
         b.first_write = static_cast<int>(first_write_bytes);
         b.pause_for_peer = true;    // on loopback only (transport/peer_pause.hpp)
         b.split_when_paced = true;  // on loopback only (transport/paced_split.hpp)
+        b.direct_send = true;       // cut as the IO thread cuts its writes (core/direct_send.hpp)
     }
     bool dials_through_socks() const override { return true; }
 

@@ -1,7 +1,7 @@
 // direct_send: when the application may write a message to the connection itself,
-// what a partial write hands to the IO thread, and ypipe::drained, the pipe-side
-// half of the rule (core/direct_send.hpp).  Over a socketpair: the bytes on the
-// wire are read back and checked.
+// what a partial write hands to the IO thread, how the engine's rule cuts the
+// write, and ypipe::drained, the pipe-side half of the rule (core/direct_send.hpp).
+// Over a socketpair: the bytes on the wire are read back and checked.
 #include "core/direct_send.hpp"
 
 #include <gtest/gtest.h>
@@ -204,6 +204,77 @@ TEST(DirectSend, APartialWriteIsHandedToTheIoThread) {
     EXPECT_FALSE(d.claim(again));  // handed over once
     rest.frames[0].close();
     EXPECT_EQ(frees, 2);
+}
+
+// Each sendmsg's bytes, as a SOCK_SEQPACKET peer receives them (one record per
+// sendmsg), for tests of how a write is cut.
+std::vector<std::vector<unsigned char>> records_of(int peer) {
+    std::vector<std::vector<unsigned char>> out;
+    std::vector<unsigned char> buf(1 << 20);
+    for (;;) {
+        const ssize_t n = ::recv(peer, buf.data(), buf.size(), MSG_DONTWAIT);
+        if (n <= 0)
+            return out;
+        out.emplace_back(buf.begin(), buf.begin() + n);
+    }
+}
+
+struct seqpacket_pair {
+    int app = -1, peer = -1;
+    seqpacket_pair() {
+        int sv[2];
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0) {
+            app = sv[0];
+            peer = sv[1];
+        }
+    }
+    ~seqpacket_pair() {
+        ::close(app);
+        ::close(peer);
+    }
+};
+
+// tcp's shape: the engine's rule cuts the application's write as the IO thread
+// would cut a lone batch: the first sendmsg short, each later one capped (the
+// last takes a tail up to an eighth of the cap, as gather_list allows).
+TEST(DirectSend, TheEnginesRuleCutsTheWrite) {
+    seqpacket_pair s;
+    ASSERT_GE(s.app, 0);
+    direct_send d;
+    std::vector<std::size_t> asked;
+    d.attach(
+        &d, s.app, [] {},
+        [&](std::size_t bytes) {
+            asked.push_back(bytes);
+            return direct_send::cut{100, 16384};
+        });
+    d.now_idle();
+    msg_t m = patterned(64 * 1024);
+    ASSERT_TRUE(d.try_send(&m, 1));
+    EXPECT_EQ(asked, std::vector<std::size_t>{9 + 64 * 1024});
+    const auto records = records_of(s.peer);
+    std::vector<std::size_t> sizes;
+    std::vector<unsigned char> wire;
+    for (const auto &r : records) {
+        sizes.push_back(r.size());
+        wire.insert(wire.end(), r.begin(), r.end());
+    }
+    EXPECT_EQ(sizes, (std::vector<std::size_t>{100, 16384, 16384, 16384, 16293}));
+    EXPECT_TRUE(is_frame_of(wire, 64 * 1024));
+}
+
+// ipc's shape: no rule, one sendmsg for the whole message.
+TEST(DirectSend, WithoutARuleOneWriteCarriesTheMessage) {
+    seqpacket_pair s;
+    ASSERT_GE(s.app, 0);
+    direct_send d;
+    d.attach(&d, s.app, [] {});
+    d.now_idle();
+    msg_t m = patterned(64 * 1024);
+    ASSERT_TRUE(d.try_send(&m, 1));
+    const auto records = records_of(s.peer);
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_TRUE(is_frame_of(records[0], 64 * 1024));
 }
 
 // A full socket buffer: nothing written, the message stays the caller's.

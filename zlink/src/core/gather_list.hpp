@@ -1,9 +1,9 @@
-// gather_list: the unwritten part of one output batch, as the iovec array a
-// single sendmsg() takes.  The engine writes a batch straight from where its
-// bytes live (the encoder's staging run for small frames and headers, the
-// message bodies themselves for large frames), so a 256 KiB body is never
-// copied on the way out.  A partial write moves the list's start to the first
-// unsent byte; the next sendmsg goes on from there.
+// gather_list: the unwritten part of one output batch (or of one direct write by
+// the application, core/direct_send.hpp), as the iovec array a single sendmsg()
+// takes.  The engine writes a batch straight from where its bytes live (the
+// encoder's staging run for small frames and headers, the message bodies
+// themselves for large frames), so a 256 KiB body is never copied on the way out.  A partial write
+// moves the list's start to the first unsent byte; the next sendmsg goes on from there.
 //
 // Why not asio::async_write: it copies the buffer sequence into its
 // operation (a std::vector copy, one malloc per batch: the third malloc per
@@ -25,6 +25,8 @@ public:
         iov_.clear();
         first_ = 0;
     }
+    // Room for n entries, so that adding up to n allocates nothing.
+    void reserve(std::size_t n) { iov_.reserve(n); }
     // Appends [p, p + n) after what is there; empty runs are skipped.
     void add(const void *p, std::size_t n);
     bool empty() const noexcept { return first_ == iov_.size(); }

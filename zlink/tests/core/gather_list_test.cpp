@@ -1,7 +1,8 @@
-// gather_list: the engine's output path.  A batch is written by sendmsg()
-// straight from where its bytes live; under a small socket buffer the kernel
-// takes it in pieces, and each next call must start at the first unsent byte.
-#include "transport/engine_gather.hpp"
+// gather_list: the write path of the engine's output and of the application's
+// direct writes.  A batch is written by sendmsg() straight from where its bytes
+// live; under a small socket buffer the kernel takes it in pieces, and each next
+// call must start at the first unsent byte.
+#include "core/gather_list.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "transport/engine_gather.hpp"
+#include "core/gather_list.hpp"
 
 #include <sys/socket.h>
 
