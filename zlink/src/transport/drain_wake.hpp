@@ -36,9 +36,7 @@
 // Not over tcp: it signals write space only after a write found the buffer
 // full (SOCK_NOSPACE), so the interest alone wakes nobody.
 //
-// The same interest is left behind by any write that waited for room.  To a
-// peer on our only CPU such waits go through a duplicate descriptor instead,
-// closed when the output is idle (engine_output::wait_writable); with
-// unpinned processes the lasting interest is kept, as it helped 64 KiB round
-// trips there (docs/profiling/2026-12-05-ceiling-source.md).
+// The same interest is left behind by any write that waited for room.  Where
+// the drain wake is not armed such waits go through a duplicate descriptor
+// instead, closed when the output is idle (engine_output::wait_writable).
 #pragma once

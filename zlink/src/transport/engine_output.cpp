@@ -376,18 +376,20 @@ void engine_output::arm_drain_wake() {
 // keeps it for the descriptor's life.  On a unix socket that means a wake-up of
 // this IO thread every time the peer frees bytes we sent, whether or not anything
 // waits to be written: the drain wake (drain_wake.hpp), wanted for a peer pinned
-// elsewhere.  With both ends on one CPU it cost a one-core ipc 256 KiB stream
-// about one extra sleep and wake of the sender's IO thread per message, once any
-// write had waited (docs/profiling/2026-12-05-ceiling-source.md).  So over ipc to a peer
-// on our only CPU, the wait goes through a duplicate of the descriptor
-// (write_waiter()), closed again when the output goes idle: the interest lasts
-// while something waits to be written, as libzmq's does.  With unpinned
-// processes (free placement) the lasting interest stays: after a stream had
-// filled the socket, it woke the requester of 64 KiB round trips when the peer
-// drained a request, and without it their p50 was 12-17% slower (the same
-// page); the drain wake's own rule (pinned elsewhere) is unchanged.  tcp keeps
-// the socket's own: it signals write space only after a write found the buffer
-// full.
+// elsewhere and armed only there.  Left behind by a stream's waits it cost: with
+// both ends on one CPU, one-core ipc 256 KiB streams about one extra sleep and
+// wake of the sender's IO thread per message
+// (docs/profiling/2026-12-05-ceiling-source.md); with unpinned processes and 2 IO
+// threads, PUSH_PULL ipc 64 B round trips after a stream ~+40% p50, as every
+// request's drain woke the PUSH's IO thread, which never reads the answer (the
+// PULL's connection is on the other one; docs/profiling/2026-12-05-lasting-interest.md).
+// So over ipc, unless the drain wake is armed, the wait goes through a duplicate
+// of the descriptor (write_waiter()), closed again when the output goes idle: the
+// interest lasts while something waits to be written, as libzmq's does.  (Unpinned
+// 64 KiB round trips once needed the lasting interest, before the application
+// wrote them itself; probes with direct send found them as fast or faster
+// without it.)  tcp keeps the socket's own: it signals write space only after a
+// write found the buffer full.
 void engine_output::wait_writable() {
     write_ = write_state::writable;
     auto done = [self = e_.shared_from_this()](const asio::error_code &ec) {
@@ -410,8 +412,7 @@ void engine_output::wait_writable() {
 // socket's own interest is wanted or kept, or when no duplicate can be made (then
 // the socket's own: correct, only with the extra wake-ups).
 asio::posix::stream_descriptor *engine_output::write_waiter() {
-    if (!e_.opts_.batch.drain_wake || drain_wake_armed_ ||
-        !peer_.on_our_only_cpu(e_.sock_.native_handle()))
+    if (!e_.opts_.batch.drain_wake || drain_wake_armed_)
         return nullptr;
     if (write_wait_fd_.is_open())
         return &write_wait_fd_;

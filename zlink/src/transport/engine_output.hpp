@@ -121,7 +121,7 @@ private:
     peer_placement peer_;
     paced_split paced_;              // tcp: this connection's pacing, looked up now and then
     bool drain_wake_armed_ = false;  // for good: epoll keeps the interest (drain_wake.hpp)
-    // Over ipc to a peer on our only CPU: a duplicate of the socket's descriptor
+    // Over ipc, unless the drain wake is armed: a duplicate of the socket's descriptor
     // that waits for writability while the output is busy, closed when it goes
     // idle, so the socket itself never gets write interest (wait_writable()).
     asio::posix::stream_descriptor write_wait_fd_;

@@ -22,26 +22,15 @@ bool affinities(int fd, cpu_set_t &ours, cpu_set_t &theirs) noexcept {
            ::sched_getaffinity(cred.pid, sizeof theirs, &theirs) == 0;
 }
 
-// Both answers the peer process's affinity gives, from one read of it.
-struct pinned_placement {
-    bool elsewhere = false;        // peer_pinned_elsewhere
-    bool on_our_only_cpu = false;  // peer_on_our_only_cpu
-};
-
-pinned_placement pinned_placement_of(int fd) noexcept {
-    cpu_set_t ours, theirs, both;
-    if (!affinities(fd, ours, theirs))
-        return {};
-    CPU_AND(&both, &ours, &theirs);
-    return {CPU_COUNT(&theirs) > 0 && CPU_COUNT(&both) == 0,
-            CPU_COUNT(&ours) == 1 && CPU_EQUAL(&ours, &theirs)};
-}
-
 }  // namespace
 
-bool peer_pinned_elsewhere(int fd) noexcept { return pinned_placement_of(fd).elsewhere; }
-
-bool peer_on_our_only_cpu(int fd) noexcept { return pinned_placement_of(fd).on_our_only_cpu; }
+bool peer_pinned_elsewhere(int fd) noexcept {
+    cpu_set_t ours, theirs, both;
+    if (!affinities(fd, ours, theirs))
+        return false;
+    CPU_AND(&both, &ours, &theirs);
+    return CPU_COUNT(&theirs) > 0 && CPU_COUNT(&both) == 0;
+}
 
 bool is_loopback(const void *address, unsigned length) noexcept {
     sa_family_t family{};
@@ -91,9 +80,7 @@ bool peer_elsewhere(int fd) noexcept {
 void peer_placement::look(int fd) noexcept {
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_look_) {
-        const auto pinned = pinned_placement_of(fd);
-        elsewhere_ = pinned.elsewhere || loopback_peer_ran_elsewhere(fd);  // peer_elsewhere
-        on_our_only_cpu_ = pinned.on_our_only_cpu;
+        elsewhere_ = peer_elsewhere(fd);
         next_look_ = now + std::chrono::seconds(1);
     }
 }

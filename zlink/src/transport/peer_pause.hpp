@@ -45,10 +45,6 @@ constexpr bool pause_candidate(bool enabled, std::size_t batch_bytes) noexcept {
 // (not a unix socket, no such process, a mask larger than cpu_set_t) says no.
 bool peer_pinned_elsewhere(int fd) noexcept;
 
-// A unix socket whose peer process and the calling thread are both confined to
-// the same single CPU (one-core placement): the peer can only run when we do not.
-bool peer_on_our_only_cpu(int fd) noexcept;
-
 // Whether the socket fd's peer address is on this host's loopback (is_loopback).
 bool loopback_peer(int fd) noexcept;
 
@@ -64,26 +60,20 @@ bool is_loopback(const void *sockaddr, unsigned length) noexcept;
 // The peer of fd is elsewhere by whichever of the two tests its socket allows.
 bool peer_elsewhere(int fd) noexcept;
 
-// peer_elsewhere() and peer_on_our_only_cpu() for one connection, asked again
-// at most once per second: placement is usually set at start, but a process
-// may pin itself after it connected.
+// peer_elsewhere() for one connection, asked again at most once per second:
+// placement is usually set at start, but a process may pin itself after it
+// connected.
 class peer_placement {
 public:
     bool elsewhere(int fd) noexcept {
         look(fd);
         return elsewhere_;
     }
-    // peer_on_our_only_cpu, looked up with elsewhere().
-    bool on_our_only_cpu(int fd) noexcept {
-        look(fd);
-        return on_our_only_cpu_;
-    }
 
 private:
     void look(int fd) noexcept;
     std::chrono::steady_clock::time_point next_look_{};
     bool elsewhere_ = false;
-    bool on_our_only_cpu_ = false;
 };
 
 }  // namespace zlink

@@ -111,46 +111,7 @@ bool elsewhere_from(int cpu, int fd) {
     return result;
 }
 
-// From a thread pinned to `cpu`: is the peer on that thread's only CPU?
-bool on_our_only_cpu_from(int cpu, int fd) {
-    bool result = false;
-    on_cpu(cpu, [&] { result = zlink::peer_on_our_only_cpu(fd); });
-    return result;
-}
-
 }  // namespace
-
-// On our only CPU: the main thread (the peer's process) and the asking thread
-// both confined to the same single CPU.  Not when either may run elsewhere, nor
-// on something that is not a unix socket.
-TEST(PeerPause, APeerOnOurOnlyCpuIsTold) {
-    cpu_set_t saved;
-    CPU_ZERO(&saved);
-    ASSERT_EQ(::sched_getaffinity(0, sizeof saved, &saved), 0);
-    const std::vector<int> cpus = test_support::allowed_cpus();
-    if (cpus.size() < 2)
-        GTEST_SKIP() << "needs two CPUs; this process has " << cpus.size();
-    accepted_pair p;
-    ASSERT_GE(p.server, 0) << std::strerror(errno);
-    const auto from = [&](int cpu) { return on_our_only_cpu_from(cpu, p.server); };
-    EXPECT_FALSE(from(cpus[0])) << "an unpinned peer may run on other CPUs";
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpus[0], &one);
-    ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
-    const bool same_cpu = from(cpus[0]);
-    const bool other_cpu = from(cpus[1]);
-    const bool main_itself = zlink::peer_on_our_only_cpu(p.server);
-    ::sched_setaffinity(0, sizeof saved, &saved);
-    EXPECT_TRUE(same_cpu);
-    EXPECT_TRUE(main_itself);
-    EXPECT_FALSE(other_cpu);
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    EXPECT_FALSE(zlink::peer_on_our_only_cpu(fds[0]));
-    ::close(fds[0]);
-    ::close(fds[1]);
-}
 
 // The main thread pinned to one CPU: a thread on another CPU finds the peer
 // elsewhere, a thread on the same CPU does not; unpinned, nobody is elsewhere.
