@@ -2,8 +2,9 @@
 // the application, core/direct_send.hpp), as the iovec array a single sendmsg()
 // takes.  The engine writes a batch straight from where its bytes live (the
 // encoder's staging run for small frames and headers, the message bodies
-// themselves for large frames), so a 256 KiB body is never copied on the way out.  A partial write
-// moves the list's start to the first unsent byte; the next sendmsg goes on from there.
+// themselves for large frames), so a 256 KiB body is never copied on the way
+// out.  A partial write moves the list's start to the first unsent byte; the
+// next sendmsg goes on from there.
 //
 // Why not asio::async_write: it copies the buffer sequence into its
 // operation (a std::vector copy, one malloc per batch: the third malloc per

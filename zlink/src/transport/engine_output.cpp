@@ -462,8 +462,9 @@ void engine_output::sync_direct() {
     direct_->attach(this, e_.sock_.native_handle(), std::move(wake), std::move(cut_by));
 }
 
-// Where the endpoint allows it (ipc, tcp), no CURVE (the nonce and sealing are this thread's), not
-// STREAM (no framing), not SUB/XSUB (subscriptions are encoded here).
+// Where the endpoint allows it (ipc, tcp), no CURVE (the nonce and sealing are
+// this thread's), not STREAM (no framing), not SUB/XSUB (subscriptions are
+// encoded here).
 bool engine_output::direct_eligible() const {
     const int type = e_.opts_.type;
     return e_.opts_.batch.direct_send && !e_.tf_ && !e_.raw_ && type != ZMQ_SUB && type != ZMQ_XSUB;
