@@ -23,7 +23,8 @@
 // Where: messages whose last frame has at least min_bytes, in at most max_frames
 // frames (small messages batch on I: a syscall each from A would cost streams
 // their batching; REQ and REP send a delimiter frame before the body), on
-// connections whose engine attached (ipc and tcp, no CURVE, not STREAM or
+// connections whose engine attached (ipc; tcp only at SNDHWM 0, as its kernel
+// buffers would hold megabytes the HWM does not see; no CURVE, not STREAM or
 // SUB/XSUB: engine_output says so).
 //
 // How A cuts its write: as I would cut a lone batch of the same bytes.  Over tcp
@@ -33,7 +34,8 @@
 // peer_pause's trip through epoll between the first 8 KiB and the rest is the one
 // difference: A does not wait for it (handing the rest to I would cost the wake-up
 // direct sending avoids).
-// The HWM does not count a message sent this way (it never entered the pipe).
+// The HWM does not count a message sent this way (it never entered the pipe): over
+// ipc the socket's 256 KiB send buffer bounds what it adds.
 #pragma once
 #include <atomic>
 #include <cstddef>

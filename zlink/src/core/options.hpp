@@ -146,6 +146,9 @@ struct options_t {
         // ipc, tcp: the application writes a large message to the connection itself when
         // the IO thread has nothing to write (core/direct_send.hpp)
         bool direct_send = false;
+        // tcp: only where nothing is bounded by the HWM (SNDHWM 0): a direct write
+        // bypasses the pipe's HWM, and tcp's kernel buffers hold megabytes
+        bool direct_send_unlimited_hwm_only = false;
     };
 
     int type = -1;

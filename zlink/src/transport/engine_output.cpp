@@ -462,12 +462,15 @@ void engine_output::sync_direct() {
     direct_->attach(this, e_.sock_.native_handle(), std::move(wake), std::move(cut_by));
 }
 
-// Where the endpoint allows it (ipc, tcp), no CURVE (the nonce and sealing are
+// Where the endpoint allows it (ipc; tcp at SNDHWM 0), no CURVE (the nonce and sealing are
 // this thread's), not STREAM (no framing), not SUB/XSUB (subscriptions are
 // encoded here).
 bool engine_output::direct_eligible() const {
     const int type = e_.opts_.type;
-    return e_.opts_.batch.direct_send && !e_.tf_ && !e_.raw_ && type != ZMQ_SUB && type != ZMQ_XSUB;
+    const auto &b = e_.opts_.batch;
+    if (b.direct_send_unlimited_hwm_only && e_.opts_.sndhwm != 0)
+        return false;
+    return b.direct_send && !e_.tf_ && !e_.raw_ && type != ZMQ_SUB && type != ZMQ_XSUB;
 }
 
 void engine_output::detach_direct() noexcept {
